@@ -1,0 +1,136 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Exchange carries the transport's side of one request into
+// Protocol.Handle: what the transport knows about the protocol revision and
+// where the request's own notifications go. Transports attach it with
+// ContextWithExchange; without one, Handle assumes 2025-03-26 rules and
+// drops notifications.
+type Exchange struct {
+	// ProtocolVersion is the revision the transport says the request is made
+	// under: the MCP-Protocol-Version header, or what initialize negotiated
+	// on a stdio connection. "" means unknown, and 2025-03-26 rules apply
+	// (batches allowed, invalid arguments answered with -32602).
+	ProtocolVersion string
+	// Notify sends a request-scoped notification (notifications/progress,
+	// notifications/message) to the client while the request runs, on its
+	// response stream. It must be safe for concurrent use. Nil drops them.
+	Notify func(method string, params json.RawMessage) error
+}
+
+type exchangeKey struct{}
+
+// ContextWithExchange returns a copy of ctx carrying ex.
+func ContextWithExchange(ctx context.Context, ex *Exchange) context.Context {
+	return context.WithValue(ctx, exchangeKey{}, ex)
+}
+
+func exchangeFrom(ctx context.Context) *Exchange {
+	ex, _ := ctx.Value(exchangeKey{}).(*Exchange)
+	return ex
+}
+
+// LogLevel is an MCP log level (the syslog severities).
+type LogLevel string
+
+// The MCP log levels, least to most severe.
+const (
+	LevelDebug     LogLevel = "debug"
+	LevelInfo      LogLevel = "info"
+	LevelNotice    LogLevel = "notice"
+	LevelWarning   LogLevel = "warning"
+	LevelError     LogLevel = "error"
+	LevelCritical  LogLevel = "critical"
+	LevelAlert     LogLevel = "alert"
+	LevelEmergency LogLevel = "emergency"
+)
+
+// severity orders levels; 0 means not a level.
+func (l LogLevel) severity() int {
+	switch l {
+	case LevelDebug:
+		return 1
+	case LevelInfo:
+		return 2
+	case LevelNotice:
+		return 3
+	case LevelWarning:
+		return 4
+	case LevelError:
+		return 5
+	case LevelCritical:
+		return 6
+	case LevelAlert:
+		return 7
+	case LevelEmergency:
+		return 8
+	}
+	return 0
+}
+
+// Valid reports whether l is one of the MCP log levels.
+func (l LogLevel) Valid() bool { return l.severity() > 0 }
+
+// notifier sends one request's notifications.
+type notifier struct {
+	send  func(method string, params json.RawMessage) error
+	token []byte   // raw progressToken, nil when the request has none
+	level LogLevel // least severe level sent; "" sends none
+}
+
+// Progress reports progress of a long call to the client, if the request
+// asked for it (params._meta.progressToken) and its transport can stream
+// notifications; otherwise it does nothing. progress must increase from call
+// to call; total is 0 when unknown.
+func (r *Request) Progress(progress, total float64, message string) error {
+	n := r.notes
+	if n == nil || n.send == nil || n.token == nil {
+		return nil
+	}
+	b := []byte(`{"progressToken":`)
+	b = append(b, n.token...)
+	b = append(b, `,"progress":`...)
+	b = strconv.AppendFloat(b, progress, 'g', -1, 64)
+	if total > 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendFloat(b, total, 'g', -1, 64)
+	}
+	if message != "" {
+		b = append(b, `,"message":`...)
+		b = appendString(b, message)
+	}
+	b = append(b, '}')
+	return n.send("notifications/progress", b)
+}
+
+// Log sends a log message (notifications/message) to the client, if level is
+// at least the level that applies to this request and its transport can
+// stream notifications; otherwise it does nothing. data is any JSON value.
+func (r *Request) Log(level LogLevel, logger string, data any) error {
+	if !level.Valid() {
+		return fmt.Errorf("mcp: invalid log level %q", level)
+	}
+	n := r.notes
+	if n == nil || n.send == nil || n.level == "" || level.severity() < n.level.severity() {
+		return nil
+	}
+	b := []byte(`{"level":`)
+	b = appendString(b, string(level))
+	if logger != "" {
+		b = append(b, `,"logger":`...)
+		b = appendString(b, logger)
+	}
+	b = append(b, `,"data":`...)
+	var err error
+	if b, err = appendJSON(b, data); err != nil {
+		return fmt.Errorf("mcp: encoding log data: %w", err)
+	}
+	b = append(b, '}')
+	return n.send("notifications/message", b)
+}

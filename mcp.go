@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Caller is the authenticated request context: who is calling, what they were
+// granted and which server (tenant, virtual host) the request selected. It is
+// nsmcp's "authenticated request context". Transports build it, usually with
+// an Authenticator; the Protocol hands it to the Authorizer and to tools.
+//
+// A Caller is a value; the zero Caller is an anonymous caller with no grants.
+type Caller struct {
+	// Principal identifies the caller (a user id, a service account, a token's
+	// subject). It is logged; it must not be a secret.
+	Principal string
+	// Grants are the permissions the caller holds, interpreted by the
+	// Authorizer (for example "diagnostics.code.read" or "diagnostics.*").
+	Grants []string
+	// Server is the server the request selected, for hosts that serve several.
+	Server string
+}
+
+type callerKey struct{}
+
+// ContextWithCaller returns a copy of ctx that carries c. The Protocol does
+// this before it calls an Authorizer or a tool, so both can read the caller
+// with CallerFromContext.
+func ContextWithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFromContext returns the Caller stored in ctx by ContextWithCaller and
+// whether there was one.
+func CallerFromContext(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
+}
+
+// Result is the result of a tools/call: the MCP CallToolResult.
+type Result struct {
+	// Content is the unstructured result, shown to the model.
+	Content []Content
+	// StructuredContent is the structured result. It is encoded with
+	// encoding/json unless it is a json.RawMessage, which is used verbatim.
+	StructuredContent any
+	// IsError reports a tool-level failure the model can see and act on.
+	IsError bool
+	// Meta is the result's _meta object.
+	Meta map[string]any
+}
+
+// TextResult returns a Result with one text content block.
+func TextResult(text string) *Result {
+	return &Result{Content: []Content{TextContent(text)}}
+}
+
+// ErrorResult returns a Result with IsError set and one text content block.
+func ErrorResult(text string) *Result {
+	return &Result{Content: []Content{TextContent(text)}, IsError: true}
+}
+
+// Icon is an icon a client may show for a tool (MCP Icon).
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+	Theme    string   `json:"theme,omitempty"`
+}
+
+// ToolAnnotations are hints about a tool's behaviour (MCP ToolAnnotations).
+// Every hint is tri-state: nil means the author did not say, and nothing is
+// emitted for it. Clients must not trust hints from untrusted servers.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Bool returns a pointer to b, for ToolAnnotations hints.
+func Bool(b bool) *bool { return &b }
+
+// rawJSON is a helper that marshals v unless it is already raw JSON.
+func rawJSON(v any) (json.RawMessage, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		return x, nil
+	case []byte:
+		return json.RawMessage(x), nil
+	}
+	return json.Marshal(v)
+}
+
+// rawJSONValue wraps encoded JSON so encoding/json writes it verbatim.
+func rawJSONValue(b []byte) json.RawMessage { return json.RawMessage(b) }

@@ -1,0 +1,146 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A Tool is one MCP tool, mirroring nsmcp::Tool: a description (Info) and
+// two methods the Registry calls in order for every permitted tools/call,
+// after the arguments passed the input schema.
+//
+// Implementations must be safe for concurrent use. Most tools are built with
+// NewTool from a typed Go function or with NewRawTool; implement Tool
+// directly for full control.
+type Tool interface {
+	// Info describes the tool. It must return the same, unchanging value on
+	// every call: the Registry reads it once, at registration.
+	Info() *ToolInfo
+	// Validate checks the arguments beyond what the input schema says
+	// (ranges that depend on each other, combinations). A non-nil error
+	// rejects the call before Execute, as invalid arguments.
+	Validate(ctx context.Context, req *Request) error
+	// Execute runs the tool. An ordinary error becomes a result with isError
+	// set and the error's text; an *Error (found with errors.As) becomes a
+	// JSON-RPC error with its code. ctx is cancelled when the client goes away
+	// or the call's deadline passes.
+	Execute(ctx context.Context, req *Request) (*Result, error)
+}
+
+// ToolInfo describes a tool: what tools/list shows, the permission a caller
+// needs, and the administrator's notes.
+type ToolInfo struct {
+	// Name is the tool's unique name, matching [A-Za-z0-9_.-]{1,128}.
+	Name string
+	// Title is an optional human-readable name.
+	Title string
+	// Description tells a model what the tool does.
+	Description string
+	// InputSchema is the JSON Schema (2020-12) of the arguments object; it
+	// must be an object schema. NewTool infers it when nil; use SchemaFor to
+	// start from the inferred schema and adjust it, or ParseSchema for a
+	// hand-written document. A nil schema on a raw tool means "any object".
+	InputSchema *jsonschema.Schema
+	// OutputSchema is the optional JSON Schema of structuredContent.
+	OutputSchema *jsonschema.Schema
+	// Permission is the permission a caller needs, e.g.
+	// "diagnostics.code.read". The Authorizer decides; "" asks it about the
+	// empty permission, which GrantsAuthorizer treats as "no grant needed".
+	Permission string
+	// AdminSummary and AdminExample are notes for administrators (what the
+	// tool is for, an example call); they are not sent to clients.
+	AdminSummary string
+	AdminExample string
+	// Annotations are optional behaviour hints; nil hints are not emitted.
+	Annotations *ToolAnnotations
+	// Icons are optional icons for clients that show them.
+	Icons []Icon
+	// Meta is the tool's _meta object in tools/list.
+	Meta map[string]any
+	// Guide is optional guidance for the enquiry tools (tool_detail,
+	// tool_catalogue); it is not sent in tools/list.
+	Guide *Guide
+}
+
+// Guide is optional guidance about a tool that helps a model pick it and call
+// it right. The enquiry tools search and show it.
+type Guide struct {
+	Category     string    // a grouping such as "Diagnostics" or "Refactoring"
+	WhenToUse    string    // the situations the tool is for
+	WhenNotToUse []string  // situations it is not for, each naming the better tool
+	Details      string    // longer usage notes
+	Examples     []Example // example calls with their outcome
+	Workflows    []string  // named workflows the tool takes part in
+	ErrorCodes   []string  // diagnostic or error codes this tool remediates
+}
+
+// Example is an example call of a tool: its arguments and a one-line outcome.
+type Example struct {
+	Arguments json.RawMessage
+	Outcome   string
+}
+
+// Request is one tools/call as a tool sees it.
+type Request struct {
+	// Caller is the authenticated request context.
+	Caller Caller
+	// ProtocolVersion is the protocol revision this request is served under.
+	ProtocolVersion string
+	// Name is the called tool's name.
+	Name string
+	// Arguments are the exact bytes of the arguments object ("{}" when the
+	// request had none).
+	Arguments json.RawMessage
+	// Meta is the request's params._meta object, or nil.
+	Meta map[string]any
+
+	args    any // Arguments decoded to the generic form the schema validator reads
+	decoded any // a typed tool's decoded input, set by Validate
+	notes   *notifier
+}
+
+// NewRequest returns a Request for calling name with the given arguments
+// (raw JSON of an object; nil means {}). It is for tests and for transports
+// that do not go through a Protocol.
+func NewRequest(caller Caller, name string, arguments json.RawMessage) *Request {
+	if len(arguments) == 0 {
+		arguments = json.RawMessage("{}")
+	}
+	return &Request{Caller: caller, Name: name, Arguments: arguments}
+}
+
+// ArgumentsMap returns the arguments decoded as a generic JSON object
+// (map[string]any with float64 numbers). It decodes at most once.
+func (r *Request) ArgumentsMap() (map[string]any, error) {
+	if r.args == nil {
+		v, err := parseJSON(r.Arguments, DefaultLimits)
+		if err != nil {
+			return nil, err
+		}
+		r.args = v
+	}
+	m, ok := r.args.(map[string]any)
+	if !ok {
+		return nil, &ArgumentError{Tool: r.Name, Msg: "expected an object, got " + jsonTypeName(r.args)}
+	}
+	return m, nil
+}
+
+// rawTool is the Tool made by NewRawTool.
+type rawTool struct {
+	info *ToolInfo
+	exec func(context.Context, *Request) (*Result, error)
+}
+
+// NewRawTool returns a Tool that runs exec with the request as it is; the
+// Registry still checks the arguments against info.InputSchema first. It is
+// the HandlerFunc of tools: for tools that want the raw arguments.
+func NewRawTool(info ToolInfo, exec func(ctx context.Context, req *Request) (*Result, error)) Tool {
+	return &rawTool{info: &info, exec: exec}
+}
+
+func (t *rawTool) Info() *ToolInfo                              { return t.info }
+func (t *rawTool) Validate(context.Context, *Request) error     { return nil }
+func (t *rawTool) Execute(ctx context.Context, r *Request) (*Result, error) { return t.exec(ctx, r) }

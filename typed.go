@@ -1,0 +1,161 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// NewTool makes a Tool from a typed Go function. The arguments are decoded
+// into In; the Out value becomes structuredContent, with a JSON text copy in
+// content for clients that only read text.
+//
+// Schemas are inferred from In and Out with jsonschema-go (see SchemaFor)
+// unless info sets them, and are resolved once, here. Out's schema must
+// describe an object; any other Out (a slice, a string, a number) is wrapped
+// as {"result": value} and its schema likewise. An Out of interface type has
+// no output schema. Each result is validated against the output schema: a
+// tool that breaks its own schema fails the call with ErrInvalidOutput (an
+// internal error), which is a bug in the tool, not in the caller.
+//
+// NewTool returns an error, never panics, for types that have no JSON
+// Schema or schemas that do not compile.
+func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Request, in In) (Out, error)) (Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("mcp: NewTool %q: nil function", info.Name)
+	}
+	t := &typedTool[In, Out]{fn: fn}
+	if info.InputSchema == nil {
+		s, err := schemaForType(reflect.TypeFor[In]())
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
+		}
+		info.InputSchema = s
+	}
+	outType := reflect.TypeFor[Out]()
+	if info.OutputSchema == nil && outType.Kind() != reflect.Interface {
+		s, err := schemaForType(outType)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
+		}
+		if s.Type != "object" {
+			t.wrap = true
+			s = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"result": s},
+				Required: []string{"result"}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+		}
+		info.OutputSchema = s
+	}
+	if _, err := compileSchema(info.Name, "input", info.InputSchema); err != nil {
+		return nil, err
+	}
+	out, err := compileSchema(info.Name, "output", info.OutputSchema)
+	if err != nil {
+		return nil, err
+	}
+	t.out = out
+	t.info = info
+	return t, nil
+}
+
+// AddTool is NewTool followed by ts.Register.
+func AddTool[In, Out any](ts *ToolSet, info ToolInfo, fn func(ctx context.Context, req *Request, in In) (Out, error)) error {
+	t, err := NewTool(info, fn)
+	if err != nil {
+		return err
+	}
+	return ts.Register(t)
+}
+
+type typedTool[In, Out any] struct {
+	info ToolInfo
+	fn   func(context.Context, *Request, In) (Out, error)
+	out  *compiledSchema
+	wrap bool
+}
+
+func (t *typedTool[In, Out]) Info() *ToolInfo { return &t.info }
+
+// Validate decodes the arguments into In; the decoded value is kept for
+// Execute.
+func (t *typedTool[In, Out]) Validate(_ context.Context, req *Request) error {
+	in, err := t.decode(req)
+	if err != nil {
+		return err
+	}
+	req.decoded = in
+	return nil
+}
+
+func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
+	if in, ok := req.decoded.(*In); ok {
+		return in, nil
+	}
+	in := new(In)
+	dec := json.NewDecoder(bytes.NewReader(req.Arguments))
+	if err := dec.Decode(in); err != nil {
+		return nil, &ArgumentError{Tool: req.Name, Path: decodePath(err), Msg: decodeMessage(err)}
+	}
+	return in, nil
+}
+
+// Execute runs the function and builds the result.
+func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result, error) {
+	in, err := t.decode(req)
+	if err != nil {
+		return nil, err
+	}
+	out, err := t.fn(ctx, req, *in)
+	if err != nil {
+		return nil, err
+	}
+	var v any = out
+	if t.wrap {
+		v = struct {
+			Result Out `json:"result"`
+		}{out}
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tool %q: encoding the result: %v", ErrInvalidOutput, req.Name, err)
+	}
+	if t.out != nil {
+		g, err := parseJSON(enc, outputLimits)
+		if err != nil {
+			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidOutput, req.Name, err)
+		}
+		if err := t.out.resolved.Validate(g); err != nil {
+			path, msg := explainValidation(err.Error())
+			return nil, fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, req.Name, path, msg)
+		}
+	}
+	return &Result{
+		Content:           []Content{TextContent(string(enc))},
+		StructuredContent: json.RawMessage(enc),
+	}, nil
+}
+
+// outputLimits bound a tool's own output as parsed for validation: deep and
+// wide, since the tool and not a client produced it.
+var outputLimits = Limits{MaxDepth: 256, MaxString: 1 << 30, MaxMembers: 1 << 30}
+
+func decodePath(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		return "/" + strings.ReplaceAll(ute.Field, ".", "/")
+	}
+	return ""
+}
+
+func decodeMessage(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return fmt.Sprintf("expected %s, got %s", ute.Type, ute.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
