@@ -141,6 +141,6 @@ func NewRawTool(info ToolInfo, exec func(ctx context.Context, req *Request) (*Re
 	return &rawTool{info: &info, exec: exec}
 }
 
-func (t *rawTool) Info() *ToolInfo                              { return t.info }
-func (t *rawTool) Validate(context.Context, *Request) error     { return nil }
+func (t *rawTool) Info() *ToolInfo                                          { return t.info }
+func (t *rawTool) Validate(context.Context, *Request) error                 { return nil }
 func (t *rawTool) Execute(ctx context.Context, r *Request) (*Result, error) { return t.exec(ctx, r) }
