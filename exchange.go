@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 )
 
@@ -18,6 +19,10 @@ type Exchange struct {
 	// on a stdio connection. "" means unknown, and 2025-03-26 rules apply
 	// (batches allowed, invalid arguments answered with -32602).
 	ProtocolVersion string
+	// Header holds the HTTP request headers, for the 2026-07-28 checks of
+	// Mcp-Method, Mcp-Name and Mcp-Param-* against the body. Nil for
+	// transports without headers (stdio), which skip those checks.
+	Header http.Header
 	// Notify sends a request-scoped notification (notifications/progress,
 	// notifications/message) to the client while the request runs, on its
 	// response stream. It must be safe for concurrent use. Nil drops them.
