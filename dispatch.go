@@ -23,6 +23,9 @@ func (s *Server) dispatch(ctx context.Context, caller Caller, m *message) ([]byt
 		return s.listTools(ctx, caller, m)
 	case "tools/call":
 		return s.callTool(ctx, caller, m)
+	case "server/discover":
+		// Served in every era, so that probing clients learn the versions.
+		return s.discover(), nil
 	}
 	return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
 }
@@ -190,6 +193,11 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 	req.Meta, _ = m.params["_meta"].(map[string]any)
 	req.notes = s.notifierFor(ctx, m, req.Meta)
 	ctx = ContextWithCaller(ctx, caller)
+	if m.modern {
+		if err := s.checkToolHeaders(ctx, caller, name, req.args); err != nil {
+			return nil, err
+		}
+	}
 	if s.opts.CallTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -69,6 +70,9 @@ type Options struct {
 	// discover results. Defaults: 0 ms and "private".
 	ListTTL    time.Duration
 	CacheScope string
+	// Changes is the source of tool-list changes for subscriptions/listen.
+	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
+	Changes ChangeNotifier
 }
 
 // Server is the default Protocol: it serves a Registry's tools to callers
@@ -84,6 +88,8 @@ type Server struct {
 	maxRes  int
 	limits  Limits
 	infoRaw []byte // serverInfo object
+
+	headerCache sync.Map // *ToolInfo → []headerParam
 }
 
 // NewServer returns a Server for reg and az. A nil az is DenyAll, so that
@@ -244,13 +250,28 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 	m.version = hdr
 	if m.version == "" {
 		m.version = Version20250326
+	} else if !s.Supports(hdr) {
+		rpc := s.unsupported(hdr)
+		s.logRequest(ctx, caller, m, "", start, "error", slog.Int("code", rpc.Code))
+		return http.StatusBadRequest, appendError(nil, m.id, rpc.Code, rpc.Message, rpc.Data), false
 	}
-	res, err := s.dispatch(ctx, caller, m)
+	var res []byte
+	if rpc := s.selectEra(ctx, m, hdr); rpc != nil {
+		err = rpc
+	} else if m.modern {
+		res, err = s.dispatchModern(ctx, caller, m)
+	} else {
+		res, err = s.dispatch(ctx, caller, m)
+	}
 	tool, _ := m.params["name"].(string)
 	if err != nil {
 		rpc := s.rpcError(ctx, err)
 		s.logRequest(ctx, caller, m, tool, start, "error", slog.Int("code", rpc.Code))
-		return http.StatusOK, appendError(make([]byte, 0, 128), m.id, rpc.Code, rpc.Message, rpc.Data), false
+		status := http.StatusOK
+		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
+			status = modernStatus(rpc.Code)
+		}
+		return status, appendError(make([]byte, 0, 128), m.id, rpc.Code, rpc.Message, rpc.Data), false
 	}
 	s.logRequest(ctx, caller, m, tool, start, "ok")
 	b := make([]byte, 0, len(res)+48+len(m.id))
@@ -358,8 +379,10 @@ func unknownName(err error) string {
 // Exchange's protocol version in ctx, or 2025-03-26 rules without one.
 func (s *Server) Dispatch(ctx context.Context, caller Caller, method string, params json.RawMessage) (json.RawMessage, error) {
 	m := &message{method: method, version: Version20250326}
+	hdr := ""
 	if ex := exchangeFrom(ctx); ex != nil && ex.ProtocolVersion != "" {
-		m.version = ex.ProtocolVersion
+		hdr = ex.ProtocolVersion
+		m.version = hdr
 	}
 	if len(params) > 0 && string(params) != "null" {
 		p := parser{data: params, lim: s.limits, params: true}
@@ -373,7 +396,15 @@ func (s *Server) Dispatch(ctx context.Context, caller Caller, method string, par
 		}
 		m.params, m.argsRaw = obj, p.argsRaw
 	}
-	res, err := s.dispatch(ctx, caller, m)
+	var res []byte
+	var err error
+	if rpc := s.selectEra(ctx, m, hdr); rpc != nil {
+		err = rpc
+	} else if m.modern {
+		res, err = s.dispatchModern(ctx, caller, m)
+	} else {
+		res, err = s.dispatch(ctx, caller, m)
+	}
 	if err != nil {
 		return nil, s.rpcError(ctx, err)
 	}
