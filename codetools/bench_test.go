@@ -1,0 +1,171 @@
+package codetools
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// syntheticSnapshot returns a snapshot with n documented functions spread
+// over packages of 500 declarations in files of 100, and the matching
+// function table.
+func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
+	tb.Helper()
+	fsys := fstest.MapFS{}
+	man := Manifest{Format: SnapshotFormat, MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
+		Modules: []ManifestModule{{Path: "example.com/big", Main: true}}}
+	var funcs []runtimeFunc
+	for p := 0; p*500 < n; p++ {
+		pkg := fmt.Sprintf("example.com/big/pkg%03d", p)
+		mp := ManifestPackage{ImportPath: pkg, Name: fmt.Sprintf("pkg%03d", p), Module: "example.com/big"}
+		for f := 0; f < 5 && p*500+f*100 < n; f++ {
+			var b strings.Builder
+			fmt.Fprintf(&b, "package pkg%03d\n\n", p)
+			line := 3
+			for i := 0; i < 100 && p*500+f*100+i < n; i++ {
+				k := p*500 + f*100 + i
+				fmt.Fprintf(&b, "// Handler%d serves request kind %d of the synthetic catalog.\n// It returns the doubled input.\nfunc Handler%d(x int) int {\n\treturn x * 2\n}\n\n", k, k, k)
+				funcs = append(funcs, runtimeFunc{name: fmt.Sprintf("%s.Handler%d", pkg, k),
+					file: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), line: line + 2})
+				line += 6
+			}
+			name := fmt.Sprintf("f%d.go", f)
+			path := "src/" + pkg + "/" + name + SourceSuffix
+			sum := sha256.Sum256([]byte(b.String()))
+			fsys[path] = &fstest.MapFile{Data: []byte(b.String())}
+			mp.Files = append(mp.Files, ManifestFile{Name: name, Path: path, SHA256: hex.EncodeToString(sum[:])})
+		}
+		man.Packages = append(man.Packages, mp)
+	}
+	data, _ := json.Marshal(man)
+	fsys[ManifestName] = &fstest.MapFile{Data: data}
+	return fsys, funcs
+}
+
+func syntheticCatalog(fsys fstest.MapFS, funcs []runtimeFunc) *Catalog {
+	c := New(Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
+	c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
+	return c
+}
+
+func TestSyntheticCatalog(t *testing.T) {
+	fsys, funcs := syntheticSnapshot(t, 1234)
+	c := syntheticCatalog(fsys, funcs)
+	res, err := c.Search(ctx, SearchQuery{Query: "handler12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Handler12, Handler120..129, Handler1200..1233.
+	if res.Total != 1+10+34 {
+		t.Errorf("total = %d", res.Total)
+	}
+	d := define(t, c, "example.com/big/pkg002.Handler1233")
+	if d.Consistency.Line.Status != StatusMatch || !strings.HasPrefix(d.Definition, "// Handler1233 serves") {
+		t.Errorf("definition = %+v", d)
+	}
+}
+
+func BenchmarkCatalogBuild20k(b *testing.B) {
+	fsys, funcs := syntheticSnapshot(b, 20000)
+	b.ResetTimer()
+	for b.Loop() {
+		c := syntheticCatalog(fsys, funcs)
+		if _, err := c.Search(ctx, SearchQuery{Query: "handler19999"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCatalogBuildRuntime20k(b *testing.B) {
+	_, funcs := syntheticSnapshot(b, 20000)
+	b.ResetTimer()
+	for b.Loop() {
+		c := New(Options{BuildInfo: fixtureBuildInfo("")})
+		c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
+		if _, err := c.Search(ctx, SearchQuery{Query: "handler19999"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCatalogBuildTestBinary(b *testing.B) {
+	for b.Loop() {
+		c := New(Options{})
+		if _, err := c.Search(ctx, SearchQuery{Query: "runtime.main"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchSearch(b *testing.B, query string) {
+	fsys, funcs := syntheticSnapshot(b, 50000)
+	c := syntheticCatalog(fsys, funcs)
+	res, err := c.Search(ctx, SearchQuery{Query: query})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(res.Coverage.CatalogEntries), "entries")
+	b.ReportMetric(float64(res.Total), "matches")
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Search(ctx, SearchQuery{Query: query, Limit: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearch50kRare(b *testing.B)   { benchSearch(b, "Handler4999") }
+func BenchmarkSearch50kCommon(b *testing.B) { benchSearch(b, "doubled INPUT") }
+func BenchmarkSearch50kNone(b *testing.B)   { benchSearch(b, "zzzz-no-match") }
+
+func BenchmarkDefinition(b *testing.B) {
+	fsys, funcs := syntheticSnapshot(b, 50000)
+	c := syntheticCatalog(fsys, funcs)
+	q := DefinitionQuery{Name: "example.com/big/pkg042.Handler21234"}
+	if _, err := c.Definition(ctx, q); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Definition(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCatalogMemory measures the heap held by a 50 000-entry catalog,
+// excluding the snapshot file contents (which live in the binary's
+// read-only data when embedded).
+func TestCatalogMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("memory measurement in -short mode")
+	}
+	fsys, funcs := syntheticSnapshot(t, 50000)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c := syntheticCatalog(fsys, funcs)
+	res, err := c.Search(ctx, SearchQuery{Query: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs = nil
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	n := res.Coverage.CatalogEntries
+	t.Logf("50k catalog: %d entries, %.1f MiB held, %d bytes/entry", n, float64(held)/(1<<20), held/int64(n))
+	if n != 50000 {
+		t.Errorf("entries = %d", n)
+	}
+	if held > 64<<20 {
+		t.Errorf("catalog holds %d bytes, want ≤ 64 MiB", held)
+	}
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(fsys)
+}

@@ -1,0 +1,234 @@
+package codetools
+
+import (
+	"strings"
+)
+
+// symbol is a parsed Go symbol name.
+type symbol struct {
+	pkg  string // import path
+	recv string // receiver type name without type arguments, "" for functions
+	ptr  bool   // pointer receiver
+	name string // function, method, or init.N name
+	// closure reports that a closure, wrapper or numbered suffix was
+	// folded into the enclosing declaration.
+	closure bool
+}
+
+// id returns the canonical id of s.
+func (s symbol) id() string {
+	switch {
+	case s.recv == "":
+		return s.pkg + "." + s.name
+	case s.ptr:
+		return s.pkg + ".(*" + s.recv + ")." + s.name
+	default:
+		return s.pkg + "." + s.recv + "." + s.name
+	}
+}
+
+// altID returns the id with the other receiver spelling, or "".
+func (s symbol) altID() string {
+	if s.recv == "" {
+		return ""
+	}
+	s.ptr = !s.ptr
+	return s.id()
+}
+
+// parseSymbol parses a symbol name from the function table, a stack trace
+// or a pprof profile. mainPath, if not empty, replaces the package "main".
+// isPkg, if not nil, reports known import paths; it disambiguates paths
+// whose last element contains a dot when the name is not escaped.
+func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
+	s := strings.TrimSpace(raw)
+	s = trimCallArgs(s)
+	s = stripBrackets(s)
+	if s == "" || strings.HasPrefix(s, "type:") || strings.HasPrefix(s, "go:") ||
+		strings.HasPrefix(s, "go.") || strings.ContainsAny(s, " \t\n") {
+		return symbol{}, false
+	}
+	slash := strings.LastIndexByte(s, '/')
+	dot := strings.IndexByte(s[slash+1:], '.')
+	if dot <= 0 {
+		return symbol{}, false
+	}
+	cut := slash + 1 + dot
+	if isPkg != nil {
+		for j := cut + 1; j < len(s); j++ {
+			if s[j] == '.' && isPkg(unescapeSymbol(s[:j])) {
+				cut = j
+			}
+		}
+	}
+	sym := symbol{pkg: unescapeSymbol(s[:cut])}
+	if sym.pkg == "main" && mainPath != "" {
+		sym.pkg = mainPath
+	}
+	rest := s[cut+1:]
+	if strings.HasPrefix(rest, "(*") {
+		end := strings.IndexByte(rest, ')')
+		if end < 3 || !strings.HasPrefix(rest[end:], ").") {
+			return symbol{}, false
+		}
+		sym.recv, sym.ptr = rest[2:end], true
+		rest = rest[end+2:]
+		parts := strings.Split(rest, ".")
+		sym.name = trimWrapper(parts[0])
+		sym.closure = len(parts) > 1 || sym.name != parts[0]
+		return sym, sym.name != "" && validIdent(sym.recv)
+	}
+	parts := strings.Split(rest, ".")
+	if parts[0] == "glob" && len(parts) > 1 && parts[1] == "" {
+		// Closure in a package-level variable initializer.
+		sym.name, sym.closure = "init", true
+		return sym, true
+	}
+	first := trimWrapper(parts[0])
+	folded := first != parts[0]
+	switch {
+	case first == "init" && !folded && len(parts) > 1 && isDigits(parts[1]):
+		sym.name = "init." + parts[1]
+		folded = len(parts) > 2
+	case len(parts) > 1 && !folded && !isClosureSegment(parts[1]):
+		sym.recv = first
+		sym.name = trimWrapper(parts[1])
+		folded = len(parts) > 2 || sym.name != parts[1]
+	default:
+		sym.name = first
+		folded = folded || len(parts) > 1
+	}
+	sym.closure = folded
+	if sym.name == "" || (sym.recv != "" && !validIdent(sym.recv)) {
+		return symbol{}, false
+	}
+	return sym, true
+}
+
+// trimCallArgs removes the argument list of a stack-trace frame, as in
+// "main.(*T).M(0xc000010000, 0x1)" or "main.F(...)".
+func trimCallArgs(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				if i > 0 && s[i-1] != '.' {
+					return s[:i]
+				}
+				return s
+			}
+		}
+	}
+	return s
+}
+
+// stripBrackets removes balanced type-argument lists "[...]".
+func stripBrackets(s string) string {
+	if strings.IndexByte(s, '[') < 0 {
+		return s
+	}
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '[':
+			depth++
+		case c == ']' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// unescapeSymbol undoes the linker's %xx escapes (such as %2e for '.').
+func unescapeSymbol(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// trimWrapper removes compiler suffixes that start with '-', such as
+// "-fm" (method values) and "-range1" (range-over-func bodies).
+func trimWrapper(s string) string {
+	if i := strings.IndexByte(s, '-'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// isClosureSegment reports whether a dotted name segment is generated by
+// the compiler for a closure or a go/defer wrapper.
+func isClosureSegment(seg string) bool {
+	seg = trimWrapper(seg)
+	for _, p := range [...]string{"func", "gowrap", "deferwrap"} {
+		if strings.HasPrefix(seg, p) && isDigits(seg[len(p):]) {
+			return true
+		}
+	}
+	return isDigits(seg)
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func validIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r == '.' || r == '(' || r == ')' || r == '*' || r == '/' {
+			return false
+		}
+	}
+	return true
+}
+
+// isStdPkg reports whether path looks like a standard library import path
+// (no dot in its first element), as the go command decides.
+func isStdPkg(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".") && first != "main" && first != "command-line-arguments"
+}
