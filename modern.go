@@ -188,6 +188,19 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	subMeta = append(subMeta, m.id...)
 	subMeta = append(subMeta, '}')
 
+	// Watch before acknowledging, so that no change after the
+	// acknowledgement can be missed.
+	var changed chan struct{}
+	if wantTools {
+		changed = make(chan struct{}, 1)
+		stop := cn.Watch(func() {
+			select {
+			case changed <- struct{}{}:
+			default: // a notification is already pending
+			}
+		})
+		defer stop()
+	}
 	ack := []byte(`{"_meta":`)
 	ack = append(ack, subMeta...)
 	ack = append(ack, `,"notifications":{`...)
@@ -199,14 +212,6 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		return nil, err
 	}
 	if wantTools {
-		changed := make(chan struct{}, 1)
-		stop := cn.Watch(func() {
-			select {
-			case changed <- struct{}{}:
-			default: // a notification is already pending
-			}
-		})
-		defer stop()
 		note := append(append([]byte(`{"_meta":`), subMeta...), '}')
 	loop:
 		for {

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The interop module: go-sdk and mcp-go clients against embedmcp's handler.
+set -euo pipefail
+cd "$(dirname "$0")/../../interop"
+go vet ./...
+go test -race -count=1 ./...
