@@ -1,0 +1,153 @@
+// Command codeserver is a service that lets agents read its own code: it
+// embeds a source snapshot of itself (made by mcpsnapshot through go
+// generate) and serves code_search, code_definition, the tool enquiry tools
+// and a few example tools, echo among them, over MCP at
+// http://127.0.0.1:8080/mcp.
+//
+// Usage:
+//
+//	go generate ./examples/codeserver && go run ./examples/codeserver [-addr host:port] [-token secret] [-stdio]
+//
+// Without -token every local caller is admitted with the demo grants; with
+// it, requests need "Authorization: Bearer <secret>". -stdio serves one
+// client on standard input and output instead of HTTP.
+package main
+
+//go:generate go run ../../codetools/cmd/mcpsnapshot -o snapshot .
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools"
+)
+
+//go:embed all:snapshot
+var snapshotFS embed.FS
+
+// grants are what callers of this example may use.
+var grants = []string{"diagnostics.*", "demo.*"}
+
+type config struct {
+	addr  string
+	token string
+	stdio bool
+}
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen `address`")
+	flag.StringVar(&cfg.token, "token", "", "require this bearer `token` (default: admit local callers)")
+	flag.BoolVar(&cfg.stdio, "stdio", false, "serve MCP on standard input and output instead of HTTP")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(cfg, logger); err != nil {
+		logger.Error("codeserver", "error", err)
+		os.Exit(1)
+	}
+}
+
+func run(cfg config, logger *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	server, err := newServer(logger)
+	if err != nil {
+		return err
+	}
+	if cfg.stdio {
+		return mcp.ServeStdio(ctx, server, caller(), os.Stdin, os.Stdout, nil)
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           newMux(server, cfg, logger),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
+	fmt.Fprintf(os.Stderr, "try:\n  npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/call --tool-name code_search --tool-arg query=ServeHTTP%s\n", url, authFlag(cfg.token, true))
+	fmt.Fprintf(os.Stderr, "  curl -s %s -H 'Content-Type: application/json'%s -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}'\n", url, authFlag(cfg.token, false))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
+	}
+}
+
+func authFlag(token string, inspector bool) string {
+	switch {
+	case token == "":
+		return ""
+	case inspector:
+		return ` --header "Authorization: Bearer ` + token + `"`
+	default:
+		return ` -H 'Authorization: Bearer ` + token + `'`
+	}
+}
+
+func caller() mcp.Caller {
+	return mcp.Caller{Principal: "local", Grants: grants}
+}
+
+// newServer builds the MCP server: the catalog over the embedded snapshot,
+// the code tools, the enquiry tools and the example tools.
+func newServer(logger *slog.Logger) (*mcp.Server, error) {
+	snap, err := fs.Sub(snapshotFS, "snapshot")
+	if err != nil {
+		return nil, err
+	}
+	ts := mcp.NewToolSet(&mcp.ToolSetOptions{Logger: logger})
+	if err := registerExamples(ts); err != nil {
+		return nil, err
+	}
+	catalog := codetools.New(codetools.Options{Snapshot: snap, Server: "codeserver"})
+	if _, err := codetools.Register(ts, catalog); err != nil {
+		return nil, err
+	}
+	az := mcp.GrantsAuthorizer{}
+	if err := registerEnquiry(ts, az); err != nil {
+		return nil, err
+	}
+	return mcp.NewServer(ts, az, &mcp.Options{
+		Name:         "codeserver",
+		Title:        "embedmcp code server",
+		Version:      "0.1.0",
+		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, and tool_detail to find the right tool.",
+		Logger:       logger,
+		CallTimeout:  30 * time.Second,
+	}), nil
+}
+
+// newMux mounts the MCP handler at /mcp.
+func newMux(server *mcp.Server, cfg config, logger *slog.Logger) *http.ServeMux {
+	var auth mcp.Authenticator = mcp.Anonymous(caller())
+	if cfg.token != "" {
+		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger}))
+	return mux
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+)
+
+func post(t *testing.T, url, token, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("not JSON (%d): %s", resp.StatusCode, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func start(t *testing.T, token string) string {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server, err := newServer(logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(newMux(server, config{token: token}, logger))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+func call(t *testing.T, url, token, tool, args string) map[string]any {
+	t.Helper()
+	status, out := post(t, url, token, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`","arguments":`+args+`}}`)
+	if status != 200 || out["error"] != nil {
+		t.Fatalf("%s: %d %v", tool, status, out)
+	}
+	res := out["result"].(map[string]any)
+	if res["isError"] == true {
+		t.Fatalf("%s: tool error %v", tool, res["content"])
+	}
+	return res["structuredContent"].(map[string]any)
+}
+
+func TestCodeServerReadsItsOwnSource(t *testing.T) {
+	url := start(t, "")
+	hits := call(t, url, "", "code_search", `{"query":"mounts the MCP handler"}`)
+	results := hits["results"].([]any)
+	if len(results) == 0 {
+		t.Fatalf("the snapshot's doc comment of newMux was not found: %v", hits)
+	}
+	first := results[0].(map[string]any)
+	if first["name"] != "github.com/embedmcp/mcp/examples/codeserver.newMux" || first["source"] != "snapshot" {
+		t.Errorf("first hit = %v", first)
+	}
+	def := call(t, url, "", "code_definition", `{"name":"main.newMux"}`)
+	src, _ := def["definition"].(string)
+	if !strings.HasPrefix(src, "// newMux mounts the MCP handler at /mcp.\nfunc newMux(") || def["linked"] != true {
+		t.Errorf("definition of main.newMux = %q (linked %v)", src, def["linked"])
+	}
+	// The embedded copy is the file this test was built from.
+	disk, err := readFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(disk, []byte(strings.TrimSuffix(src, "\n"))) {
+		t.Errorf("the snapshot is stale: run go generate ./examples/codeserver")
+	}
+}
+
+func TestCodeServerTools(t *testing.T) {
+	url := start(t, "")
+	if got := call(t, url, "", "echo", `{"text":"héllo"}`)["text"]; got != "héllo" {
+		t.Errorf("echo = %v", got)
+	}
+	if got := call(t, url, "", "add", `{"a":2,"b":40}`)["sum"]; got != 42.0 {
+		t.Errorf("add = %v", got)
+	}
+	_, out := post(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var names []string
+	for _, tool := range out["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	for _, want := range []string{"add", "code_definition", "code_search", "count", "echo", "runtime_stats"} {
+		if !contains(names, want) {
+			t.Errorf("tools/list lacks %s: %v", want, names)
+		}
+	}
+}
+
+func TestCodeServerToken(t *testing.T) {
+	url := start(t, "s3cret")
+	if status, _ := post(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != http.StatusUnauthorized {
+		t.Errorf("no token: status %d, want 401", status)
+	}
+	if status, _ := post(t, url, "wrong", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != http.StatusUnauthorized {
+		t.Errorf("wrong token: status %d, want 401", status)
+	}
+	if status, out := post(t, url, "s3cret", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 || out["result"] == nil {
+		t.Errorf("right token: %d %v", status, out)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
