@@ -1,0 +1,183 @@
+// Command hello is a small MCP server built with embedmcp. It serves three
+// typed tools (echo, add, countdown) over Streamable HTTP at
+// http://127.0.0.1:8080/mcp, or over stdio with -stdio.
+//
+//	go run ./examples/hello                  # anonymous callers
+//	go run ./examples/hello -token s3cret    # require "Authorization: Bearer s3cret"
+//	go run ./examples/hello -stdio           # for clients that launch a subprocess
+//
+// Flags:
+//
+//	-addr host:port   listen address (default 127.0.0.1:8080)
+//	-token value      require this bearer token
+//	-issuer url       advertise this authorization server in the RFC 9728
+//	                  metadata at /.well-known/oauth-protected-resource
+//	-stdio            serve on stdin/stdout instead of HTTP
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/embedmcp/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "hello:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the parsed command line.
+type config struct {
+	addr, token, issuer string
+	stdio               bool
+}
+
+// run parses args and serves until ctx ends (or, with -stdio, stdin does).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("hello", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg config
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&cfg.token, "token", "", "require this bearer token (default: anonymous callers)")
+	fs.StringVar(&cfg.issuer, "issuer", "", "authorization server to advertise in the protected resource metadata")
+	fs.BoolVar(&cfg.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	server, err := newServer(logger)
+	if err != nil {
+		return err
+	}
+	if cfg.stdio {
+		return mcp.ServeStdio(ctx, server, caller("local"), stdin, stdout, &mcp.StdioOptions{Logger: logger})
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &http.Server{Handler: newMux(server, cfg, base, logger), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "MCP server listening on %s/mcp\n", base)
+	auth := ""
+	if cfg.token != "" {
+		auth = ` -H "Authorization: Bearer $TOKEN"`
+	}
+	fmt.Fprintf(stdout, "try: curl -s %s/mcp -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'%s "+
+		`-d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}'`+"\n", base, auth)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdown)
+}
+
+// caller is who a request runs as: it holds every grant.
+func caller(principal string) mcp.Caller {
+	return mcp.Caller{Principal: principal, Grants: []string{"hello.*"}}
+}
+
+// newMux mounts the MCP endpoint at /mcp and, with -token, the protected
+// resource metadata that 401 answers point to.
+func newMux(server mcp.Protocol, cfg config, base string, logger *slog.Logger) http.Handler {
+	opts := &mcp.HandlerOptions{Authenticator: mcp.Anonymous(caller("anonymous")), Logger: logger}
+	mux := http.NewServeMux()
+	if cfg.token != "" {
+		opts.Authenticator = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller("token-holder")})
+		md := mcp.ResourceMetadata{Resource: base + "/mcp", ResourceName: "hello"}
+		if cfg.issuer != "" {
+			md.AuthorizationServers = []string{cfg.issuer}
+		}
+		const path = "/.well-known/oauth-protected-resource"
+		mux.Handle("GET "+path, mcp.ProtectedResourceMetadata(md))
+		opts.ResourceMetadataURL = base + path
+	}
+	mux.Handle("/mcp", mcp.NewHandler(server, opts))
+	return mux
+}
+
+// Tool inputs and outputs.
+type (
+	echoIO struct {
+		Text string `json:"text" jsonschema:"the text to return"`
+	}
+	addIn struct {
+		A float64 `json:"a" jsonschema:"the first addend"`
+		B float64 `json:"b" jsonschema:"the second addend"`
+	}
+	addOut struct {
+		Sum float64 `json:"sum"`
+	}
+	countdownIn struct {
+		From int `json:"from" jsonschema:"where to start, 1 to 10"`
+	}
+	countdownOut struct {
+		Message string `json:"message"`
+	}
+)
+
+// newServer registers the tools.
+func newServer(logger *slog.Logger) (*mcp.Server, error) {
+	ts := mcp.NewToolSet(nil)
+	err := errors.Join(
+		mcp.AddTool(ts, mcp.ToolInfo{
+			Name: "echo", Description: "Return the given text unchanged.", Permission: "hello.echo",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		}, func(_ context.Context, _ *mcp.Request, in echoIO) (echoIO, error) { return in, nil }),
+		mcp.AddTool(ts, mcp.ToolInfo{
+			Name: "add", Description: "Add two numbers.", Permission: "hello.math",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+		}, func(_ context.Context, _ *mcp.Request, in addIn) (addOut, error) { return addOut{in.A + in.B}, nil }),
+		mcp.AddTool(ts, mcp.ToolInfo{
+			Name:        "countdown",
+			Description: "Count down from a number, one step every 100 ms, reporting progress; shows streamed notifications.",
+			Permission:  "hello.progress",
+		}, countdown),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "hello", Version: "1.0.0", Logger: logger}), nil
+}
+
+func countdown(ctx context.Context, req *mcp.Request, in countdownIn) (countdownOut, error) {
+	if in.From < 1 || in.From > 10 {
+		return countdownOut{}, fmt.Errorf("from must be between 1 and 10, got %d", in.From)
+	}
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for i := in.From; i > 0; i-- {
+		if err := req.Progress(float64(in.From-i+1), float64(in.From), fmt.Sprint(i)); err != nil {
+			return countdownOut{}, err
+		}
+		select {
+		case <-ctx.Done():
+			return countdownOut{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+	_ = req.Log(mcp.LevelInfo, "countdown", "lift-off")
+	return countdownOut{Message: "lift-off"}, nil
+}

@@ -1,0 +1,411 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultMaxBodyBytes is the default limit of a request body.
+const DefaultMaxBodyBytes = 4 << 20
+
+// HandlerOptions configure a Handler. The zero value is usable: anonymous
+// callers, a 4 MiB body limit, browser origins limited to same-origin and
+// loopback, and DNS-rebinding protection on loopback listeners.
+type HandlerOptions struct {
+	// Authenticator turns each request into the Caller served. Nil admits
+	// every request as the zero Caller (anonymous, no grants), leaving all
+	// decisions to the Protocol's Authorizer.
+	Authenticator Authenticator
+	// MaxBodyBytes limits the request body; a larger body is answered with
+	// 413. Zero or negative means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// AllowedOrigins are the browser origins ("https://app.example.com",
+	// scheme://host[:port], no path) allowed besides same-origin requests
+	// and loopback origins (http or https on localhost, 127.0.0.0/8, [::1],
+	// any port). A request whose Origin header is none of these is answered
+	// with 403. "*" allows every origin. Allowed cross-origin requests get
+	// CORS headers, and their preflight requests are answered.
+	AllowedOrigins []string
+	// AllowedHosts are the Host names (without port) accepted on requests
+	// that arrive on a loopback address, besides the loopback names
+	// (localhost, 127.0.0.1, [::1]). Any other Host is answered with 403:
+	// it is how DNS rebinding reaches local servers. Set it when a reverse
+	// proxy on the same machine forwards requests with the public host name.
+	// "*" turns the check off.
+	AllowedHosts []string
+	// ResourceMetadataURL is the URL of this server's RFC 9728 protected
+	// resource metadata (see ProtectedResourceMetadata). When set, 401
+	// answers name it in WWW-Authenticate, as MCP authorization requires.
+	ResourceMetadataURL string
+	// Logger receives transport events: refused requests at level Debug,
+	// authentication failures at Info, failures of an Authenticator at Warn.
+	// Token values are never logged. Nil discards.
+	Logger *slog.Logger
+	// KeepAlive is the interval of SSE comment lines sent on a response
+	// stream that is otherwise quiet (a long tool call, a
+	// subscriptions/listen stream), so that proxies do not close it. Zero
+	// means 25 seconds; negative sends none.
+	KeepAlive time.Duration
+}
+
+// Handler serves a Protocol over the Streamable HTTP transport, stateless:
+// each POST carries one JSON-RPC message (or, under 2025-03-26 rules, a
+// batch) and gets its answer, and nothing is kept between requests. Mount it
+// at the MCP endpoint: mux.Handle("/mcp", mcp.NewHandler(server, nil)).
+//
+// Requests are checked in this order, each failure answered with the status
+// shown and a JSON-RPC error body without id:
+//
+//   - Origin and Host (see HandlerOptions.AllowedOrigins, AllowedHosts): 403.
+//   - Method: only POST; GET and DELETE (no server-initiated stream, no
+//     sessions) and the rest get 405 with "Allow: POST". A client's
+//     Mcp-Session-Id header is ignored, and none is ever issued.
+//   - Authentication (HandlerOptions.Authenticator): 401 with a
+//     WWW-Authenticate Bearer challenge.
+//   - Content-Type other than application/json (UTF-8): 415.
+//   - Accept allowing neither application/json nor text/event-stream: 406.
+//     A missing Accept allows both.
+//   - Body larger than MaxBodyBytes: 413.
+//   - MCP-Protocol-Version header naming a version the Protocol does not
+//     serve: 400 with code -32022 and data {"supported": [...],
+//     "requested": "..."}. Without the header, 2025-03-26 rules apply. On
+//     initialize the header is not needed: the body's protocolVersion is
+//     negotiated, and an initialize is never refused for its header.
+//
+// The body then goes to Protocol.Handle, whose status and body are the
+// answer: application/json, or 202 with no body for notifications.
+//
+// While a request runs, its tool may send notifications (Request.Progress,
+// Request.Log). If the client's Accept allows text/event-stream, the first
+// one turns the answer into an SSE stream (200, text/event-stream): every
+// notification is an event flushed at once, and the final response is the
+// last event. Otherwise notifications are dropped and the answer stays
+// JSON. A client that accepts only text/event-stream gets every 200 answer
+// as a one-event stream.
+//
+// The request's context is cancelled when the client goes away, and with it
+// the tool's; Options.CallTimeout of Server adds a deadline per call.
+type Handler struct {
+	p         Protocol
+	auth      Authenticator
+	maxBody   int64
+	policy    *originPolicy
+	metaURL   string
+	logger    *slog.Logger
+	keepAlive time.Duration
+	supported []string // newest first
+}
+
+// NewHandler returns a Handler serving p. opts may be nil.
+func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
+	var o HandlerOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := &Handler{p: p, auth: o.Authenticator, maxBody: o.MaxBodyBytes, metaURL: o.ResourceMetadataURL,
+		logger: o.Logger, keepAlive: o.KeepAlive, policy: newOriginPolicy(o.AllowedOrigins, o.AllowedHosts)}
+	if h.auth == nil {
+		h.auth = Anonymous(Caller{})
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.logger == nil {
+		h.logger = discardLogger
+	}
+	if h.keepAlive == 0 {
+		h.keepAlive = 25 * time.Second
+	}
+	h.supported = supportedVersions(p)
+	return h
+}
+
+// supportedVersions lists the versions p serves, newest first.
+func supportedVersions(p Protocol) []string {
+	var vs []string
+	if lister, ok := p.(interface{ Versions() []string }); ok {
+		vs = lister.Versions()
+	} else {
+		for _, v := range []string{Version20250326, Version20250618, Version20251125, Version20260728} {
+			if p.Supports(v) {
+				vs = append(vs, v)
+			}
+		}
+	}
+	out := make([]string, 0, len(vs))
+	for i := len(vs) - 1; i >= 0; i-- {
+		out = append(out, vs[i])
+	}
+	return out
+}
+
+// Shared header values; net/http never modifies them.
+var (
+	hdrJSON    = []string{"application/json"}
+	hdrNoSniff = []string{"nosniff"}
+	hdrPost    = []string{"POST"}
+	hdrOrigin  = []string{"Origin"}
+	hdrExpose  = []string{"WWW-Authenticate"}
+)
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr["X-Content-Type-Options"] = hdrNoSniff
+	originOK, cross := h.policy.checkOrigin(r)
+	if r.Header["Origin"] != nil {
+		hdr["Vary"] = hdrOrigin
+	}
+	if !originOK {
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: origin refused", slog.String("origin", r.Header.Get("Origin")))
+		h.fail(w, http.StatusForbidden, "Forbidden: origin "+strconv.Quote(r.Header.Get("Origin"))+
+			" is not allowed (allowed: same-origin, loopback and configured origins)", nil)
+		return
+	}
+	if !h.policy.checkHost(r) {
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: host refused", slog.String("host", r.Host))
+		h.fail(w, http.StatusForbidden, "Forbidden: Host "+strconv.Quote(r.Host)+
+			" is not a loopback name on a loopback listener (DNS rebinding protection; see AllowedHosts)", nil)
+		return
+	}
+	if cross {
+		hdr.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+		hdr["Access-Control-Expose-Headers"] = hdrExpose
+	}
+	if r.Method != http.MethodPost {
+		if r.Method == http.MethodOptions && cross && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.preflight(w, r)
+			return
+		}
+		hdr["Allow"] = hdrPost
+		h.fail(w, http.StatusMethodNotAllowed, "Method not allowed: the MCP endpoint accepts POST only "+
+			"(no server-initiated stream, no sessions)", nil)
+		return
+	}
+	caller, err := h.auth.Authenticate(r)
+	if err != nil {
+		h.unauthorized(w, r, err)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); !isJSONContentType(ct) {
+		h.fail(w, http.StatusUnsupportedMediaType, "Unsupported Content-Type "+strconv.Quote(ct)+": send application/json", nil)
+		return
+	}
+	jsonOK, sseOK := acceptable(r.Header["Accept"])
+	if !jsonOK && !sseOK {
+		h.fail(w, http.StatusNotAcceptable, "Not acceptable: Accept must allow application/json or text/event-stream", nil)
+		return
+	}
+	body, err := h.readBody(w, r)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			h.fail(w, http.StatusRequestEntityTooLarge, "Request body larger than "+strconv.FormatInt(h.maxBody, 10)+" bytes", nil)
+			return
+		}
+		h.fail(w, http.StatusBadRequest, "Reading the request body failed", nil)
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	if version != "" && !h.p.Supports(version) {
+		method, id := peekEnvelope(body)
+		if method != "initialize" {
+			b := appendError(make([]byte, 0, 160), id, CodeUnsupportedProtocolVersion, "Unsupported protocol version",
+				map[string]any{"supported": h.supported, "requested": version})
+			writeJSON(w, http.StatusBadRequest, b)
+			return
+		}
+		version = "" // initialize: the body's protocolVersion is what counts
+	}
+
+	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive}
+	st.ex.ProtocolVersion = version
+	st.ex.Header = r.Header
+	if sseOK {
+		st.ex.Notify = st.notify
+	}
+	status, resp := h.p.Handle(ContextWithExchange(r.Context(), &st.ex), caller, body)
+	st.finish(status, resp)
+}
+
+// readBody reads the body under the size limit, into a buffer of the exact
+// size when the length is known. The buffer is not pooled: the Protocol may
+// hand slices of it to tools (Request.Arguments), which may keep them.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > h.maxBody {
+		return nil, &http.MaxBytesError{Limit: h.maxBody}
+	}
+	if r.ContentLength >= 0 {
+		b := make([]byte, r.ContentLength)
+		_, err := io.ReadFull(r.Body, b)
+		return b, err
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+}
+
+// fail writes a transport-level JSON-RPC error without id.
+func (h *Handler) fail(w http.ResponseWriter, status int, message string, data any) {
+	writeJSON(w, status, appendError(make([]byte, 0, 128), nil, CodeInvalidRequest, message, data))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	hdr := w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// unauthorized answers 401 with the Bearer challenge. The error's text is
+// logged; verifier errors never carry the token (BearerAuth removes it).
+func (h *Handler) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, ErrInvalidToken):
+		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "mcp: invalid credentials",
+			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))
+	case errors.Is(err, ErrUnauthenticated):
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: no credentials",
+			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))
+	default:
+		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "mcp: authenticator failed",
+			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))
+	}
+	w.Header().Set("WWW-Authenticate", wwwAuthenticate(err, h.metaURL))
+	msg := "Unauthorized: send a valid bearer token in the Authorization header"
+	if errors.Is(err, ErrInvalidToken) {
+		msg = "Unauthorized: the bearer token was rejected"
+	}
+	h.fail(w, http.StatusUnauthorized, msg, nil)
+}
+
+// preflight answers a CORS preflight request from an allowed origin.
+func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	hdr.Set("Access-Control-Allow-Methods", "POST")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		hdr.Set("Access-Control-Allow-Headers", req)
+	}
+	hdr.Set("Access-Control-Max-Age", "600")
+	hdr.Set("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// peekEnvelope reads the method and id of a body, for errors the transport
+// answers before the Protocol parses it. It is off the fast path.
+func peekEnvelope(body []byte) (method string, id []byte) {
+	var env struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return "", nil
+	}
+	if len(env.ID) > 0 && (env.ID[0] == '"' || env.ID[0] == '-' || (env.ID[0] >= '0' && env.ID[0] <= '9')) {
+		id = env.ID
+	}
+	return env.Method, id
+}
+
+// isJSONContentType reports whether ct is application/json, with no charset
+// or UTF-8.
+func isJSONContentType(ct string) bool {
+	if ct == "application/json" {
+		return true
+	}
+	mt, params, _ := strings.Cut(ct, ";")
+	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+		return false
+	}
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "charset") {
+			v = strings.Trim(strings.TrimSpace(v), `"`)
+			if !strings.EqualFold(v, "utf-8") && !strings.EqualFold(v, "utf8") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// acceptable reports whether the Accept header values allow
+// application/json and text/event-stream. The most specific matching media
+// range decides (so "*/*, text/event-stream;q=0" allows only JSON); no
+// Accept at all allows both.
+func acceptable(values []string) (jsonOK, sseOK bool) {
+	jSpec, sSpec := -1, -1
+	for _, v := range values {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			mt, params, _ := strings.Cut(part, ";")
+			mt = strings.TrimSpace(mt)
+			if mt == "" {
+				continue
+			}
+			ok := qPositive(params)
+			if s := matchRange(mt, "application", "json"); s > jSpec || (s == jSpec && s >= 0 && !ok) {
+				jSpec, jsonOK = s, ok
+			}
+			if s := matchRange(mt, "text", "event-stream"); s > sSpec || (s == sSpec && s >= 0 && !ok) {
+				sSpec, sseOK = s, ok
+			}
+		}
+	}
+	if jSpec < 0 && sSpec < 0 && !hasRange(values) {
+		return true, true
+	}
+	return jsonOK, sseOK
+}
+
+func hasRange(values []string) bool {
+	for _, v := range values {
+		if strings.Trim(v, " \t,") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRange returns how specifically media range mt matches typ/sub: 2 for
+// typ/sub, 1 for typ/*, 0 for */*, -1 for no match.
+func matchRange(mt, typ, sub string) int {
+	t, s, ok := strings.Cut(mt, "/")
+	if !ok {
+		return -1
+	}
+	switch {
+	case t == "*" && s == "*":
+		return 0
+	case !strings.EqualFold(t, typ):
+		return -1
+	case s == "*":
+		return 1
+	case strings.EqualFold(s, sub):
+		return 2
+	}
+	return -1
+}
+
+// qPositive reports whether a media range's parameters leave its quality
+// above zero.
+func qPositive(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err != nil || q > 0
+		}
+	}
+	return true
+}

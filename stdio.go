@@ -1,0 +1,401 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+)
+
+// StdioOptions configure ServeStdio. The zero value is usable.
+type StdioOptions struct {
+	// MaxMessageBytes limits one message (one line). A longer line is
+	// skipped and answered with a -32700 parse error. Zero or negative
+	// means DefaultMaxBodyBytes.
+	MaxMessageBytes int
+	// MaxConcurrent bounds the requests handled at once; reading waits
+	// while that many run. Zero or negative means 64.
+	MaxConcurrent int
+	// Logger receives transport events (write failures, messages that could
+	// not be framed). It must not write to the output stream. Nil discards.
+	Logger *slog.Logger
+}
+
+// ServeStdio serves p over the stdio transport: newline-delimited JSON-RPC
+// messages read from r, answers and notifications written to w, one per
+// line. Only protocol messages are ever written to w; a message that
+// contains line breaks (a tool's pretty-printed raw JSON) is compacted first.
+//
+// Every request is served as caller: the host decides who the local client
+// is. Requests run concurrently (up to StdioOptions.MaxConcurrent), so the
+// notifications of one call interleave with other answers; initialize runs
+// alone, and the protocol version it negotiates applies to later requests
+// (2026-07-28 requests carry their version in _meta). A
+// notifications/cancelled message cancels the named request's context, and
+// nothing more is written for that request.
+//
+// ServeStdio returns nil at the end of r, after the requests in flight have
+// been answered (subscriptions/listen streams are cancelled then), ctx.Err()
+// when ctx is cancelled, or the first read or write error. After it returns
+// nothing more is written to w; a Read blocked in r may still be pending
+// (close r to release it).
+func ServeStdio(ctx context.Context, p Protocol, caller Caller, r io.Reader, w io.Writer, opts *StdioOptions) error {
+	var o StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = 64
+	}
+	c := &stdioConn{p: p, caller: caller, w: w, logger: o.Logger, inflight: make(map[*stdioCall]struct{}),
+		sem: make(chan struct{}, o.MaxConcurrent), failed: make(chan struct{})}
+	if c.logger == nil {
+		c.logger = discardLogger
+	}
+
+	lines := make(chan stdioLine)
+	readErr := make(chan error, 1)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br, o.MaxMessageBytes)
+			if tooLong || len(bytes.TrimSpace(line)) > 0 {
+				select {
+				case lines <- stdioLine{line, tooLong}:
+				case <-quit:
+					return
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+
+	for {
+		select {
+		case <-ctx.Done():
+			c.shutdown()
+			return ctx.Err()
+		case <-c.failed:
+			c.shutdown()
+			return c.writeErr()
+		case err := <-readErr:
+			if !errors.Is(err, io.EOF) {
+				c.shutdown()
+				return err
+			}
+			c.cancelListens()
+			done := make(chan struct{})
+			go func() { c.wg.Wait(); close(done) }()
+			select {
+			case <-done:
+				return c.writeErr()
+			case <-ctx.Done():
+				c.shutdown()
+				return ctx.Err()
+			}
+		case l := <-lines:
+			if l.tooLong {
+				c.write(nil, appendError(nil, nil, CodeParseError,
+					"Parse error: message longer than "+strconv.Itoa(o.MaxMessageBytes)+" bytes", nil), false)
+				continue
+			}
+			if err := c.serve(ctx, l.data); err != nil {
+				c.shutdown()
+				return err
+			}
+		}
+	}
+}
+
+type stdioLine struct {
+	data    []byte
+	tooLong bool
+}
+
+// readLine reads one line, without its line ending, into a new slice. A line
+// longer than max is consumed and reported as tooLong, without its data.
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		n := len(frag)
+		if n > 0 && frag[n-1] == '\n' {
+			n--
+		}
+		if !tooLong {
+			if len(line)+n > max {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, frag[:n]...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		return line, tooLong, err
+	}
+}
+
+// stdioConn is one stdio connection's state: the output, the requests in
+// flight and the negotiated version.
+type stdioConn struct {
+	p      Protocol
+	caller Caller
+	w      io.Writer
+	logger *slog.Logger
+	sem    chan struct{}
+	wg     sync.WaitGroup
+
+	wmu    sync.Mutex // guards the output and every call's done flag
+	closed bool       // ServeStdio is returning: write nothing more
+	werr   error
+	failed chan struct{} // closed on the first write error
+	wbuf   []byte
+
+	imu      sync.Mutex
+	inflight map[*stdioCall]struct{}
+	version  string // negotiated by initialize
+}
+
+// stdioCall is one request in flight.
+type stdioCall struct {
+	conn   *stdioConn
+	id     []byte
+	key    string // canonical id of a request, "" otherwise
+	method string
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   bool // answered or cancelled; guarded by conn.wmu
+}
+
+// stdioEnvelope is what the transport reads of a message before the
+// Protocol parses it: enough to track and cancel requests.
+type stdioEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// serve handles one message: cancellations here, initialize in line, the
+// rest concurrently. It returns an error only when ctx ends while waiting
+// for a free slot.
+func (c *stdioConn) serve(ctx context.Context, data []byte) error {
+	var env stdioEnvelope
+	if json.Unmarshal(data, &env) != nil {
+		env = stdioEnvelope{} // not an object: the Protocol answers it
+	}
+	switch env.Method {
+	case "notifications/cancelled":
+		c.cancelCall(canonicalID(env.Params.RequestID))
+		return nil
+	case "initialize":
+		c.run(c.track(ctx, &env), data)
+		return nil
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.failed:
+		return c.writeErr()
+	}
+	// Track the call before it starts, so that a cancellation or the end
+	// of the input that follows it always finds it.
+	call := c.track(ctx, &env)
+	c.wg.Add(1)
+	go func() {
+		defer func() { <-c.sem; c.wg.Done() }()
+		c.run(call, data)
+	}()
+	return nil
+}
+
+// track registers a call in flight with its own cancellable context.
+func (c *stdioConn) track(ctx context.Context, env *stdioEnvelope) *stdioCall {
+	call := &stdioCall{conn: c, id: env.ID, method: env.Method}
+	if env.Method != "" {
+		call.key = canonicalID(env.ID)
+	}
+	call.ctx, call.cancel = context.WithCancel(ctx)
+	c.imu.Lock()
+	c.inflight[call] = struct{}{}
+	c.imu.Unlock()
+	return call
+}
+
+// run passes one message to the Protocol and writes its answer.
+func (c *stdioConn) run(call *stdioCall, data []byte) {
+	defer call.cancel()
+	c.imu.Lock()
+	version := c.version
+	c.imu.Unlock()
+
+	ex := &Exchange{ProtocolVersion: version, Notify: call.notify}
+	status, resp := c.p.Handle(ContextWithExchange(call.ctx, ex), c.caller, data)
+
+	c.imu.Lock()
+	delete(c.inflight, call)
+	if call.method == "initialize" && status == 200 {
+		var r struct {
+			Result struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(resp, &r) == nil && r.Result.ProtocolVersion != "" {
+			c.version = r.Result.ProtocolVersion
+		}
+	}
+	c.imu.Unlock()
+	if len(resp) == 0 {
+		c.wmu.Lock()
+		call.done = true
+		c.wmu.Unlock()
+		return
+	}
+	c.write(call, resp, true)
+}
+
+// notify is a call's Exchange.Notify.
+func (call *stdioCall) notify(method string, params json.RawMessage) error {
+	b := make([]byte, 0, len(params)+64)
+	b = append(b, `{"jsonrpc":"2.0","method":`...)
+	b = appendString(b, method)
+	if len(params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	return call.conn.write(call, append(b, '}'), false)
+}
+
+// write writes one message as one line, unless the connection is closing or
+// the call is done; final marks the call done.
+func (c *stdioConn) write(call *stdioCall, msg []byte, final bool) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.closed || (call != nil && call.done) {
+		return nil
+	}
+	if final {
+		call.done = true
+	}
+	if c.werr != nil {
+		return c.werr
+	}
+	if bytes.ContainsAny(msg, "\r\n") {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, msg); err != nil {
+			c.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: stdio: message is not valid JSON; not sent",
+				slog.String("error", err.Error()))
+			if !final {
+				return nil
+			}
+			msg = appendError(nil, call.id, CodeInternalError, "Internal error", nil)
+		} else {
+			msg = buf.Bytes()
+		}
+	}
+	b := append(c.wbuf[:0], msg...)
+	b = append(b, '\n')
+	if cap(b) <= 64<<10 {
+		c.wbuf = b
+	}
+	if _, err := c.w.Write(b); err != nil {
+		c.werr = err
+		close(c.failed)
+		c.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: stdio: write failed", slog.String("error", err.Error()))
+		return err
+	}
+	return nil
+}
+
+func (c *stdioConn) writeErr() error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.werr
+}
+
+// cancelCall cancels the requests in flight with the given canonical id
+// (one, unless the client reused an id): their contexts end, and nothing
+// more is written for them.
+func (c *stdioConn) cancelCall(key string) {
+	if key == "" {
+		return
+	}
+	c.imu.Lock()
+	var calls []*stdioCall
+	for call := range c.inflight {
+		if call.key == key {
+			calls = append(calls, call)
+		}
+	}
+	c.imu.Unlock()
+	for _, call := range calls {
+		c.wmu.Lock()
+		call.done = true
+		c.wmu.Unlock()
+		call.cancel()
+	}
+}
+
+// cancelListens ends the subscriptions/listen streams in flight, which
+// would otherwise run until the connection ends; their final results are
+// still written.
+func (c *stdioConn) cancelListens() {
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	for call := range c.inflight {
+		if call.method == "subscriptions/listen" {
+			call.cancel()
+		}
+	}
+}
+
+// shutdown stops all output and cancels every request in flight.
+func (c *stdioConn) shutdown() {
+	c.wmu.Lock()
+	c.closed = true
+	c.wmu.Unlock()
+	c.imu.Lock()
+	defer c.imu.Unlock()
+	for call := range c.inflight {
+		call.cancel()
+	}
+}
+
+// canonicalID returns a map key for a JSON-RPC id (string or number), so
+// that 1 and 1.0 name the same request; "" for anything else.
+func canonicalID(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return ""
+		}
+		return "s" + s
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return ""
+	}
+	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+}
