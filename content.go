@@ -84,7 +84,7 @@ func EmbeddedResource(r ResourceContents) Content {
 type wireContent struct {
 	Type        string              `json:"type"`
 	Text        *string             `json:"text,omitempty"`
-	Data        string              `json:"data,omitempty"`
+	Data        *string             `json:"data,omitempty"`
 	MIMEType    string              `json:"mimeType,omitempty"`
 	URI         string              `json:"uri,omitempty"`
 	Name        string              `json:"name,omitempty"`
@@ -114,7 +114,8 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		if c.MIMEType == "" {
 			return nil, fmt.Errorf("mcp: %s content needs a MIME type", c.Type)
 		}
-		w.Data = base64.StdEncoding.EncodeToString(c.Data)
+		d := base64.StdEncoding.EncodeToString(c.Data)
+		w.Data = &d
 		w.MIMEType = c.MIMEType
 	case ContentResourceLink:
 		if c.URI == "" || c.Name == "" {
@@ -142,10 +143,14 @@ func (c Content) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes an MCP content block, so clients and tests can read
-// results back.
+// results back. It fails, as MarshalJSON does, for an unknown type or a
+// block missing what its type requires.
 func (c *Content) UnmarshalJSON(b []byte) error {
 	var w wireContent
 	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	if err := w.check(); err != nil {
 		return err
 	}
 	*c = Content{Type: w.Type, MIMEType: w.MIMEType, URI: w.URI, Name: w.Name, Title: w.Title,
@@ -153,8 +158,8 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 	if w.Text != nil {
 		c.Text = *w.Text
 	}
-	if w.Data != "" {
-		d, err := base64.StdEncoding.DecodeString(w.Data)
+	if w.Data != nil {
+		d, err := base64.StdEncoding.DecodeString(*w.Data)
 		if err != nil {
 			return fmt.Errorf("mcp: %s content data: %w", w.Type, err)
 		}
@@ -173,6 +178,32 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 			r.Blob = d
 		}
 		c.Resource = r
+	}
+	return nil
+}
+
+// check reports a decoded block that lacks what its type requires.
+func (w *wireContent) check() error {
+	switch w.Type {
+	case ContentText:
+		if w.Text == nil {
+			return fmt.Errorf("mcp: text content without text")
+		}
+	case ContentImage, ContentAudio:
+		if w.Data == nil || w.MIMEType == "" {
+			return fmt.Errorf("mcp: %s content needs data and a MIME type", w.Type)
+		}
+	case ContentResourceLink:
+		if w.URI == "" || w.Name == "" {
+			return fmt.Errorf("mcp: resource_link content needs a URI and a name")
+		}
+	case ContentResource:
+		r := w.Resource
+		if r == nil || r.URI == "" || (r.Text == nil) == (r.Blob == nil) {
+			return fmt.Errorf("mcp: resource content needs a resource with a URI and either text or a blob")
+		}
+	default:
+		return fmt.Errorf("mcp: unknown content type %q", w.Type)
 	}
 	return nil
 }

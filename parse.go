@@ -119,7 +119,11 @@ func (p *parser) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		b, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		return internValue(b), nil
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -166,10 +170,11 @@ func (p *parser) object() (any, error) {
 			return nil, p.fail("expected a member name")
 		}
 		keyAt := p.pos
-		k, err := p.str()
+		kb, err := p.str()
 		if err != nil {
 			return nil, err
 		}
+		k := internKey(kb)
 		if _, dup := m[k]; dup {
 			return nil, &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate member name %q", k), err: errDuplicateMember}
 		}
@@ -259,8 +264,10 @@ func (p *parser) array() (any, error) {
 	}
 }
 
-// str parses a string at p.pos (which holds '"').
-func (p *parser) str() (string, error) {
+// str parses a string at p.pos (which holds '"') and returns its decoded
+// bytes: a slice of the input, or of a new buffer when it had escapes or
+// non-ASCII characters.
+func (p *parser) str() ([]byte, error) {
 	p.pos++
 	start := p.pos
 	// Fast path: printable ASCII without escapes.
@@ -268,11 +275,10 @@ func (p *parser) str() (string, error) {
 		c := p.data[p.pos]
 		if c == '"' {
 			if p.pos-start > p.lim.MaxString {
-				return "", p.tooLong()
+				return nil, p.tooLong()
 			}
-			s := string(p.data[start:p.pos])
 			p.pos++
-			return s, nil
+			return p.data[start : p.pos-1], nil
 		}
 		if c == '\\' || c < 0x20 || c >= 0x80 {
 			break
@@ -283,22 +289,22 @@ func (p *parser) str() (string, error) {
 	buf = append(buf, p.data[start:p.pos]...)
 	for {
 		if len(buf) > p.lim.MaxString {
-			return "", p.tooLong()
+			return nil, p.tooLong()
 		}
 		if p.pos >= len(p.data) {
-			return "", p.fail("unterminated string")
+			return nil, p.fail("unterminated string")
 		}
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return string(buf), nil
+			return buf, nil
 		case c < 0x20:
-			return "", p.fail("control character in a string")
+			return nil, p.fail("control character in a string")
 		case c == '\\':
 			r, err := p.escape()
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			buf = utf8.AppendRune(buf, r)
 		case c < 0x80:
@@ -307,12 +313,72 @@ func (p *parser) str() (string, error) {
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail("invalid UTF-8 in a string")
+				return nil, p.fail("invalid UTF-8 in a string")
 			}
 			buf = append(buf, p.data[p.pos:p.pos+size]...)
 			p.pos += size
 		}
 	}
+}
+
+// internKey returns b as a string, without allocating for the member names
+// of MCP messages.
+func internKey(b []byte) string {
+	switch string(b) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "_meta":
+		return "_meta"
+	case "progressToken":
+		return "progressToken"
+	case "cursor":
+		return "cursor"
+	case "protocolVersion":
+		return "protocolVersion"
+	case "capabilities":
+		return "capabilities"
+	case "clientInfo":
+		return "clientInfo"
+	case "version":
+		return "version"
+	case "result":
+		return "result"
+	case "text":
+		return "text"
+	case "type":
+		return "type"
+	}
+	return string(b)
+}
+
+// internValue returns b as a string in an interface, without allocating
+// for the common string values of MCP messages.
+func internValue(b []byte) any {
+	switch string(b) {
+	case "2.0":
+		return "2.0"
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "initialize":
+		return "initialize"
+	case "ping":
+		return "ping"
+	case "":
+		return ""
+	}
+	return string(b)
 }
 
 func (p *parser) tooLong() error {

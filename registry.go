@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -302,5 +303,38 @@ func (ts *ToolSet) run(ctx context.Context, e *entry, req *Request) (res *Result
 	if res == nil {
 		res = &Result{}
 	}
+	if _, checked := e.tool.(outputChecker); !checked && res.StructuredContent != nil {
+		return checkOutput(e, req.Name, res)
+	}
 	return res, nil
+}
+
+// outputChecker is implemented by tools that validate their own
+// structuredContent (typed tools).
+type outputChecker interface{ checksOutput() }
+
+// checkOutput checks a tool's structuredContent: a JSON object that matches
+// the output schema, if there is one. It returns a copy of res holding the
+// encoded structuredContent, or an error matching ErrInvalidOutput.
+func checkOutput(e *entry, name string, res *Result) (*Result, error) {
+	raw, err := rawJSON(res.StructuredContent)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tool %q: encoding structuredContent: %v", ErrInvalidOutput, name, err)
+	}
+	g, err := parseJSON(raw, outputLimits)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tool %q: structuredContent is not JSON: %v", ErrInvalidOutput, name, err)
+	}
+	if _, ok := g.(map[string]any); !ok {
+		return nil, fmt.Errorf("%w: tool %q: structuredContent must be an object, is %s", ErrInvalidOutput, name, jsonTypeName(g))
+	}
+	if e.out != nil {
+		if err := e.out.check(g); err != nil {
+			path, msg := explainValidation(err.Error())
+			return nil, fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, name, path, msg)
+		}
+	}
+	cp := *res
+	cp.StructuredContent = json.RawMessage(raw)
+	return &cp, nil
 }

@@ -81,10 +81,15 @@ func compileSchema(tool, which string, s *jsonschema.Schema) (*compiledSchema, e
 	return &compiledSchema{resolved: rs, encoded: enc}, nil
 }
 
+// check validates a generic value with jsonschema-go, the one validator.
+func (c *compiledSchema) check(v any) error {
+	return c.resolved.Validate(v)
+}
+
 // validate checks a generic value against the schema and turns a failure
 // into an *ArgumentError a model can act on.
 func (c *compiledSchema) validate(tool string, v any) error {
-	if err := c.resolved.Validate(v); err != nil {
+	if err := c.check(v); err != nil {
 		path, msg := explainValidation(err.Error())
 		return &ArgumentError{Tool: tool, Path: path, Msg: msg}
 	}

@@ -1,12 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -81,6 +82,9 @@ type typedTool[In, Out any] struct {
 
 func (t *typedTool[In, Out]) Info() *ToolInfo { return &t.info }
 
+// checksOutput marks typed tools as validating their own output.
+func (t *typedTool[In, Out]) checksOutput() {}
+
 // Validate decodes the arguments into In; the decoded value is kept for
 // Execute.
 func (t *typedTool[In, Out]) Validate(_ context.Context, req *Request) error {
@@ -97,11 +101,31 @@ func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
 		return in, nil
 	}
 	in := new(In)
-	dec := json.NewDecoder(bytes.NewReader(req.Arguments))
-	if err := dec.Decode(in); err != nil {
-		return nil, &ArgumentError{Tool: req.Name, Path: decodePath(err), Msg: decodeMessage(err)}
+	if err := json.Unmarshal(req.Arguments, in); err != nil {
+		path := decodePath(err)
+		if path == "" {
+			path = failingMember[In](req.Arguments)
+		}
+		return nil, &ArgumentError{Tool: req.Name, Path: path, Msg: decodeMessage(err)}
 	}
 	return in, nil
+}
+
+// failingMember finds, for an error encoding/json reports without a field
+// (a custom UnmarshalJSON such as time.Time's), the top-level member that
+// fails on its own, and returns its JSON pointer; "" if there is none.
+func failingMember[In any](args []byte) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(args, &members) != nil {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(members)) {
+		one, err := json.Marshal(map[string]json.RawMessage{k: members[k]})
+		if err == nil && json.Unmarshal(one, new(In)) != nil {
+			return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+		}
+	}
+	return ""
 }
 
 // Execute runs the function and builds the result.
@@ -129,7 +153,7 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidOutput, req.Name, err)
 		}
-		if err := t.out.resolved.Validate(g); err != nil {
+		if err := t.out.check(g); err != nil {
 			path, msg := explainValidation(err.Error())
 			return nil, fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, req.Name, path, msg)
 		}

@@ -1,0 +1,265 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+type weatherIn struct {
+	City  string    `json:"city" jsonschema:"the city to look up"`
+	Days  int       `json:"days,omitempty" jsonschema:"how many days ahead"`
+	Units *string   `json:"units,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+}
+
+type weatherOut struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// schemaJSON returns a tool's schemas as tools/list shows them.
+func toolDescriptor(t *testing.T, s *Server, name string) map[string]any {
+	t.Helper()
+	_, body := s.Handle(context.Background(), Caller{}, rpcBody(1, "tools/list", `{}`))
+	r := decodeResponse(t, body)
+	var res struct{ Tools []map[string]any }
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool["name"] == name {
+			return tool
+		}
+	}
+	t.Fatalf("tool %s not listed: %s", name, body)
+	return nil
+}
+
+func TestTypedSchemas(t *testing.T) {
+	ts := NewToolSet(nil)
+	err := AddTool(ts, ToolInfo{Name: "weather", Description: "Weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
+		return weatherOut{City: in.City, TempC: 21.5}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+	desc := toolDescriptor(t, s, "weather")
+	in := desc["inputSchema"].(map[string]any)
+	props := in["properties"].(map[string]any)
+	if in["type"] != "object" {
+		t.Errorf("input schema type %v", in["type"])
+	}
+	if d := props["city"].(map[string]any)["description"]; d != "the city to look up" {
+		t.Errorf("city description = %v", d)
+	}
+	if d := props["days"].(map[string]any)["description"]; d != "how many days ahead" {
+		t.Errorf("days description = %v", d)
+	}
+	if f := props["since"].(map[string]any); f["type"] != "string" || f["format"] != "date-time" {
+		t.Errorf("time.Time schema = %v", f)
+	}
+	var required []string
+	for _, r := range in["required"].([]any) {
+		required = append(required, r.(string))
+	}
+	if !slices.Equal(required, []string{"city"}) {
+		t.Errorf("required = %v, want [city] (omitempty/omitzero fields are optional)", required)
+	}
+	out := desc["outputSchema"].(map[string]any)
+	if out["type"] != "object" || out["properties"].(map[string]any)["tempC"] == nil {
+		t.Errorf("output schema = %v", out)
+	}
+
+	st, err := SchemaFor[weatherIn]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := st.Properties["since"]; p == nil || p.Type != "string" || p.Format != "date-time" {
+		t.Errorf("SchemaFor: since = %+v", p)
+	}
+	if _, err := SchemaFor[struct{ C chan int }](); !errors.Is(err, ErrInvalidSchema) {
+		t.Errorf("SchemaFor of a channel field = %v, want ErrInvalidSchema", err)
+	}
+}
+
+func TestTypedCall(t *testing.T) {
+	ts := NewToolSet(nil)
+	if err := AddTool(ts, ToolInfo{Name: "weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
+		if in.City == "Atlantis" {
+			return weatherOut{}, errors.New("no such city")
+		}
+		return weatherOut{City: in.City, TempC: 21.5, Note: "<&>"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+
+	_, r, res := callTool(t, s, context.Background(), `{"name":"weather","arguments":{"city":"Vienna","days":2,"since":"2025-01-02T03:04:05Z"}}`)
+	if r.Error != nil || res.IsError {
+		t.Fatalf("%+v %+v", r.Error, res)
+	}
+	var structured, text weatherOut
+	if err := json.Unmarshal(res.StructuredContent, &structured); err != nil {
+		t.Fatalf("structuredContent: %v", err)
+	}
+	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+		t.Fatalf("content = %+v", res.Content)
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &text); err != nil {
+		t.Fatalf("the text copy is not JSON: %q", res.Content[0].Text)
+	}
+	want := weatherOut{City: "Vienna", TempC: 21.5, Note: "<&>"}
+	if structured != want || text != want {
+		t.Errorf("structured %+v, text %+v, want %+v", structured, text, want)
+	}
+
+	_, r, res = callTool(t, s, context.Background(), `{"name":"weather","arguments":{"city":"Atlantis"}}`)
+	if r.Error != nil || !res.IsError || res.Content[0].Text != "no such city" || res.StructuredContent != nil {
+		t.Errorf("tool error: %+v %+v", r.Error, res)
+	}
+	_, r, _ = callTool(t, s, context.Background(), `{"name":"weather","arguments":{"city":"Vienna","since":"yesterday"}}`)
+	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "since") {
+		t.Errorf("bad date-time: %+v", r.Error)
+	}
+}
+
+func TestTypedNonObjectOut(t *testing.T) {
+	ts := NewToolSet(nil)
+	if err := AddTool(ts, ToolInfo{Name: "names"}, func(_ context.Context, _ *Request, _ struct{}) ([]string, error) {
+		return []string{"a", "b"}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddTool(ts, ToolInfo{Name: "num"}, func(_ context.Context, _ *Request, _ struct{}) (int, error) {
+		return 42, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+	for name, want := range map[string]string{"names": `{"result":["a","b"]}`, "num": `{"result":42}`} {
+		_, r, res := callTool(t, s, context.Background(), `{"name":"`+name+`"}`)
+		if r.Error != nil || string(res.StructuredContent) != want || res.Content[0].Text != want {
+			t.Errorf("%s: %+v %+v, want %s", name, r.Error, res, want)
+		}
+		out := toolDescriptor(t, s, name)["outputSchema"].(map[string]any)
+		if out["type"] != "object" || out["properties"].(map[string]any)["result"] == nil {
+			t.Errorf("%s: output schema %v does not wrap the result", name, out)
+		}
+	}
+}
+
+func TestTypedOutputValidation(t *testing.T) {
+	var log bytes.Buffer
+	ts := NewToolSet(&ToolSetOptions{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	outSchema := mustSchema(t, `{"type":"object","properties":{"tempC":{"type":"number","maximum":60}},"required":["tempC"]}`)
+	if err := AddTool(ts, ToolInfo{Name: "hot", OutputSchema: outSchema}, func(_ context.Context, _ *Request, in struct {
+		T float64 `json:"t"`
+	}) (weatherOut, error) {
+		return weatherOut{TempC: in.T}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, &Options{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	if _, r, res := callTool(t, s, context.Background(), `{"name":"hot","arguments":{"t":20}}`); r.Error != nil || res.IsError {
+		t.Fatalf("valid output rejected: %+v", r.Error)
+	}
+	log.Reset()
+	_, r, _ := callTool(t, s, context.Background(), `{"name":"hot","arguments":{"t":99}}`)
+	if r.Error == nil || r.Error.Code != -32603 || r.Error.Message != "Internal error" {
+		t.Errorf("output breaking the schema: %+v, want -32603", r.Error)
+	}
+	if !strings.Contains(log.String(), `"level":"ERROR"`) || !strings.Contains(log.String(), "hot") || !strings.Contains(log.String(), "tempC") {
+		t.Errorf("the broken output was not logged as an error naming the tool and field:\n%s", log.String())
+	}
+}
+
+func TestTypedHandWrittenInput(t *testing.T) {
+	in := mustSchema(t, `{"type":"object","properties":{
+		"q":{"type":"string","minLength":2,"description":"query"},
+		"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},
+		"required":["q"],"additionalProperties":false}`)
+	type query struct {
+		Q     string `json:"q"`
+		Limit int    `json:"limit"`
+	}
+	ts := NewToolSet(nil)
+	if err := AddTool(ts, ToolInfo{Name: "search", InputSchema: in}, func(_ context.Context, _ *Request, q query) (query, error) {
+		return q, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+	desc := toolDescriptor(t, s, "search")
+	if p := desc["inputSchema"].(map[string]any)["properties"].(map[string]any)["q"].(map[string]any); p["minLength"] != 2.0 || p["description"] != "query" {
+		t.Errorf("the hand-written schema was not used: %v", p)
+	}
+	if _, r, res := callTool(t, s, context.Background(), `{"name":"search","arguments":{"q":"go","limit":5}}`); r.Error != nil || string(res.StructuredContent) != `{"q":"go","limit":5}` {
+		t.Errorf("valid call: %+v %s", r.Error, res.StructuredContent)
+	}
+	for args, want := range map[string]string{
+		`{"q":"g"}`:             "/q",
+		`{"q":"go","limit":51}`: "/limit",
+		`{"q":"go","x":1}`:      "x",
+	} {
+		_, r, res := callTool(t, s, versionCtx(Version20251125), `{"name":"search","arguments":`+args+`}`)
+		if r.Error != nil || !res.IsError || !strings.Contains(res.Content[0].Text, want) {
+			t.Errorf("%s: %+v %+v, want an isError result naming %s", args, r.Error, res, want)
+		}
+	}
+}
+
+// TestTypedDecodeError covers arguments the schema admits but the Go type
+// cannot hold.
+func TestTypedDecodeError(t *testing.T) {
+	ts := NewToolSet(nil)
+	type in struct {
+		N uint8 `json:"n"`
+	}
+	if err := AddTool(ts, ToolInfo{Name: "byte", InputSchema: mustSchema(t, `{"type":"object"}`)}, func(_ context.Context, _ *Request, in in) (in, error) {
+		return in, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+	_, r, _ := callTool(t, s, context.Background(), `{"name":"byte","arguments":{"n":300}}`)
+	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "/n") || !strings.Contains(r.Error.Message, "uint8") {
+		t.Errorf("got %+v, want -32602 naming /n and uint8", r.Error)
+	}
+}
+
+func TestNewToolErrors(t *testing.T) {
+	if _, err := NewTool[struct{}, struct{}](ToolInfo{Name: "nil"}, nil); err == nil {
+		t.Errorf("nil function accepted")
+	}
+	if _, err := NewTool(ToolInfo{Name: "str"}, func(context.Context, *Request, string) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidSchema) {
+		t.Errorf("a string input: %v, want ErrInvalidSchema", err)
+	}
+	if _, err := NewTool(ToolInfo{Name: "ch"}, func(context.Context, *Request, struct{ C chan int }) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidSchema) {
+		t.Errorf("a channel field: %v, want ErrInvalidSchema", err)
+	}
+	ts := NewToolSet(nil)
+	if err := AddTool(ts, ToolInfo{Name: "bad name"}, func(context.Context, *Request, struct{}) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidToolName) {
+		t.Errorf("AddTool with a bad name: %v", err)
+	}
+	// An interface Out has no output schema; any value goes.
+	if err := AddTool(ts, ToolInfo{Name: "any"}, func(context.Context, *Request, struct{}) (any, error) { return map[string]int{"a": 1}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll, nil)
+	if _, ok := toolDescriptor(t, s, "any")["outputSchema"]; ok {
+		t.Errorf("an interface Out has an output schema")
+	}
+	if _, r, res := callTool(t, s, context.Background(), `{"name":"any"}`); r.Error != nil || string(res.StructuredContent) != `{"a":1}` {
+		t.Errorf("any out: %+v %s", r.Error, res.StructuredContent)
+	}
+}
+
