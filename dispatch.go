@@ -192,7 +192,9 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 	}
 	req.Meta, _ = m.params["_meta"].(map[string]any)
 	req.notes = s.notifierFor(ctx, m, req.Meta)
-	ctx = ContextWithCaller(ctx, caller)
+	// The request's own copy of the caller goes into the context: boxing a
+	// pointer that is already on the heap costs nothing.
+	ctx = context.WithValue(ctx, callerKey{}, &req.Caller)
 	if m.modern {
 		if err := s.checkToolHeaders(ctx, caller, name, req.args); err != nil {
 			return nil, err

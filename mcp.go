@@ -28,14 +28,17 @@ type callerKey struct{}
 // this before it calls an Authorizer or a tool, so both can read the caller
 // with CallerFromContext.
 func ContextWithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
+	return context.WithValue(ctx, callerKey{}, &c)
 }
 
 // CallerFromContext returns the Caller stored in ctx by ContextWithCaller and
 // whether there was one.
 func CallerFromContext(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(Caller)
-	return c, ok
+	c, ok := ctx.Value(callerKey{}).(*Caller)
+	if !ok {
+		return Caller{}, false
+	}
+	return *c, true
 }
 
 // Result is the result of a tools/call: the MCP CallToolResult.

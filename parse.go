@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -75,6 +76,26 @@ type parser struct {
 	idRaw    []byte
 	argsRaw  []byte
 	elems    [][]byte
+
+	// The maps of the envelope and of its params are borrowed from
+	// envelopeMaps and given back by release: they never outlive the
+	// request, unlike the maps below them (arguments, _meta), which tools
+	// may keep.
+	topMap, paramsMap map[string]any
+}
+
+var envelopeMaps = sync.Pool{New: func() any { return make(map[string]any, 8) }}
+
+// release gives the envelope's maps back; the parsed envelope must not be
+// used afterwards.
+func (p *parser) release() {
+	for _, m := range [2]map[string]any{p.topMap, p.paramsMap} {
+		if m != nil {
+			clear(m)
+			envelopeMaps.Put(m)
+		}
+	}
+	p.topMap, p.paramsMap = nil, nil
 }
 
 // parseJSON parses exactly one JSON value under lim.
@@ -158,7 +179,17 @@ func (p *parser) object() (any, error) {
 		return nil, err
 	}
 	p.pos++ // '{'
-	m := make(map[string]any, 4)
+	var m map[string]any
+	switch {
+	case p.envelope && p.depth == 1 && p.topMap == nil:
+		m = envelopeMaps.Get().(map[string]any)
+		p.topMap = m
+	case p.envelope && p.depth == 2 && p.topKey == "params" && p.paramsMap == nil:
+		m = envelopeMaps.Get().(map[string]any)
+		p.paramsMap = m
+	default:
+		m = make(map[string]any, 4)
+	}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++

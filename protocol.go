@@ -230,13 +230,15 @@ func (s *Server) parseFailure(err error) (int, []byte) {
 func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr string) (status int, resp []byte, note bool) {
 	start := time.Now()
 	p := parser{data: body, lim: s.limits, envelope: true}
+	defer p.release()
 	v, err := p.document()
 	if err != nil {
 		status, resp = s.parseFailure(err)
 		return status, resp, false
 	}
-	m, ok := checkEnvelope(v, &p)
-	if !ok {
+	var msg message
+	m := &msg
+	if !checkEnvelope(v, &p, m) {
 		if isResponse(v) {
 			return http.StatusAccepted, nil, true
 		}
@@ -285,32 +287,32 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 // checkEnvelope checks a parsed body is a JSON-RPC 2.0 request or
 // notification: jsonrpc "2.0", a string method, a string or number id when
 // present, an object params when present.
-func checkEnvelope(v any, p *parser) (*message, bool) {
+func checkEnvelope(v any, p *parser, m *message) bool {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, false
+		return false
 	}
 	if obj["jsonrpc"] != "2.0" {
-		return nil, false
+		return false
 	}
-	m := &message{argsRaw: p.argsRaw}
+	m.argsRaw = p.argsRaw
 	if id, has := obj["id"]; has {
 		switch id.(type) {
 		case string, float64:
 			m.id = p.idRaw
 		default:
-			return nil, false
+			return false
 		}
 	}
 	if m.method, ok = obj["method"].(string); !ok {
-		return nil, false
+		return false
 	}
 	if params, has := obj["params"]; has {
 		if m.params, ok = params.(map[string]any); !ok {
-			return nil, false
+			return false
 		}
 	}
-	return m, true
+	return true
 }
 
 // isResponse reports whether v is a JSON-RPC response (a client answering a

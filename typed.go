@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,9 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 	}
 	outType := reflect.TypeFor[Out]()
 	if info.OutputSchema == nil && outType.Kind() != reflect.Interface {
+		// Every value of a plain type encodes to JSON that matches the
+		// schema inferred from that type, so its output needs no check.
+		t.conforms = plainType(outType, map[reflect.Type]bool{})
 		s, err := schemaForType(outType)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
@@ -78,6 +82,9 @@ type typedTool[In, Out any] struct {
 	fn   func(context.Context, *Request, In) (Out, error)
 	out  *compiledSchema
 	wrap bool
+	// conforms: the output schema was inferred from a plain Out type, so
+	// every result matches it by construction and is not validated again.
+	conforms bool
 }
 
 func (t *typedTool[In, Out]) Info() *ToolInfo { return &t.info }
@@ -148,7 +155,7 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: encoding the result: %v", ErrInvalidOutput, req.Name, err)
 	}
-	if t.out != nil {
+	if t.out != nil && !t.conforms {
 		g, err := parseJSON(enc, outputLimits)
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidOutput, req.Name, err)
@@ -182,4 +189,51 @@ func decodeMessage(err error) string {
 		return fmt.Sprintf("expected %s, got %s", ute.Type, ute.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// plainType reports whether encoding/json encodes every value of t by the
+// same rules jsonschema-go infers t's schema with: booleans, numbers,
+// strings, and structs, slices, arrays, string-keyed maps and pointers of
+// them, without custom marshalers, embedded fields, interfaces or []byte.
+func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return true
+	}
+	seen[t] = true
+	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	case reflect.Pointer:
+		return plainType(t.Elem(), seen)
+	case reflect.Slice, reflect.Array:
+		return t.Elem().Kind() != reflect.Uint8 && plainType(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && t.Key().PkgPath() == "" && plainType(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous {
+				return false
+			}
+			if !f.IsExported() || f.Tag.Get("json") == "-" {
+				continue
+			}
+			if strings.Contains(f.Tag.Get("json"), ",string") || !plainType(f.Type, seen) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

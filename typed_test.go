@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"testing/quick"
 	"time"
 )
 
@@ -263,3 +266,120 @@ func TestNewToolErrors(t *testing.T) {
 	}
 }
 
+
+type plainOut struct {
+	S    string            `json:"s"`
+	N    int64             `json:"n"`
+	U    uint16            `json:"u,omitempty"`
+	F    float64           `json:"f"`
+	B    bool              `json:"b"`
+	P    *string           `json:"p"`
+	L    []int             `json:"l"`
+	A    [2]string         `json:"a"`
+	M    map[string]bool   `json:"m"`
+	Sub  plainSub          `json:"sub"`
+	Subs []*plainSub       `json:"subs,omitempty"`
+	Deep map[string][]uint `json:"deep"`
+}
+
+type plainSub struct {
+	Name string `json:"name"`
+}
+
+type stampOut struct {
+	At time.Time `json:"at"`
+}
+
+type embedOut struct {
+	plainSub
+}
+
+type anyOut struct {
+	V any `json:"v"`
+}
+
+type bytesOut struct {
+	B []byte `json:"b"`
+}
+
+type stringTagOut struct {
+	N int `json:"n,string"`
+}
+
+// TestPlainTypeConformsByConstruction checks the claim that lets typed tools
+// skip validating their output: for a plain type, every value encodes to
+// JSON that jsonschema-go accepts under the schema inferred from the type.
+func TestPlainTypeConformsByConstruction(t *testing.T) {
+	typ := reflect.TypeFor[plainOut]()
+	if !plainType(typ, map[reflect.Type]bool{}) {
+		t.Fatal("plainOut must be plain")
+	}
+	schema, err := schemaForType(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewSource(1))
+	for i := 0; i < 500; i++ {
+		v, ok := quick.Value(typ, rnd)
+		if !ok {
+			t.Fatal("quick.Value failed")
+		}
+		enc, err := json.Marshal(v.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := parseJSON(enc, outputLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rs.Validate(g); err != nil {
+			t.Fatalf("a plainOut value breaks its inferred schema: %v\n%s", err, enc)
+		}
+	}
+	for _, nonPlain := range []reflect.Type{
+		reflect.TypeFor[stampOut](), reflect.TypeFor[embedOut](), reflect.TypeFor[anyOut](),
+		reflect.TypeFor[bytesOut](), reflect.TypeFor[stringTagOut](), reflect.TypeFor[json.RawMessage](),
+	} {
+		if plainType(nonPlain, map[reflect.Type]bool{}) {
+			t.Errorf("%v must not count as plain: its encoding is not decided by its schema alone", nonPlain)
+		}
+	}
+}
+
+// TestOutputValidatedUnlessPlain: a typed tool whose Out is not plain (here
+// a time.Time field) still has every result checked.
+func TestOutputValidatedUnlessPlain(t *testing.T) {
+	tool, err := NewTool(ToolInfo{Name: "stamp"}, func(context.Context, *Request, struct{}) (stampOut, error) {
+		return stampOut{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool.(*typedTool[struct{}, stampOut]).conforms {
+		t.Fatal("stampOut has a custom marshaler; its results must be validated")
+	}
+	plain, err := NewTool(ToolInfo{Name: "plain"}, func(context.Context, *Request, struct{}) (plainOut, error) {
+		return plainOut{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.(*typedTool[struct{}, plainOut]).conforms {
+		t.Fatal("plainOut's results conform by construction")
+	}
+	// A hand-written output schema is always enforced.
+	schema, _ := ParseSchema([]byte(`{"type":"object","properties":{"s":{"type":"string","minLength":3}}}`))
+	strict, err := NewTool(ToolInfo{Name: "strict", OutputSchema: schema}, func(context.Context, *Request, struct{}) (plainSub, error) {
+		return plainSub{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strict.(*typedTool[struct{}, plainSub]).conforms {
+		t.Fatal("a hand-written output schema must be enforced")
+	}
+}
