@@ -266,7 +266,6 @@ func TestNewToolErrors(t *testing.T) {
 	}
 }
 
-
 type plainOut struct {
 	S    string            `json:"s"`
 	N    int64             `json:"n"`
