@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 )
 
 // dispatch runs one method. Errors are *Error, *ArgumentError,
@@ -108,8 +109,13 @@ func (s *Server) listTools(ctx context.Context, caller Caller, m *message) ([]by
 		after = string(raw[len(cursorPrefix):])
 	}
 	ctx = ContextWithCaller(ctx, caller)
-	b := make([]byte, 0, 1024)
-	b = append(b, `{"tools":[`...)
+	bp := scratchBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledScratch {
+			scratchBufs.Put(bp)
+		}
+	}()
+	b := append((*bp)[:0], `{"tools":[`...)
 	n, last, more := 0, "", false
 	emit := func(name string, desc []byte) bool {
 		if after != "" && name <= after {
@@ -154,7 +160,8 @@ func (s *Server) listTools(ctx context.Context, caller Caller, m *message) ([]by
 		b = s.appendCacheable(b)
 		b = s.appendModernResult(b, false)
 	}
-	return append(b, '}'), nil
+	*bp = b
+	return m.respond(b), nil
 }
 
 // describe encodes a tool of a Registry other than ToolSet.
@@ -219,7 +226,14 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 			return nil, err
 		}
 	}
-	b, err := appendResult(make([]byte, 0, 256), res)
+	bp := scratchBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledScratch {
+			scratchBufs.Put(bp)
+		}
+	}()
+	b, err := appendResult((*bp)[:0], res)
+	*bp = b
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: encoding the result: %w", name, err)
 	}
@@ -228,12 +242,44 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 			slog.String("tool", name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
 		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
 			ErrResultTooLarge, name, len(b), s.maxRes)))
+		*bp = b
 	}
 	if m.modern {
 		b = s.appendModernResult(b, len(res.Meta) > 0)
+		*bp = b
 	}
-	return append(b, '}'), nil
+	// One exact-size copy: the whole response when the request has an id
+	// (Handle), the bare result otherwise (Dispatch).
+	return m.respond(b), nil
 }
+
+// scratchBufs holds the buffers results are encoded into before their one
+// exact-size copy; buffers grown past maxPooledScratch are dropped.
+var scratchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledScratch = 1 << 20
+
+// respond copies a result (without its closing brace) into an exact-size
+// buffer: the complete JSON-RPC response when m has an id, marking m so
+// that handleOne sends it as it is; the closed result object otherwise.
+func (m *message) respond(result []byte) []byte {
+	if m.id == nil {
+		out := make([]byte, 0, len(result)+1)
+		return append(append(out, result...), '}')
+	}
+	out := make([]byte, 0, len(result)+len(m.id)+len(responsePrefix)+len(responseMid)+2)
+	out = append(out, responsePrefix...)
+	out = append(out, m.id...)
+	out = append(out, responseMid...)
+	out = append(out, result...)
+	m.complete = true
+	return append(out, "}}"...)
+}
+
+const (
+	responsePrefix = `{"jsonrpc":"2.0","id":`
+	responseMid    = `,"result":`
+)
 
 // notifierFor builds the request's notifier from the transport's stream,
 // the progress token and the log level that applies.

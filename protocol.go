@@ -165,6 +165,8 @@ type message struct {
 	argsRaw []byte
 	version string // the revision whose rules apply
 	modern  bool   // 2026-07-28 era
+	// complete: dispatch returned the whole response, not just the result.
+	complete bool
 }
 
 // Handle implements Protocol.
@@ -276,6 +278,9 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 		return status, appendError(make([]byte, 0, 128), m.id, rpc.Code, rpc.Message, rpc.Data), false
 	}
 	s.logRequest(ctx, caller, m, tool, start, "ok")
+	if m.complete {
+		return http.StatusOK, res, false
+	}
 	b := make([]byte, 0, len(res)+48+len(m.id))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, m.id...)
