@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -111,5 +112,17 @@ func TestHeaderParamsValidation(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, c.err)
 			}
 		})
+	}
+}
+
+func TestRegisterRejectsInvalidHeaderAnnotations(t *testing.T) {
+	schema, err := ParseSchema([]byte(`{"type":"object","properties":{"a":{"type":"number","x-mcp-header":"A"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = NewToolSet(nil).Register(NewRawTool(ToolInfo{Name: "bad", InputSchema: schema},
+		func(context.Context, *Request) (*Result, error) { return nil, nil }))
+	if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "x-mcp-header") {
+		t.Fatalf("Register = %v, want ErrInvalidSchema naming x-mcp-header", err)
 	}
 }

@@ -112,6 +112,13 @@ func prepare(t Tool) (e *entry, err error) {
 	if e.out, err = compileSchema(info.Name, "output", info.OutputSchema); err != nil {
 		return nil, err
 	}
+	if info.InputSchema != nil {
+		// Clients exclude tools whose x-mcp-header annotations are invalid
+		// (2026-07-28); refuse them here instead.
+		if _, err := headerParams(info.InputSchema); err != nil {
+			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, info.Name, err)
+		}
+	}
 	if e.desc, err = encodeDescriptor(e); err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, info.Name, err)
 	}
