@@ -22,6 +22,16 @@
 //     2025-06-18 and 2025-11-25 (initialize handshake) and 2026-07-28
 //     (sessionless, per-request _meta), chosen per request.
 //
+// Transports: [NewHandler] serves a Protocol as a Streamable HTTP endpoint
+// (mount it on any mux). It refuses cross-origin requests not on
+// HandlerOptions.AllowedOrigins and, on loopback listeners, Host names that
+// are not loopback names (DNS rebinding) with 403; it answers JSON, or an SSE
+// stream when a tool sends progress or log notifications and the client
+// accepts text/event-stream. An [Authenticator] turns each HTTP request into
+// the Caller: [Anonymous], [BearerAuth] with a verifier, or [StaticTokens];
+// [ProtectedResourceMetadata] serves RFC 9728 metadata. [ServeStdio] serves
+// one client over newline-delimited JSON on stdin and stdout.
+//
 // The server is stateless: it issues no sessions and keeps nothing between
 // requests, so any replica behind a load balancer can answer any request.
 // Notifications are answered with 202 and never run tools.
