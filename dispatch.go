@@ -213,6 +213,15 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 		defer cancel()
 	}
 	res, err := s.reg.Call(ctx, s.az, req)
+	if err == nil && res == nil {
+		res = &Result{}
+	}
+	if _, isToolSet := s.reg.(*ToolSet); err == nil && !isToolSet && res != nil && res.StructuredContent != nil {
+		// ToolSet checks what its tools return; other registries may not.
+		if _, cerr := appendCheckedJSON(nil, res.StructuredContent); cerr != nil {
+			err = fmt.Errorf("%w: tool %q: structuredContent: %v", ErrInvalidOutput, name, cerr)
+		}
+	}
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"strconv"
@@ -64,12 +65,13 @@ func appendString(b []byte, s string) []byte {
 }
 
 // appendJSON appends v encoded with encoding/json (or verbatim when it is
-// raw JSON).
+// raw JSON, which the caller has checked: see appendCheckedJSON).
 func appendJSON(b []byte, v any) ([]byte, error) {
 	raw, err := rawJSON(v)
 	if err != nil {
 		return b, err
 	}
+
 	if raw == nil {
 		return append(b, "null"...), nil
 	}
@@ -194,3 +196,21 @@ func appendError(b []byte, id []byte, code int, message string, data any) []byte
 }
 
 var nullJSON = []byte("null")
+
+var errInvalidRawJSON = errors.New("mcp: raw JSON value is not valid JSON")
+
+// appendCheckedJSON is appendJSON for values from outside the package,
+// whose raw JSON must be valid or the whole message would not be.
+func appendCheckedJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case json.RawMessage:
+		if !json.Valid(x) {
+			return b, errInvalidRawJSON
+		}
+	case []byte:
+		if !json.Valid(x) {
+			return b, errInvalidRawJSON
+		}
+	}
+	return appendJSON(b, v)
+}

@@ -133,7 +133,7 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 	}
 	b = append(b, `,"data":`...)
 	var err error
-	if b, err = appendJSON(b, data); err != nil {
+	if b, err = appendCheckedJSON(b, data); err != nil {
 		return fmt.Errorf("mcp: encoding log data: %w", err)
 	}
 	b = append(b, '}')

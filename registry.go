@@ -310,8 +310,14 @@ func (ts *ToolSet) run(ctx context.Context, e *entry, req *Request) (res *Result
 	if res == nil {
 		res = &Result{}
 	}
-	if _, checked := e.tool.(outputChecker); !checked && res.StructuredContent != nil {
-		return checkOutput(e, req.Name, res)
+	if _, checked := e.tool.(outputChecker); !checked {
+		if res.StructuredContent != nil {
+			return checkOutput(e, req.Name, res)
+		}
+		if e.out != nil && !res.IsError {
+			// A tool with an output schema must return structured results.
+			return nil, fmt.Errorf("%w: tool %q declares an output schema but returned no structuredContent", ErrInvalidOutput, req.Name)
+		}
 	}
 	return res, nil
 }

@@ -1,0 +1,235 @@
+package mcp_test
+
+// Property test of authorization: for random grant sets and random tools
+// with random permissions, tools/list shows exactly the permitted tools and
+// tools/call runs exactly those, answering for the others exactly as for a
+// tool that does not exist.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/embedmcp/mcp"
+)
+
+// propCovers is the specification of grant coverage, stated over dotted
+// segments rather than strings: "*" covers everything; "a.b.*" covers a
+// permission whose first segments are exactly a, b and that has at least
+// one more; any other grant covers only the identical permission; the empty
+// permission needs no grant.
+func propCovers(grants []string, perm string) bool {
+	if perm == "" {
+		return true
+	}
+	ps := strings.Split(perm, ".")
+	for _, g := range grants {
+		if g == "*" || g == perm {
+			return true
+		}
+		gs := strings.Split(g, ".")
+		if gs[len(gs)-1] != "*" {
+			continue
+		}
+		prefix := gs[:len(gs)-1]
+		if len(ps) > len(prefix) && slices.Equal(ps[:len(prefix)], prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+var propSegments = []string{"diag", "code", "read", "write", "db", "x"}
+
+func propPermission(r *rand.Rand) string {
+	if r.IntN(6) == 0 {
+		return ""
+	}
+	n := 1 + r.IntN(3)
+	segs := make([]string, n)
+	for i := range segs {
+		segs[i] = propSegments[r.IntN(len(propSegments))]
+	}
+	return strings.Join(segs, ".")
+}
+
+func propGrant(r *rand.Rand) string {
+	switch r.IntN(8) {
+	case 0:
+		return "*"
+	case 1:
+		return propPermission(r) + "*" // no dot before the star: covers only itself
+	case 2, 3:
+		p := propPermission(r)
+		if p == "" {
+			return "*"
+		}
+		return p + ".*"
+	default:
+		return propPermission(r)
+	}
+}
+
+type propTool struct {
+	info mcp.ToolInfo
+	runs atomic.Int64
+}
+
+func (p *propTool) Info() *mcp.ToolInfo                          { return &p.info }
+func (p *propTool) Validate(context.Context, *mcp.Request) error { return nil }
+func (p *propTool) Execute(context.Context, *mcp.Request) (*mcp.Result, error) {
+	p.runs.Add(1)
+	return mcp.TextResult("ran " + p.info.Name), nil
+}
+
+// propRPC is a decoded response.
+type propRPC struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func propHandle(t *testing.T, s *mcp.Server, caller mcp.Caller, method, params string) (int, propRPC, string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+	status, resp := s.Handle(context.Background(), caller, []byte(body))
+	var r propRPC
+	if err := json.Unmarshal(resp, &r); err != nil {
+		t.Fatalf("%s: %v: %s", method, err, resp)
+	}
+	return status, r, string(resp)
+}
+
+// propMeta returns the params' _meta member for a protocol era: "" for the
+// legacy era (no header, 2025-03-26 rules), or the 2026-07-28 _meta.
+func propMeta(modern bool) string {
+	if !modern {
+		return ""
+	}
+	return `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"p","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+}
+
+func propList(t *testing.T, s *mcp.Server, caller mcp.Caller, modern bool) []string {
+	t.Helper()
+	var names []string
+	cursor := ""
+	for page := 0; page < 100; page++ {
+		params := `{` + strings.TrimPrefix(propMeta(modern), ",") + `}`
+		if cursor != "" {
+			params = `{"cursor":"` + cursor + `"` + propMeta(modern) + `}`
+		}
+		status, r, raw := propHandle(t, s, caller, "tools/list", params)
+		if status != 200 || r.Error != nil {
+			t.Fatalf("tools/list: %d %s", status, raw)
+		}
+		var res struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(r.Result, &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		if res.NextCursor == "" {
+			return names
+		}
+		cursor = res.NextCursor
+	}
+	t.Fatal("tools/list does not end")
+	return nil
+}
+
+// TestPropertyAuthorization runs 500 random cases (the seed is logged, so a
+// failure can be replayed by setting it).
+func TestPropertyAuthorization(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	for i := 0; i < 500; i++ {
+		ts := mcp.NewToolSet(nil)
+		var tools []*propTool
+		for j, n := 0, r.IntN(12); j < n; j++ {
+			tool := &propTool{info: mcp.ToolInfo{Name: fmt.Sprintf("t%02d", j), Description: "d", Permission: propPermission(r)}}
+			tools = append(tools, tool)
+			if err := ts.Register(tool); err != nil {
+				t.Fatal(err)
+			}
+		}
+		grants := make([]string, r.IntN(4))
+		for j := range grants {
+			grants[j] = propGrant(r)
+		}
+		caller := mcp.Caller{Principal: "p", Grants: grants}
+		s := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{PageSize: r.IntN(4)})
+		modern := r.IntN(2) == 0
+
+		var want []string
+		for _, tool := range tools {
+			if propCovers(grants, tool.info.Permission) {
+				want = append(want, tool.info.Name)
+			}
+		}
+		if got := propList(t, s, caller, modern); !slices.Equal(got, want) {
+			t.Fatalf("case %d (seed %d): grants %q, tools %v: tools/list = %v, want %v", i, seed, grants, propPerms(tools), got, want)
+		}
+		for _, tool := range tools {
+			before := tool.runs.Load()
+			status, resp, raw := propHandle(t, s, caller, "tools/call", `{"name":"`+tool.info.Name+`"`+propMeta(modern)+`}`)
+			ran := tool.runs.Load() - before
+			if slices.Contains(want, tool.info.Name) {
+				if status != 200 || resp.Error != nil || ran != 1 {
+					t.Fatalf("case %d (seed %d): permitted %s (perm %q, grants %q): %d %s, ran %d", i, seed, tool.info.Name, tool.info.Permission, grants, status, raw, ran)
+				}
+				continue
+			}
+			// A forbidden tool is answered exactly like an unknown one.
+			_, _, unknown := propHandle(t, s, caller, "tools/call", `{"name":"nosuchtool"`+propMeta(modern)+`}`)
+			if ran != 0 || raw != strings.Replace(unknown, "nosuchtool", tool.info.Name, 1) {
+				t.Fatalf("case %d (seed %d): forbidden %s (perm %q, grants %q) ran %d, answered %s; unknown tools get %s", i, seed, tool.info.Name, tool.info.Permission, grants, ran, raw, unknown)
+			}
+		}
+	}
+}
+
+func propPerms(tools []*propTool) map[string]string {
+	m := map[string]string{}
+	for _, t := range tools {
+		m[t.info.Name] = t.info.Permission
+	}
+	return m
+}
+
+// TestPropertyAdminNotesNotSent: administrator notes never reach clients,
+// in any era's listing or call answer.
+func TestPropertyAdminNotesNotSent(t *testing.T) {
+	ts := mcp.NewToolSet(nil)
+	tool := &propTool{info: mcp.ToolInfo{Name: "noted", Description: "d",
+		AdminSummary: "admin-note-summary", AdminExample: "admin-note-example"}}
+	if err := ts.Register(tool); err != nil {
+		t.Fatal(err)
+	}
+	s := mcp.NewServer(ts, mcp.AllowAll, nil)
+	for _, modern := range []bool{false, true} {
+		for _, q := range [][2]string{{"tools/list", `{` + strings.TrimPrefix(propMeta(modern), ",") + `}`},
+			{"tools/call", `{"name":"noted"` + propMeta(modern) + `}`}} {
+			status, _, raw := propHandle(t, s, mcp.Caller{}, q[0], q[1])
+			if status != 200 || !strings.Contains(raw, "noted") {
+				t.Fatalf("%s: %d %s", q[0], status, raw)
+			}
+			if strings.Contains(raw, "admin-note") {
+				t.Errorf("%s sends administrator notes: %s", q[0], raw)
+			}
+		}
+	}
+}
