@@ -1,6 +1,12 @@
 package main
 
-import "github.com/embedmcp/mcp"
+import (
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/enquiry"
+)
 
-// registerEnquiry adds the tool enquiry tools.
-func registerEnquiry(ts *mcp.ToolSet, az mcp.Authorizer) error { return nil }
+// registerEnquiry adds tool_detail and tool_catalogue, which answer "which
+// tool does X" over whatever ts holds, for the tools the caller may use.
+func registerEnquiry(ts *mcp.ToolSet, az mcp.Authorizer) error {
+	return enquiry.Register(ts, az, enquiry.Options{})
+}
