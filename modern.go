@@ -44,21 +44,30 @@ func (s *Server) selectEra(ctx context.Context, m *message, hdr string) *Error {
 		return nil // legacy
 	}
 	if !has {
-		return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: MCP-Protocol-Version header " + strconv.Quote(hdr) +
-			" has no matching _meta " + metaProtocolVersion + " in the body"}
+		// A request without a required _meta field is malformed: -32602
+		// (basic/index, "Per-request protocol fields"), 400 on HTTP.
+		return invalidParams("_meta %s is required (MCP-Protocol-Version header %q)", metaProtocolVersion, hdr)
 	}
 	m.version = v
+	ex := exchangeFrom(ctx)
+	headers := ex != nil && ex.Header != nil // stdio and in-process calls have none
+	if headers && hdr != v {
+		// Header and body disagree: HeaderMismatch, even when the body's
+		// version is one the server does not serve.
+		return mismatch("MCP-Protocol-Version", hdr, v)
+	}
 	if !s.Supports(v) {
 		return s.unsupported(v)
 	}
-	if c, ok := meta[metaClientCapabilities]; ok {
-		if _, isObj := c.(map[string]any); !isObj {
-			return invalidParams("_meta %s must be an object", metaClientCapabilities)
-		}
+	c, ok := meta[metaClientCapabilities]
+	if !ok {
+		return invalidParams("_meta %s is required", metaClientCapabilities)
 	}
-	ex := exchangeFrom(ctx)
-	if ex == nil || ex.Header == nil {
-		return nil // no transport headers to check (stdio, in-process)
+	if _, isObj := c.(map[string]any); !isObj {
+		return invalidParams("_meta %s must be an object", metaClientCapabilities)
+	}
+	if !headers {
+		return nil
 	}
 	return s.checkHeaders(ex, m, hdr)
 }

@@ -133,7 +133,8 @@ func TestModernErrors(t *testing.T) {
 		{"initialize removed", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + modernMeta + `}}`, 404, CodeMethodNotFound},
 		{"unknown version", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`, 400, CodeUnsupportedProtocolVersion},
 		{"version not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, 200, CodeInvalidParams},
-		{"capabilities not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, 200, CodeInvalidParams},
+		{"capabilities not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, 400, CodeInvalidParams},
+		{"capabilities missing", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400, CodeInvalidParams},
 		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope",` + modernMeta + `}}`, 200, CodeInvalidParams},
 	}
 	for _, c := range cases {
@@ -300,7 +301,8 @@ func TestModernHTTPHeaders(t *testing.T) {
 		{"bad base64", map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "=?base64?***?="}, call, 400, CodeHeaderMismatch, "not valid base64"},
 		{"control char", map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "ec\x01ho"}, call, 400, CodeHeaderMismatch, "invalid characters"},
 		{"list needs no name", map[string]string{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`, 200, 0, ""},
-		{"body lacks _meta version", map[string]string{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400, CodeHeaderMismatch, "no matching _meta"},
+		{"body lacks _meta version", map[string]string{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400, CodeInvalidParams, "is required"},
+		{"body names another, unserved version", map[string]string{"Mcp-Method": "tools/list"}, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999.0.0","io.modelcontextprotocol/clientCapabilities":{}}}}`, 400, CodeHeaderMismatch, "MCP-Protocol-Version"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

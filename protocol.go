@@ -260,8 +260,9 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 		return http.StatusBadRequest, appendError(nil, m.id, rpc.Code, rpc.Message, rpc.Data), false
 	}
 	var res []byte
-	if rpc := s.selectEra(ctx, m, hdr); rpc != nil {
-		err = rpc
+	eraErr := s.selectEra(ctx, m, hdr)
+	if eraErr != nil {
+		err = eraErr
 	} else if m.modern {
 		res, err = s.dispatchModern(ctx, caller, m)
 	} else {
@@ -272,7 +273,12 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 		rpc := s.rpcError(ctx, err)
 		s.logRequest(ctx, caller, m, tool, start, "error", slog.Int("code", rpc.Code))
 		status := http.StatusOK
-		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
+		switch {
+		case eraErr != nil && m.modern:
+			// Malformed _meta, header mismatch, unsupported version:
+			// all 400 under 2026-07-28.
+			status = http.StatusBadRequest
+		case m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch:
 			status = modernStatus(rpc.Code)
 		}
 		return status, appendError(make([]byte, 0, 128), m.id, rpc.Code, rpc.Message, rpc.Data), false

@@ -360,7 +360,7 @@ func TestCancelOnDisconnect(t *testing.T) {
 	}
 }
 
-const listenBody = `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`
+const listenBody = `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 
 // TestSSEListen: a subscriptions/listen stream delivers change
 // notifications as they happen and ends when the client goes away.
