@@ -1,0 +1,86 @@
+package shop
+
+// basketGo is example.com/shop/basket/basket.go as the snapshot holds it.
+// It is Go source kept in a raw string, so that the recorded hashes do not
+// depend on how a checkout writes line endings.
+const basketGo = `// Package basket holds a customer's basket: the lines they mean to buy,
+// before checkout turns them into an order.
+package basket
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxLines bounds the number of distinct products in a basket.
+const MaxLines = 50
+
+// ErrOutOfStock reports a quantity the warehouse cannot supply.
+var ErrOutOfStock = errors.New("basket: out of stock")
+
+// Line is one product of a basket.
+type Line struct {
+	SKU      string
+	Quantity int
+	// UnitPence is the unit price when the line was added, in pence.
+	UnitPence int64
+}
+
+// Basket is a customer's basket. The zero value is an empty basket.
+type Basket struct {
+	Customer string
+	Lines    []Line
+}
+
+// Add adds qty units of sku at unitPence each, merging with a line of the
+// same product. It fails when qty is not positive, when the basket already
+// holds MaxLines products, or with ErrOutOfStock when stock is short.
+func (b *Basket) Add(sku string, qty int, unitPence int64, stock int) error {
+	if qty <= 0 {
+		return fmt.Errorf("basket: quantity %d of %s must be positive", qty, sku)
+	}
+	for i := range b.Lines {
+		if b.Lines[i].SKU == sku {
+			if b.Lines[i].Quantity+qty > stock {
+				return ErrOutOfStock
+			}
+			b.Lines[i].Quantity += qty
+			return nil
+		}
+	}
+	if len(b.Lines) >= MaxLines {
+		return fmt.Errorf("basket: more than %d products", MaxLines)
+	}
+	if qty > stock {
+		return ErrOutOfStock
+	}
+	b.Lines = append(b.Lines, Line{SKU: sku, Quantity: qty, UnitPence: unitPence})
+	return nil
+}
+
+// Total is the price of the basket in pence.
+func (b Basket) Total() int64 {
+	var sum int64
+	for _, l := range b.Lines {
+		sum += int64(l.Quantity) * l.UnitPence
+	}
+	return sum
+}
+`
+
+// pricingGo is example.com/shop/pricing/pricing.go as the snapshot holds it.
+const pricingGo = `// Package pricing applies promotions to a basket total.
+package pricing
+
+// Promotion is a discount applied at checkout.
+type Promotion struct {
+	Code string
+	// PercentOff is taken off the basket total, 0..100.
+	PercentOff int
+}
+
+// Apply returns total after the promotion, rounded down to the penny.
+func (p Promotion) Apply(total int64) int64 {
+	return total - total*int64(p.PercentOff)/100
+}
+`
