@@ -198,6 +198,11 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 		req.args = map[string]any{}
 	}
 	req.Meta, _ = m.params["_meta"].(map[string]any)
+	if m.modern {
+		if err := s.readRetry(req, m.params); err != nil {
+			return nil, err
+		}
+	}
 	req.notes = s.notifierFor(ctx, m, req.Meta)
 	// The request's own copy of the caller goes into the context: boxing a
 	// pointer that is already on the heap costs nothing.
@@ -224,6 +229,13 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 	}
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
+	}
+	var need *InputRequired
+	if errors.As(err, &need) {
+		if m.modern {
+			return s.inputRequired(req, need, m)
+		}
+		res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
 	}
 	if err != nil {
 		var ae *ArgumentError

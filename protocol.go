@@ -70,6 +70,14 @@ type Options struct {
 	// discover results. Defaults: 0 ms and "private".
 	ListTTL    time.Duration
 	CacheScope string
+	// StateKey is the secret that seals the requestState of multi
+	// round-trip tool calls (2026-07-28, see InputRequired). Replicas that
+	// share a load balancer must share it; nil means a random key per
+	// Server, so a retry must reach the same process.
+	StateKey []byte
+	// StateTTL is how long a sealed requestState stays valid. Default 10
+	// minutes.
+	StateTTL time.Duration
 	// Changes is the source of tool-list changes for subscriptions/listen.
 	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
 	Changes ChangeNotifier
@@ -90,6 +98,8 @@ type Server struct {
 	infoRaw []byte // serverInfo object
 
 	headerCache sync.Map // *ToolInfo → []headerParam
+	sealer      *stateSealer
+	sealerErr   error
 }
 
 // NewServer returns a Server for reg and az. A nil az is DenyAll, so that
@@ -139,6 +149,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 		s.maxRes = 4 << 20
 	}
 	s.limits = o.Limits.orDefault()
+	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL)
 	b := []byte(`{"name":`)
 	b = appendString(b, o.Name)
 	if o.Title != "" {

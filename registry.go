@@ -302,7 +302,8 @@ func (ts *ToolSet) run(ctx context.Context, e *entry, req *Request) (res *Result
 	res, err = e.tool.Execute(ctx, req)
 	if err != nil {
 		var rpc *Error
-		if errors.As(err, &rpc) || errors.Is(err, ErrInvalidOutput) || errors.Is(err, ErrInvalidArguments) {
+		var need *InputRequired
+		if errors.As(err, &rpc) || errors.As(err, &need) || errors.Is(err, ErrInvalidOutput) || errors.Is(err, ErrInvalidArguments) {
 			return nil, err
 		}
 		return ErrorResult(err.Error()), nil

@@ -99,6 +99,8 @@ type Request struct {
 	args    any // Arguments decoded to the generic form the schema validator reads
 	decoded any // a typed tool's decoded input, set by Validate
 	notes   *notifier
+	inputs  map[string]json.RawMessage // inputResponses of a retry (2026-07-28)
+	state   []byte                     // verified requestState of a retry
 }
 
 // NewRequest returns a Request for calling name with the given arguments

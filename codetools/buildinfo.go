@@ -7,30 +7,30 @@ import (
 
 // Module identifies a module version.
 type Module struct {
-	Path    string `json:"path"`
-	Version string `json:"version,omitempty"`
-	Sum     string `json:"sum,omitempty"`
+	Path    string `json:"path" jsonschema:"Module path."`
+	Version string `json:"version,omitempty" jsonschema:"Module version."`
+	Sum     string `json:"sum,omitempty" jsonschema:"Checksum from go.sum."`
 	// Replace is the path@version of the replacement, if any.
-	Replace string `json:"replace,omitempty"`
+	Replace string `json:"replace,omitempty" jsonschema:"path@version of the replacement, if any."`
 }
 
 // Build is the provenance of the running binary, from debug.ReadBuildInfo.
 type Build struct {
-	GoVersion string `json:"goVersion"`
+	GoVersion string `json:"goVersion" jsonschema:"Go version the binary was built with."`
 	// Path is the import path of the main package.
-	Path       string `json:"path"`
-	MainModule Module `json:"mainModule"`
+	Path       string `json:"path" jsonschema:"Import path of the main package."`
+	MainModule Module `json:"mainModule" jsonschema:"Main module of the binary."`
 	// Module is the module that holds the entry, if known.
-	Module      *Module `json:"module,omitempty"`
-	VCS         string  `json:"vcs,omitempty"`
-	VCSRevision string  `json:"vcsRevision,omitempty"`
-	VCSTime     string  `json:"vcsTime,omitempty"`
+	Module      *Module `json:"module,omitempty" jsonschema:"Module that holds the entry's package, if known."`
+	VCS         string  `json:"vcs,omitempty" jsonschema:"Version control system, as stamped."`
+	VCSRevision string  `json:"vcsRevision,omitempty" jsonschema:"VCS revision, as stamped."`
+	VCSTime     string  `json:"vcsTime,omitempty" jsonschema:"VCS commit time, as stamped."`
 	// VCSModified is "true" or "false" as stamped, or "" if not stamped.
-	VCSModified string `json:"vcsModified,omitempty"`
-	Trimpath    bool   `json:"trimpath"`
-	GOOS        string `json:"goos,omitempty"`
-	GOARCH      string `json:"goarch,omitempty"`
-	Tags        string `json:"tags,omitempty"`
+	VCSModified string `json:"vcsModified,omitempty" jsonschema:"true or false as stamped; absent if not stamped."`
+	Trimpath    bool   `json:"trimpath" jsonschema:"Whether the binary was built with -trimpath."`
+	GOOS        string `json:"goos,omitempty" jsonschema:"Target GOOS."`
+	GOARCH      string `json:"goarch,omitempty" jsonschema:"Target GOARCH."`
+	Tags        string `json:"tags,omitempty" jsonschema:"Build tags, comma-separated."`
 }
 
 // buildState is the parsed build information.

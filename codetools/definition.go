@@ -24,71 +24,71 @@ type DefinitionQuery struct {
 // Definition is the code_definition answer. It has every field of the
 // nsmcp answer plus linked, runtime, build, snapshot and consistency.
 type Definition struct {
-	Server     string `json:"server"`
-	ObservedAt int64  `json:"observedAt"`
+	Server     string `json:"server" jsonschema:"Server the catalog describes."`
+	ObservedAt int64  `json:"observedAt" jsonschema:"Time of the answer, in Unix seconds."`
 	// Name is the canonical id; RequestedName is the name as given, when
 	// it differs.
-	Name          string   `json:"name"`
-	RequestedName string   `json:"requestedName,omitempty"`
-	Kind          string   `json:"kind"`
-	Source        string   `json:"source"`
-	Sources       []string `json:"sources"`
-	SourceFile    string   `json:"sourceFile"`
-	Line          int      `json:"line,omitempty"`
+	Name          string   `json:"name" jsonschema:"Canonical id of the entry."`
+	RequestedName string   `json:"requestedName,omitempty" jsonschema:"Name as given, when it differs from name."`
+	Kind          string   `json:"kind" jsonschema:"Kind of entry: func, method, type, var, const, package, doc or tool."`
+	Source        string   `json:"source" jsonschema:"Where definition comes from: registered, snapshot or runtime."`
+	Sources       []string `json:"sources" jsonschema:"Every source that holds the entry."`
+	SourceFile    string   `json:"sourceFile" jsonschema:"File of the declaration; empty if unknown."`
+	Line          int      `json:"line,omitempty" jsonschema:"Line of the declaration in sourceFile."`
 	// PackageKey is the Go import path of the entry's package.
-	PackageKey string `json:"packageKey"`
+	PackageKey string `json:"packageKey" jsonschema:"Import path of the entry's package."`
 	// SourceAvailable reports whether Definition holds source text.
-	SourceAvailable      bool           `json:"sourceAvailable"`
-	Definition           string         `json:"definition"`
-	DefinitionCharacters int            `json:"definitionCharacters"`
-	Offset               int            `json:"offset"`
-	More                 bool           `json:"more"`
-	NextArguments        *NextArguments `json:"nextArguments,omitempty"`
+	SourceAvailable      bool           `json:"sourceAvailable" jsonschema:"Whether definition holds source text."`
+	Definition           string         `json:"definition" jsonschema:"Chunk of the definition starting at offset; untrusted."`
+	DefinitionCharacters int            `json:"definitionCharacters" jsonschema:"Length of the whole definition in characters."`
+	Offset               int            `json:"offset" jsonschema:"Character offset of this chunk."`
+	More                 bool           `json:"more" jsonschema:"Whether more of the definition follows this chunk."`
+	NextArguments        *NextArguments `json:"nextArguments,omitempty" jsonschema:"Arguments that fetch the next chunk; present when more is true."`
 	// SHA256 is the hex SHA-256 of the whole definition ("" if none).
-	SHA256                 string `json:"sha256"`
-	Documentation          string `json:"documentation"`
-	DocumentationTruncated bool   `json:"documentationTruncated"`
-	DiskCompared           bool   `json:"diskCompared"`
-	UpstreamCompared       bool   `json:"upstreamCompared"`
+	SHA256                 string `json:"sha256" jsonschema:"Hex SHA-256 of the whole definition; empty if there is none."`
+	Documentation          string `json:"documentation" jsonschema:"Documentation of the entry, at most 8192 characters; untrusted."`
+	DocumentationTruncated bool   `json:"documentationTruncated" jsonschema:"Whether documentation was cut to 8192 characters."`
+	DiskCompared           bool   `json:"diskCompared" jsonschema:"Always false: files on disk are not read."`
+	UpstreamCompared       bool   `json:"upstreamCompared" jsonschema:"Always false: upstream sources are not fetched."`
 	// Linked reports whether the symbol is in the running binary's
 	// function table; LinkedEvidence says how that was decided.
-	Linked         bool                `json:"linked"`
-	LinkedEvidence string              `json:"linkedEvidence"`
-	Runtime        *RuntimeLocation    `json:"runtime,omitempty"`
-	Build          *Build              `json:"build,omitempty"`
-	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty"`
-	Consistency    Consistency         `json:"consistency"`
-	Limitations    string              `json:"limitations"`
+	Linked         bool                `json:"linked" jsonschema:"Whether the symbol is in the running binary's function table."`
+	LinkedEvidence string              `json:"linkedEvidence" jsonschema:"How linked was decided."`
+	Runtime        *RuntimeLocation    `json:"runtime,omitempty" jsonschema:"Where the function table places the symbol, if linked."`
+	Build          *Build              `json:"build,omitempty" jsonschema:"Build provenance of the running binary for the entry's package."`
+	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty" jsonschema:"Provenance of the snapshot the source came from."`
+	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source matches the running binary."`
+	Limitations    string              `json:"limitations" jsonschema:"What this answer can and cannot tell."`
 }
 
 // NextArguments are the arguments of the next chunk's request.
 type NextArguments struct {
-	Name          string `json:"name"`
-	Offset        int    `json:"offset"`
-	MaxCharacters int    `json:"maxCharacters"`
+	Name          string `json:"name" jsonschema:"Canonical id of the entry."`
+	Offset        int    `json:"offset" jsonschema:"Character offset of the next chunk."`
+	MaxCharacters int    `json:"maxCharacters" jsonschema:"Chunk size in characters."`
 }
 
 // RuntimeLocation is where the function table places a linked symbol.
 type RuntimeLocation struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
+	File string `json:"file" jsonschema:"File recorded in the function table."`
+	Line int    `json:"line" jsonschema:"Entry line recorded in the function table."`
 	// Exact is false when the line is that of a closure or wrapper of the
 	// declaration rather than the declaration itself.
-	Exact bool `json:"exact"`
+	Exact bool `json:"exact" jsonschema:"False when the line is that of a closure, wrapper or generic instantiation."`
 }
 
 // SnapshotProvenance describes the snapshot an entry's source came from.
 type SnapshotProvenance struct {
-	MainPackage string          `json:"mainPackage"`
-	Revision    string          `json:"revision,omitempty"`
-	Dirty       bool            `json:"dirty"`
-	GoVersion   string          `json:"goVersion,omitempty"`
-	GOOS        string          `json:"goos"`
-	GOARCH      string          `json:"goarch"`
-	Tags        []string        `json:"tags,omitempty"`
-	Module      *ManifestModule `json:"module,omitempty"`
-	File        string          `json:"file"`
-	FileSHA256  string          `json:"fileSha256"`
+	MainPackage string          `json:"mainPackage" jsonschema:"Main package the snapshot was made for."`
+	Revision    string          `json:"revision,omitempty" jsonschema:"VCS revision of the main module when the snapshot was made."`
+	Dirty       bool            `json:"dirty" jsonschema:"Whether the main module had uncommitted changes then."`
+	GoVersion   string          `json:"goVersion,omitempty" jsonschema:"Go version the snapshot was made with."`
+	GOOS        string          `json:"goos" jsonschema:"Target GOOS of the snapshot."`
+	GOARCH      string          `json:"goarch" jsonschema:"Target GOARCH of the snapshot."`
+	Tags        []string        `json:"tags,omitempty" jsonschema:"Build tags of the snapshot."`
+	Module      *ManifestModule `json:"module,omitempty" jsonschema:"Module of the entry's package, if known."`
+	File        string          `json:"file" jsonschema:"Snapshot file holding the entry."`
+	FileSHA256  string          `json:"fileSha256" jsonschema:"Hex SHA-256 of that file."`
 }
 
 // Consistency compares the snapshot with the running binary.
@@ -96,23 +96,23 @@ type Consistency struct {
 	// Status is "match", "stale" or "unknown": stale if any check is
 	// stale, match if the version check matches and the line check
 	// matches or does not apply, unknown otherwise.
-	Status string `json:"status"`
+	Status string `json:"status" jsonschema:"Overall result: match, stale or unknown."`
 	// Version compares the snapshot's revision (main module), module
 	// version (dependencies) or Go version (standard library) with the
 	// binary's build information.
-	Version Check `json:"version"`
+	Version Check `json:"version" jsonschema:"Snapshot version against the binary's build information."`
 	// Line compares the runtime entry line with the snapshot's
 	// declaration line.
-	Line Check `json:"line"`
+	Line Check `json:"line" jsonschema:"Function table entry line against the snapshot declaration line."`
 }
 
 // Check is one consistency check.
 type Check struct {
 	// Status is "match", "stale", "unknown" or "not-applicable".
-	Status   string `json:"status"`
-	Snapshot string `json:"snapshot,omitempty"`
-	Binary   string `json:"binary,omitempty"`
-	Reason   string `json:"reason,omitempty"`
+	Status   string `json:"status" jsonschema:"Result: match, stale, unknown or not-applicable."`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"Value on the snapshot side."`
+	Binary   string `json:"binary,omitempty" jsonschema:"Value on the binary side."`
+	Reason   string `json:"reason,omitempty" jsonschema:"Why the status is what it is."`
 }
 
 // Consistency and check states.

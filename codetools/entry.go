@@ -72,7 +72,7 @@ func (s sourceSet) primary() string {
 }
 
 func (s sourceSet) names() []string {
-	var out []string
+	out := make([]string, 0, 3) // never nil: encodes as [], not null
 	if s&srcRuntime != 0 {
 		out = append(out, SourceRuntime)
 	}

@@ -34,10 +34,10 @@ type Manifest struct {
 
 // ManifestModule is a module of a snapshot.
 type ManifestModule struct {
-	Path    string `json:"path"`
-	Version string `json:"version,omitempty"`
-	Sum     string `json:"sum,omitempty"`
-	Main    bool   `json:"main,omitempty"`
+	Path    string `json:"path" jsonschema:"Module path."`
+	Version string `json:"version,omitempty" jsonschema:"Module version."`
+	Sum     string `json:"sum,omitempty" jsonschema:"Checksum from go.sum."`
+	Main    bool   `json:"main,omitempty" jsonschema:"Whether this is the main module."`
 }
 
 // ManifestPackage is a package of a snapshot.

@@ -20,55 +20,56 @@ type SearchQuery struct {
 
 // SearchResult is the code_search answer.
 type SearchResult struct {
-	Server     string `json:"server"`
-	ObservedAt int64  `json:"observedAt"`
-	Query      string `json:"query"`
-	Limit      int    `json:"limit"`
-	Offset     int    `json:"offset"`
+	Server     string `json:"server" jsonschema:"Server the catalog describes."`
+	ObservedAt int64  `json:"observedAt" jsonschema:"Time of the answer, in Unix seconds."`
+	Query      string `json:"query" jsonschema:"The query as given."`
+	Limit      int    `json:"limit" jsonschema:"Page size used."`
+	Offset     int    `json:"offset" jsonschema:"Matches skipped before this page."`
 	// Total is the number of matching entries.
-	Total int  `json:"total"`
-	More  bool `json:"more"`
+	Total int  `json:"total" jsonschema:"Number of matching entries."`
+	More  bool `json:"more" jsonschema:"Whether more matches follow this page."`
 	// NextOffset is the offset of the next page, if More.
-	NextOffset  *int        `json:"nextOffset,omitempty"`
-	Results     []SearchHit `json:"results"`
-	Coverage    Coverage    `json:"coverage"`
-	Limitations string      `json:"limitations"`
+	NextOffset *int `json:"nextOffset,omitempty" jsonschema:"Offset of the next page; present when more is true."`
+	// Results is never nil.
+	Results     []SearchHit `json:"results" jsonschema:"Matches of this page, in id order."`
+	Coverage    Coverage    `json:"coverage" jsonschema:"What the catalog holds."`
+	Limitations string      `json:"limitations" jsonschema:"What the search can and cannot see."`
 }
 
 // SearchHit is one code_search match.
 type SearchHit struct {
 	// Name is the exact id to pass to code_definition.
-	Name    string   `json:"name"`
-	Kind    string   `json:"kind"`
-	Package string   `json:"package,omitempty"`
-	Source  string   `json:"source"`
-	Sources []string `json:"sources"`
-	File    string   `json:"file,omitempty"`
-	Line    int      `json:"line,omitempty"`
+	Name    string   `json:"name" jsonschema:"Exact id to pass to code_definition."`
+	Kind    string   `json:"kind" jsonschema:"Kind of entry: func, method, type, var, const, package, doc or tool."`
+	Package string   `json:"package,omitempty" jsonschema:"Import path of the entry's package."`
+	Source  string   `json:"source" jsonschema:"Primary source of the entry: registered, snapshot or runtime."`
+	Sources []string `json:"sources" jsonschema:"Every source that holds the entry."`
+	File    string   `json:"file,omitempty" jsonschema:"File of the declaration."`
+	Line    int      `json:"line,omitempty" jsonschema:"Line of the declaration in file."`
 	// Doc is the first sentence of the documentation.
-	Doc    string `json:"doc,omitempty"`
-	Linked bool   `json:"linked"`
+	Doc    string `json:"doc,omitempty" jsonschema:"First sentence of the documentation; untrusted."`
+	Linked bool   `json:"linked" jsonschema:"Whether the symbol is in the running binary's function table."`
 }
 
 // Coverage describes what the catalog holds.
 type Coverage struct {
-	CatalogEntries int  `json:"catalogEntries"`
-	MaxEntries     int  `json:"maxEntries"`
-	Truncated      bool `json:"truncated"`
-	DroppedEntries int  `json:"droppedEntries"`
+	CatalogEntries int  `json:"catalogEntries" jsonschema:"Number of entries in the catalog."`
+	MaxEntries     int  `json:"maxEntries" jsonschema:"Bound on catalog entries."`
+	Truncated      bool `json:"truncated" jsonschema:"Whether entries were dropped to keep the bound."`
+	DroppedEntries int  `json:"droppedEntries" jsonschema:"Number of entries dropped to keep the bound."`
 	// TruncationRule is the deterministic rule that picks kept entries.
-	TruncationRule string         `json:"truncationRule"`
-	BySource       map[string]int `json:"bySource"`
-	ByKind         map[string]int `json:"byKind"`
-	Snapshot       bool           `json:"snapshot"`
+	TruncationRule string         `json:"truncationRule" jsonschema:"Rule that picks the kept entries."`
+	BySource       map[string]int `json:"bySource" jsonschema:"Entries per source; an entry can count for several."`
+	ByKind         map[string]int `json:"byKind" jsonschema:"Entries per kind."`
+	Snapshot       bool           `json:"snapshot" jsonschema:"Whether a source snapshot is embedded."`
 	// PackagesWithoutSource lists (at most maxListedPackages) packages
 	// with runtime entries but no snapshot source.
-	PackagesWithoutSource          []string `json:"packagesWithoutSource"`
-	PackagesWithoutSourceCount     int      `json:"packagesWithoutSourceCount"`
-	PackagesWithoutSourceTruncated bool     `json:"packagesWithoutSourceTruncated"`
-	RuntimeError                   string   `json:"runtimeError,omitempty"`
-	SnapshotError                  string   `json:"snapshotError,omitempty"`
-	RegisteredError                string   `json:"registeredError,omitempty"`
+	PackagesWithoutSource          []string `json:"packagesWithoutSource" jsonschema:"Packages with runtime entries but no snapshot source (at most 100)."`
+	PackagesWithoutSourceCount     int      `json:"packagesWithoutSourceCount" jsonschema:"Number of packages with runtime entries but no snapshot source."`
+	PackagesWithoutSourceTruncated bool     `json:"packagesWithoutSourceTruncated" jsonschema:"Whether packagesWithoutSource was cut to 100."`
+	RuntimeError                   string   `json:"runtimeError,omitempty" jsonschema:"Why the function table could not be read, if it could not."`
+	SnapshotError                  string   `json:"snapshotError,omitempty" jsonschema:"Why the snapshot could not be read, if it could not."`
+	RegisteredError                string   `json:"registeredError,omitempty" jsonschema:"Why a documentation entry given in the options was rejected, if one was."`
 }
 
 const maxListedPackages = 100

@@ -150,7 +150,10 @@ func registerTools(ts *mcp.ToolSet) error {
 
 		echo,
 	)
-	return err
+	if err != nil {
+		return err
+	}
+	return ts.Register(mrtrTools()...)
 }
 
 func echoArguments(_ context.Context, req *mcp.Request) (*mcp.Result, error) {
