@@ -139,3 +139,20 @@ func TestRegisteredToolsFollowTheToolSet(t *testing.T) {
 
 // waitABit yields to the ToolSet's watcher goroutine.
 func waitABit() { time.Sleep(5 * time.Millisecond) }
+
+// TestAnswersMarkSourceAsUntrusted: like nsmcp, the code tools tell the
+// model that documentation and source are data, not instructions.
+func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
+	if !strings.Contains(SearchToolDescription, "untrusted") {
+		t.Error("code_search's description must call documentation untrusted")
+	}
+	s, _ := codeServer(t)
+	res, e := callTool(t, s, reader, "", SearchToolName, `{"query":"TestAnswersMarkSourceAsUntrusted"}`)
+	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted") {
+		t.Errorf("code_search limitations must call documentation untrusted: %v %v", res, e)
+	}
+	res, e = callTool(t, s, reader, "", DefinitionToolName, `{"name":"github.com/embedmcp/mcp/codetools.TestAnswersMarkSourceAsUntrusted"}`)
+	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted data") {
+		t.Errorf("code_definition limitations must call source untrusted: %v %v", res, e)
+	}
+}
