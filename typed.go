@@ -39,6 +39,9 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
 		}
 		info.InputSchema = s
+		// The arguments of a plain In are decoded from the validated
+		// generic value, without parsing them again (decode.go).
+		t.generic = reflect.TypeFor[In]().Kind() == reflect.Struct && plainDecodeType(reflect.TypeFor[In]())
 	}
 	outType := reflect.TypeFor[Out]()
 	if info.OutputSchema == nil && outType.Kind() != reflect.Interface {
@@ -85,6 +88,8 @@ type typedTool[In, Out any] struct {
 	// conforms: the output schema was inferred from a plain Out type, so
 	// every result matches it by construction and is not validated again.
 	conforms bool
+	// generic: In is decoded from the generic arguments (decode.go).
+	generic bool
 }
 
 func (t *typedTool[In, Out]) Info() *ToolInfo { return &t.info }
@@ -108,6 +113,17 @@ func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
 		return in, nil
 	}
 	in := new(In)
+	if t.generic && req.args != nil {
+		err := decodeGeneric(req.args, reflect.ValueOf(in).Elem(), "")
+		if err == nil {
+			return in, nil
+		}
+		if !errors.Is(err, errImprecise) {
+			path, msg, _ := strings.Cut(err.Error(), ": ")
+			return nil, &ArgumentError{Tool: req.Name, Path: path, Msg: msg}
+		}
+		*in = *new(In) // start again from the bytes
+	}
 	if err := json.Unmarshal(req.Arguments, in); err != nil {
 		path := decodePath(err)
 		if path == "" {
@@ -192,8 +208,12 @@ func decodeMessage(err error) string {
 }
 
 var (
-	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
-	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
+	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	marshalers      = []reflect.Type{jsonMarshaler, textMarshaler}
+	unmarshalers    = []reflect.Type{jsonUnmarshaler, textUnmarshaler}
 )
 
 // plainType reports whether encoding/json encodes every value of t by the
@@ -201,25 +221,36 @@ var (
 // strings, and structs, slices, arrays, string-keyed maps and pointers of
 // them, without custom marshalers, embedded fields, interfaces or []byte.
 func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
+	return plainFor(t, marshalers, seen)
+}
+
+// plainDecodeType is plainType for decoding: no custom unmarshalers.
+func plainDecodeType(t reflect.Type) bool {
+	return plainFor(t, unmarshalers, map[reflect.Type]bool{})
+}
+
+// plainFor is plainType with the custom-coding interfaces to refuse.
+func plainFor(t reflect.Type, custom []reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[t] {
 		return true
 	}
 	seen[t] = true
-	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
-		return false
+	for _, c := range custom {
+		if t.Implements(c) || reflect.PointerTo(t).Implements(c) {
+			return false
+		}
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
 		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return true
 	case reflect.Pointer:
-		return plainType(t.Elem(), seen)
+		return plainFor(t.Elem(), custom, seen)
 	case reflect.Slice, reflect.Array:
-		return t.Elem().Kind() != reflect.Uint8 && plainType(t.Elem(), seen)
+		return t.Elem().Kind() != reflect.Uint8 && plainFor(t.Elem(), custom, seen)
 	case reflect.Map:
-		return t.Key().Kind() == reflect.String && t.Key().PkgPath() == "" && plainType(t.Elem(), seen)
+		return t.Key().Kind() == reflect.String && t.Key().PkgPath() == "" && plainFor(t.Elem(), custom, seen)
 	case reflect.Struct:
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
@@ -229,7 +260,7 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 			if !f.IsExported() || f.Tag.Get("json") == "-" {
 				continue
 			}
-			if strings.Contains(f.Tag.Get("json"), ",string") || !plainType(f.Type, seen) {
+			if strings.Contains(f.Tag.Get("json"), ",string") || !plainFor(f.Type, custom, seen) {
 				return false
 			}
 		}

@@ -382,3 +382,70 @@ func TestOutputValidatedUnlessPlain(t *testing.T) {
 		t.Fatal("a hand-written output schema must be enforced")
 	}
 }
+
+type decodeIn struct {
+	S   string            `json:"s"`
+	N   int64             `json:"n"`
+	I8  int8              `json:"i8"`
+	U   uint32            `json:"u"`
+	F32 float32           `json:"f32"`
+	F   float64           `json:"f"`
+	B   bool              `json:"b,omitempty"`
+	P   *int              `json:"p"`
+	L   []string          `json:"l"`
+	A   [3]int16          `json:"a"`
+	M   map[string]uint8  `json:"m"`
+	Sub plainSub          `json:"sub"`
+	PS  []*plainSub       `json:"ps"`
+	MM  map[string][]bool `json:"mm,omitempty"`
+	Raw string            // no tag: the field name is the member name
+}
+
+// TestGenericDecodeAgrees: decoding a plain input type from the generic
+// value (no second parse) gives exactly what encoding/json gives from the
+// bytes, for random values including integers beyond float64 precision.
+func TestGenericDecodeAgrees(t *testing.T) {
+	typ := reflect.TypeFor[decodeIn]()
+	if !plainDecodeType(typ) {
+		t.Fatal("decodeIn must decode generically")
+	}
+	var got decodeIn
+	tool, err := NewTool(ToolInfo{Name: "d"}, func(_ context.Context, _ *Request, in decodeIn) (struct{}, error) {
+		got = in
+		return struct{}{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tool.(*typedTool[decodeIn, struct{}]).generic {
+		t.Fatal("the tool must use the generic decoder")
+	}
+	ts := NewToolSet(nil)
+	if err := ts.Register(tool); err != nil {
+		t.Fatal(err)
+	}
+	rnd := rand.New(rand.NewSource(2))
+	for i := 0; i < 300; i++ {
+		v, _ := quick.Value(typ, rnd)
+		args, err := json.Marshal(v.Interface())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want decodeIn
+		if err := json.Unmarshal(args, &want); err != nil {
+			t.Fatal(err)
+		}
+		got = decodeIn{}
+		res, err := ts.Call(context.Background(), AllowAll, NewRequest(Caller{}, "d", args))
+		if err != nil || res.IsError {
+			t.Fatalf("call failed: %v %+v\n%s", err, res, args)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("generic decoding differs from encoding/json for %s:\n got %+v\nwant %+v", args, got, want)
+		}
+	}
+	// A custom unmarshaler anywhere sends decoding back to encoding/json.
+	if plainDecodeType(reflect.TypeFor[struct{ T time.Time }]()) {
+		t.Error("time.Time has UnmarshalJSON: not plain for decoding")
+	}
+}
