@@ -66,3 +66,14 @@ func GrantCovers(grant, permission string) bool {
 		return grant == permission
 	}
 }
+
+// allowed asks az, treating a panicking Authorizer as a denial so that its
+// failure closes access instead of crashing the request.
+func allowed(ctx context.Context, az Authorizer, caller Caller, permission string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return az.Allowed(ctx, caller, permission)
+}

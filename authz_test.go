@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -228,5 +229,36 @@ func TestDeniedLikeUnknown(t *testing.T) {
 		if !warned {
 			t.Errorf("version %q: the denial was not logged at warn with the principal:\n%s", version, buf.String())
 		}
+	}
+}
+
+// panickyRegistry panics on every call, as a broken Registry might.
+type panickyRegistry struct{ *ToolSet }
+
+func (panickyRegistry) Call(context.Context, Authorizer, *Request) (*Result, error) {
+	panic("registry bug")
+}
+
+func TestPanickingAuthorizerAndRegistryDoNotEscape(t *testing.T) {
+	ts := NewToolSet(nil)
+	if err := ts.Register(NewRawTool(ToolInfo{Name: "t", Permission: "p"}, func(context.Context, *Request) (*Result, error) {
+		return TextResult("ran"), nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	az := AuthorizerFunc(func(context.Context, Caller, string) bool { panic("authorizer bug") })
+	s := NewServer(ts, az, nil)
+	_, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if !strings.Contains(string(body), `"tools":[]`) {
+		t.Errorf("a panicking authorizer must deny: %s", body)
+	}
+	_, body = s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`))
+	if !strings.Contains(string(body), "Unknown tool: t") {
+		t.Errorf("a panicking authorizer must deny the call: %s", body)
+	}
+	s = NewServer(panickyRegistry{ts}, AllowAll, nil)
+	status, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`))
+	if status != 500 || !strings.Contains(string(body), `"code":-32603`) || strings.Contains(string(body), "registry bug") {
+		t.Errorf("a panicking registry: %d %s", status, body)
 	}
 }

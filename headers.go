@@ -188,7 +188,7 @@ func (s *Server) checkToolHeaders(ctx context.Context, caller Caller, name strin
 		return nil
 	}
 	info := t.Info()
-	if info == nil || info.InputSchema == nil || !s.az.Allowed(ctx, caller, info.Permission) {
+	if info == nil || info.InputSchema == nil || !allowed(ctx, s.az, caller, info.Permission) {
 		return nil
 	}
 	var params []headerParam

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -181,7 +182,17 @@ type message struct {
 }
 
 // Handle implements Protocol.
-func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (int, []byte) {
+func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status int, response []byte) {
+	defer func() {
+		// Tools' panics are recovered by the Registry; this is the last
+		// line for everything else (a panicking Authorizer, Registry or
+		// transport hook), so that nothing panics across the API boundary.
+		if r := recover(); r != nil {
+			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: panic while handling a request",
+				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			status, response = http.StatusInternalServerError, appendError(nil, nil, CodeInternalError, "Internal error", nil)
+		}
+	}()
 	hdr := ""
 	if ex := exchangeFrom(ctx); ex != nil {
 		hdr = ex.ProtocolVersion

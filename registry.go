@@ -246,7 +246,7 @@ func (ts *ToolSet) permitted(ctx context.Context, az Authorizer, caller Caller) 
 	s := ts.cur.Load()
 	out := make([]*entry, 0, len(s.sorted))
 	for _, e := range s.sorted {
-		if az.Allowed(ctx, caller, e.info.Permission) {
+		if allowed(ctx, az, caller, e.info.Permission) {
 			out = append(out, e)
 		}
 	}
@@ -259,7 +259,7 @@ func (ts *ToolSet) Call(ctx context.Context, az Authorizer, req *Request) (*Resu
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownTool, req.Name)
 	}
-	if !az.Allowed(ctx, req.Caller, e.info.Permission) {
+	if !allowed(ctx, az, req.Caller, e.info.Permission) {
 		ts.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool call denied",
 			slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
 			slog.String("permission", e.info.Permission))

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -143,6 +144,11 @@ func NewRawTool(info ToolInfo, exec func(ctx context.Context, req *Request) (*Re
 	return &rawTool{info: &info, exec: exec}
 }
 
-func (t *rawTool) Info() *ToolInfo                                          { return t.info }
-func (t *rawTool) Validate(context.Context, *Request) error                 { return nil }
-func (t *rawTool) Execute(ctx context.Context, r *Request) (*Result, error) { return t.exec(ctx, r) }
+func (t *rawTool) Info() *ToolInfo                          { return t.info }
+func (t *rawTool) Validate(context.Context, *Request) error { return nil }
+func (t *rawTool) Execute(ctx context.Context, r *Request) (*Result, error) {
+	if t.exec == nil {
+		return nil, fmt.Errorf("mcp: tool %q has no function", t.info.Name)
+	}
+	return t.exec(ctx, r)
+}
