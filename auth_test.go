@@ -213,3 +213,16 @@ func TestAuthBeforeBody(t *testing.T) {
 	default:
 	}
 }
+
+func TestPanickingAuthenticatorFailsClosed(t *testing.T) {
+	h := mcp.NewHandler(mcp.NewServer(mcp.NewToolSet(nil), mcp.AllowAll, nil), &mcp.HandlerOptions{
+		Authenticator: mcp.AuthenticatorFunc(func(*http.Request) (mcp.Caller, error) { panic("authenticator bug") }),
+	})
+	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized || strings.Contains(rec.Body.String(), "authenticator bug") {
+		t.Fatalf("got %d %s, want 401 without the panic text", rec.Code, rec.Body)
+	}
+}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -188,7 +189,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"(no server-initiated stream, no sessions)", nil)
 		return
 	}
-	caller, err := h.auth.Authenticate(r)
+	caller, err := authenticate(h.auth, r)
 	if err != nil {
 		h.unauthorized(w, r, err)
 		return
@@ -408,4 +409,15 @@ func qPositive(params string) bool {
 		}
 	}
 	return true
+}
+
+// authenticate calls a, turning a panic into an error, so that a broken
+// Authenticator fails closed (401) instead of crashing the request.
+func authenticate(a Authenticator, r *http.Request) (c Caller, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = Caller{}, fmt.Errorf("mcp: the authenticator panicked: %v", p)
+		}
+	}()
+	return a.Authenticate(r)
 }
