@@ -54,6 +54,7 @@ type SyntaxError struct {
 	err    error
 }
 
+// Error returns the problem and its offset.
 func (e *SyntaxError) Error() string { return fmt.Sprintf("json: %s at offset %d", e.Msg, e.Offset) }
 
 // Unwrap returns errDuplicateMember for duplicate member names.
