@@ -72,7 +72,7 @@ type parser struct {
 
 	envelope bool   // record spans of id and params.arguments
 	params   bool   // record the span of the top-level "arguments"
-	batch    bool   // record the spans of the top-level array's elements
+	batch    bool   // record the spans of the top-level array's elements; each is parsed again on its own, which reports duplicate members as that element's error
 	topKey   string // member of the top-level object being parsed
 	idRaw    []byte
 	argsRaw  []byte
@@ -207,7 +207,7 @@ func (p *parser) object() (any, error) {
 			return nil, err
 		}
 		k := internKey(kb)
-		if _, dup := m[k]; dup {
+		if _, dup := m[k]; dup && !p.batch {
 			return nil, &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate member name %q", k), err: errDuplicateMember}
 		}
 		if len(m) >= p.lim.MaxMembers {

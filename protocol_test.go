@@ -504,3 +504,14 @@ func TestRequestLog(t *testing.T) {
 		t.Errorf("outcomes: %v, %v, %v", reqs[0]["outcome"], reqs[1]["outcome"], reqs[2]["outcome"])
 	}
 }
+
+// TestBatchDuplicateMemberIsThatElementsError: a duplicate member name makes
+// its batch element an invalid request; the other elements are answered.
+func TestBatchDuplicateMemberIsThatElementsError(t *testing.T) {
+	s := NewServer(NewToolSet(nil), AllowAll, nil)
+	status, body := s.Handle(context.Background(), Caller{}, []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"id":3,"method":"ping"}]`))
+	want := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}]`
+	if status != 200 || string(body) != want {
+		t.Fatalf("got %d %s\nwant 200 %s", status, body, want)
+	}
+}
