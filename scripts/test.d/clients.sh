@@ -9,35 +9,13 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 start=$SECONDS
 
-export PATH="$(bash .ci/install-node.sh):$PATH"
-# npm ci, skipped when node_modules was installed from this very lockfile.
-npm_ci() {
-  local sum
-  sum=$(sha256sum "$1/package-lock.json" | cut -d' ' -f1)
-  if [ "$(cat "$1/node_modules/.ci-lock-sha256" 2>/dev/null)" != "$sum" ]; then
-    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$sum" >"$1/node_modules/.ci-lock-sha256"
-  fi
-}
+. scripts/lib/node-server.sh
 npm_ci interop/clients
-mkdir -p .cache
-go build -o .cache/conformance-server ./examples/conformance
-SERVER=$ROOT/.cache/conformance-server
 
-# Start the HTTP server on a free port; its first stdout line names the URL.
 log=$(mktemp)
-"$SERVER" -addr 127.0.0.1:0 >"$log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -f "$log"' EXIT
-URL=
-for _ in $(seq 100); do
-  URL=$(sed -n 's/^MCP conformance server listening on //p' "$log")
-  [ -n "$URL" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "server exited"; exit 1; }
-  sleep 0.1
-done
-[ -n "$URL" ] || { cat "$log"; echo "server did not start"; exit 1; }
-echo "server: $URL"
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -f "$log"' EXIT
+start_conformance_server "$log"
+SERVER=$ROOT/.cache/conformance-server
 
 pass=0 fail=0
 failed=()

@@ -21,34 +21,12 @@ start=$SECONDS
 EXCLUDE='^(resources-|prompts-|completion-|sep-2164-resource)'
 JOBS=${CONFORMANCE_JOBS:-6}
 
-export PATH="$(bash .ci/install-node.sh):$PATH"
-# npm ci, skipped when node_modules was installed from this very lockfile.
-npm_ci() {
-  local sum
-  sum=$(sha256sum "$1/package-lock.json" | cut -d' ' -f1)
-  if [ "$(cat "$1/node_modules/.ci-lock-sha256" 2>/dev/null)" != "$sum" ]; then
-    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error)
-    echo "$sum" >"$1/node_modules/.ci-lock-sha256"
-  fi
-}
+. scripts/lib/node-server.sh
 npm_ci interop/conformance
 npm_ci interop/conformance/next
-mkdir -p .cache
-go build -o .cache/conformance-server ./examples/conformance
-
 work=$(mktemp -d)
-"$ROOT/.cache/conformance-server" -addr 127.0.0.1:0 >"$work/server.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-URL=
-for _ in $(seq 100); do
-  URL=$(sed -n 's/^MCP conformance server listening on //p' "$work/server.log")
-  [ -n "$URL" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/server.log"; echo "server exited"; exit 1; }
-  sleep 0.1
-done
-[ -n "$URL" ] || { cat "$work/server.log"; echo "server did not start"; exit 1; }
-echo "server: $URL"
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$work"' EXIT
+start_conformance_server "$work/server.log"
 
 total_pass=0 total_fail=0 bad_runs=()
 
