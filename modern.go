@@ -40,6 +40,13 @@ func (s *Server) selectEra(ctx context.Context, m *message, hdr string) *Error {
 		return invalidParams("_meta %s must be a string", metaProtocolVersion)
 	case has && v >= Version20260728, !has && hdr >= Version20260728:
 		m.modern = true
+	case has && !s.Supports(v):
+		// An older or unknown version named in _meta is refused like any
+		// version the server does not serve.
+		if ex := exchangeFrom(ctx); ex != nil && ex.Header != nil && hdr != v {
+			return mismatch("MCP-Protocol-Version", hdr, v)
+		}
+		return s.unsupported(v)
 	default:
 		return nil // legacy
 	}

@@ -335,3 +335,29 @@ func TestModernHTTPHeaders(t *testing.T) {
 		t.Fatalf("version header disagreeing with _meta: %d %s", status, body)
 	}
 }
+
+func TestMetaNamingAnUnservedOlderVersion(t *testing.T) {
+	s, _ := modernServer(t, &Options{Versions: []string{Version20251125, Version20260728}})
+	status, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-03-26"}}}`))
+	if r := decodeRPC(t, body); status != 400 || r.Error == nil || r.Error.Code != CodeUnsupportedProtocolVersion {
+		t.Fatalf("_meta naming an unserved version: %d %s", status, body)
+	}
+	// A served legacy version in _meta is served under its own rules.
+	status, body = s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`))
+	if r := decodeRPC(t, body); status != 200 || r.Error != nil {
+		t.Fatalf("_meta naming a served legacy version: %d %s", status, body)
+	}
+}
+
+func TestOptionsVersionsIgnoresUnknownRevisions(t *testing.T) {
+	s := NewServer(nil, AllowAll, &Options{Versions: []string{"2027-01-01", Version20250618, "garbage"}})
+	if got := s.Versions(); len(got) != 1 || got[0] != Version20250618 {
+		t.Errorf("Versions() = %v, want [2025-06-18]", got)
+	}
+	if s.Supports("2027-01-01") {
+		t.Error("an unimplemented revision must not be served")
+	}
+	if got := NewServer(nil, AllowAll, &Options{Versions: []string{"2027-01-01"}}).Versions(); len(got) != 4 {
+		t.Errorf("no implemented revision named: Versions() = %v, want all four", got)
+	}
+}

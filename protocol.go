@@ -45,8 +45,9 @@ type Options struct {
 	Name, Title, Version string
 	// Instructions are optional guidance for the model.
 	Instructions string
-	// Versions are the protocol revisions served, oldest first. Default:
-	// all four this package implements.
+	// Versions are the protocol revisions served. Default: all four this
+	// package implements. Revisions it does not implement are ignored;
+	// Server.Versions reports what is served.
 	Versions []string
 	// Limits bound the JSON parser. Zero fields take DefaultLimits.
 	Limits Limits
@@ -123,11 +124,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	if o.Version == "" {
 		o.Version = "0.0.0"
 	}
-	if len(o.Versions) == 0 {
-		o.Versions = []string{Version20250326, Version20250618, Version20251125, Version20260728}
-	}
-	o.Versions = slices.Clone(o.Versions)
-	slices.Sort(o.Versions)
+	o.Versions = servedVersions(o.Versions)
 	for _, v := range o.Versions {
 		if v >= Version20260728 {
 			s.modern = true
@@ -161,6 +158,24 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	b = appendString(b, o.Version)
 	s.infoRaw = append(b, '}')
 	return s
+}
+
+// implemented are the revisions this package implements, oldest first.
+var implemented = []string{Version20250326, Version20250618, Version20251125, Version20260728}
+
+// servedVersions keeps the implemented revisions of want, sorted; all of
+// them when want names none.
+func servedVersions(want []string) []string {
+	var out []string
+	for _, v := range implemented {
+		if slices.Contains(want, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(implemented)
+	}
+	return out
 }
 
 // Supports implements Protocol.
@@ -290,7 +305,10 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 	} else {
 		res, err = s.dispatch(ctx, caller, m)
 	}
-	tool, _ := m.params["name"].(string)
+	tool := ""
+	if m.method == "tools/call" {
+		tool, _ = m.params["name"].(string)
+	}
 	if err != nil {
 		rpc := s.rpcError(ctx, err)
 		s.logRequest(ctx, caller, m, tool, start, "error", slog.Int("code", rpc.Code))
