@@ -77,7 +77,7 @@ func TestCodeServerReadsItsOwnSource(t *testing.T) {
 		t.Errorf("definition of main.newMux = %q (linked %v)", src, def["linked"])
 	}
 	// The embedded copy is the file this test was built from.
-	disk, err := readFile("main.go")
+	disk, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,4 +128,3 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-func readFile(name string) ([]byte, error) { return os.ReadFile(name) }
