@@ -133,7 +133,7 @@ func supportedVersions(p Protocol) []string {
 	if lister, ok := p.(interface{ Versions() []string }); ok {
 		vs = lister.Versions()
 	} else {
-		for _, v := range []string{Version20250326, Version20250618, Version20251125, Version20260728} {
+		for _, v := range implemented {
 			if p.Supports(v) {
 				vs = append(vs, v)
 			}
