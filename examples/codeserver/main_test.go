@@ -127,4 +127,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-
