@@ -215,7 +215,7 @@ func TestAuthBeforeBody(t *testing.T) {
 }
 
 func TestPanickingAuthenticatorFailsClosed(t *testing.T) {
-	h := mcp.NewHandler(mcp.NewServer(mcp.NewToolSet(nil), mcp.AllowAll, nil), &mcp.HandlerOptions{
+	h := mcp.NewHandler(mcp.NewServer(mcp.NewToolSet(), mcp.AllowAll(), nil), &mcp.HandlerOptions{
 		Authenticator: mcp.AuthenticatorFunc(func(*http.Request) (mcp.Caller, error) { panic("authenticator bug") }),
 	})
 	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

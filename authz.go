@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// An Authorizer decides whether a caller may use a permission. The Registry
-// asks it for every tool it lists and before every call, so a tool's
-// permission is checked in one place for listing and calling alike.
+// An Authorizer decides whether a caller may use a permission. The Server
+// asks it about every tool it lists and once before every call, so a tool's
+// permission is checked in one place for listing and calling alike. Tools
+// that list other tools (enquiry, codetools) ask the same Authorizer,
+// which the Server puts in the context of every call (AuthorizerFromContext).
 //
 // Implementations must be safe for concurrent use and fast: tools/list asks
 // once per registered tool.
@@ -25,13 +27,21 @@ func (f AuthorizerFunc) Allowed(ctx context.Context, caller Caller, permission s
 	return f(ctx, caller, permission)
 }
 
-// AllowAll is an Authorizer that allows every caller every permission. It is
-// meant for local development, stdio servers and tests.
-var AllowAll Authorizer = AuthorizerFunc(func(context.Context, Caller, string) bool { return true })
+// AllowAll() returns an Authorizer that allows every caller every
+// permission. It is meant for local development, stdio servers and tests.
+func AllowAll() Authorizer { return allowAll{} }
 
-// DenyAll is an Authorizer that allows nothing, not even tools with an
-// empty permission.
-var DenyAll Authorizer = AuthorizerFunc(func(context.Context, Caller, string) bool { return false })
+// DenyAll() returns an Authorizer that allows nothing, not even tools with an
+// empty permission. NewServer uses it when given no Authorizer.
+func DenyAll() Authorizer { return denyAll{} }
+
+type allowAll struct{}
+
+func (allowAll) Allowed(context.Context, Caller, string) bool { return true }
+
+type denyAll struct{}
+
+func (denyAll) Allowed(context.Context, Caller, string) bool { return false }
 
 // GrantsAuthorizer allows a permission when one of the caller's grants
 // covers it. A grant covers a permission when it is equal to it, or when it
@@ -76,4 +86,41 @@ func allowed(ctx context.Context, az Authorizer, caller Caller, permission strin
 		}
 	}()
 	return az.Allowed(ctx, caller, permission)
+}
+
+// ContextWithAuthorizer returns a copy of ctx that carries az. The Server
+// does this before it calls a tool, with its own Authorizer; use it to call
+// a tool's Validate and Execute directly.
+func ContextWithAuthorizer(ctx context.Context, az Authorizer) context.Context {
+	sc := scopeFrom(ctx)
+	sc.az = az
+	return context.WithValue(ctx, scopeKey{}, &sc)
+}
+
+// AuthorizerFromContext returns the Authorizer in ctx: the Server's, inside
+// a tool call. Tools that show other tools (a catalogue, a search) ask it
+// which of them the caller may see. Without one it returns DenyAll(), so
+// that a tool called outside a Server fails closed; it never returns nil.
+func AuthorizerFromContext(ctx context.Context) Authorizer {
+	if sc, ok := ctx.Value(scopeKey{}).(*scope); ok && sc.az != nil {
+		return sc.az
+	}
+	return denyAll{}
+}
+
+// scope is what a call's context carries: the caller and the Authorizer.
+// The Server stores a pointer to the Request's own scope, so that a call
+// costs one context value.
+type scope struct {
+	caller *Caller
+	az     Authorizer
+}
+
+type scopeKey struct{}
+
+func scopeFrom(ctx context.Context) scope {
+	if sc, ok := ctx.Value(scopeKey{}).(*scope); ok {
+		return *sc
+	}
+	return scope{}
 }

@@ -59,10 +59,10 @@ func TestAuthorizers(t *testing.T) {
 		{"grants: wildcard", GrantsAuthorizer{}, []string{"a.*"}, "a.read", true},
 		{"grants: wrong wildcard", GrantsAuthorizer{}, []string{"b.*"}, "a.read", false},
 		{"grants: star", GrantsAuthorizer{}, []string{"*"}, "a.read", true},
-		{"allow all", AllowAll, nil, "a.read", true},
-		{"allow all empty", AllowAll, nil, "", true},
-		{"deny all", DenyAll, []string{"*"}, "a.read", false},
-		{"deny all empty permission", DenyAll, []string{"*"}, "", false},
+		{"allow all", AllowAll(), nil, "a.read", true},
+		{"allow all empty", AllowAll(), nil, "", true},
+		{"deny all", DenyAll(), []string{"*"}, "a.read", false},
+		{"deny all empty permission", DenyAll(), []string{"*"}, "", false},
 	}
 	for _, tt := range tests {
 		if got := tt.az.Allowed(ctx, Caller{Principal: "p", Grants: tt.grants}, tt.perm); got != tt.want {
@@ -148,13 +148,13 @@ func TestListAuthorization(t *testing.T) {
 		{"wildcard", GrantsAuthorizer{}, []string{"diagnostics.*"}, []string{"code.read", "code.write", "data.read", "public"}},
 		{"narrow wildcard", GrantsAuthorizer{}, []string{"diagnostics.code.*", "admin"}, []string{"admin.reset", "code.read", "code.write", "public"}},
 		{"star", GrantsAuthorizer{}, []string{"*"}, []string{"admin.reset", "code.read", "code.write", "data.read", "public"}},
-		{"allow all", AllowAll, nil, []string{"admin.reset", "code.read", "code.write", "data.read", "public"}},
-		{"deny all", DenyAll, []string{"*"}, nil},
+		{"allow all", AllowAll(), nil, []string{"admin.reset", "code.read", "code.write", "data.read", "public"}},
+		{"deny all", DenyAll(), []string{"*"}, nil},
 		{"nil authorizer fails closed", nil, []string{"*"}, nil},
 	}
 	for _, tt := range tests {
 		for _, pageSize := range []int{0, 1, 2} {
-			ts := NewToolSet(nil)
+			ts := NewToolSet()
 			permTools(t, ts, perms)
 			s := NewServer(ts, tt.az, &Options{PageSize: pageSize})
 			got := listNames(t, s, Caller{Principal: "u", Grants: tt.grants})
@@ -175,7 +175,7 @@ func TestAuthorizerSeesCaller(t *testing.T) {
 		asked = append(asked, perm)
 		return perm == "ok"
 	})
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	tools := permTools(t, ts, map[string]string{"yes": "ok", "no": "nope"})
 	s := NewServer(ts, az, nil)
 	caller := Caller{Principal: "bob", Server: "tenant-a"}
@@ -200,9 +200,9 @@ func TestDeniedLikeUnknown(t *testing.T) {
 	for _, version := range []string{"", Version20250618, Version20251125} {
 		var buf bytes.Buffer
 		logger := slog.New(slog.NewJSONHandler(&buf, nil))
-		ts := NewToolSet(&ToolSetOptions{Logger: logger})
+		ts := NewToolSet()
 		tools := permTools(t, ts, map[string]string{"admin.reset": "admin", "other": ""})
-		s := NewServer(ts, GrantsAuthorizer{}, nil)
+		s := NewServer(ts, GrantsAuthorizer{}, &Options{Logger: logger})
 		caller := Caller{Principal: "mallory", Grants: []string{"diagnostics.*"}}
 		body := []byte(`{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"admin.reset","arguments":{}}}`)
 
@@ -232,15 +232,13 @@ func TestDeniedLikeUnknown(t *testing.T) {
 	}
 }
 
-// panickyRegistry panics on every call, as a broken Registry might.
+// panickyRegistry panics on every lookup, as a broken Registry might.
 type panickyRegistry struct{ *ToolSet }
 
-func (panickyRegistry) Call(context.Context, Authorizer, *Request) (*Result, error) {
-	panic("registry bug")
-}
+func (panickyRegistry) Lookup(string) (Tool, bool) { panic("registry bug") }
 
 func TestPanickingAuthorizerAndRegistryDoNotEscape(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(NewRawTool(ToolInfo{Name: "t", Permission: "p"}, func(context.Context, *Request) (*Result, error) {
 		return TextResult("ran"), nil
 	})); err != nil {
@@ -256,7 +254,7 @@ func TestPanickingAuthorizerAndRegistryDoNotEscape(t *testing.T) {
 	if !strings.Contains(string(body), "Unknown tool: t") {
 		t.Errorf("a panicking authorizer must deny the call: %s", body)
 	}
-	s = NewServer(panickyRegistry{ts}, AllowAll, nil)
+	s = NewServer(panickyRegistry{ts}, AllowAll(), nil)
 	status, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}`))
 	if status != 500 || !strings.Contains(string(body), `"code":-32603`) || strings.Contains(string(body), "registry bug") {
 		t.Errorf("a panicking registry: %d %s", status, body)

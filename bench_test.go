@@ -14,13 +14,13 @@ type echoIO struct {
 }
 
 func benchEchoServer(b *testing.B) *Server {
-	ts := NewToolSet(nil)
-	if err := AddTool(ts, ToolInfo{Name: "echo", Description: "Echoes its text."}, func(_ context.Context, _ *Request, in echoIO) (echoIO, error) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "echo", Description: "Echoes its text."}, func(_ context.Context, _ *Request, in echoIO) (echoIO, error) {
 		return in, nil
 	}); err != nil {
 		b.Fatal(err)
 	}
-	return NewServer(ts, AllowAll, nil)
+	return NewServer(ts, AllowAll(), nil)
 }
 
 // BenchmarkHandleEcho measures Server.Handle for a typed echo tool, with

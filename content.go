@@ -17,7 +17,8 @@ const (
 
 // Content is one block of a tool result's content: text, image, audio, a
 // resource link or an embedded resource. Build it with TextContent,
-// ImageContent, AudioContent, ResourceLinkContent or EmbeddedResource; the
+// ImageContent, AudioContent, ResourceLinkContent or
+// EmbeddedResourceContent; the
 // fields that apply depend on Type and the others are ignored when encoding.
 type Content struct {
 	// Type is one of the Content* constants.
@@ -76,8 +77,8 @@ func ResourceLinkContent(uri, name string) Content {
 	return Content{Type: ContentResourceLink, URI: uri, Name: name}
 }
 
-// EmbeddedResource returns a content block that embeds r.
-func EmbeddedResource(r ResourceContents) Content {
+// EmbeddedResourceContent returns a content block that embeds r.
+func EmbeddedResourceContent(r ResourceContents) Content {
 	return Content{Type: ContentResource, Resource: &r}
 }
 

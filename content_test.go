@@ -41,9 +41,9 @@ func TestContentMarshal(t *testing.T) {
 		{"empty image", ImageContent(nil, "image/png"), `{"type":"image","data":"","mimeType":"image/png"}`},
 		{"resource link", link, `{"type":"resource_link","uri":"file:///src/main.go","name":"main.go","title":"Main","description":"entry point","mimeType":"text/x-go","size":1234}`},
 		{"bare resource link", ResourceLinkContent("https://x.test/a", "a"), `{"type":"resource_link","uri":"https://x.test/a","name":"a"}`},
-		{"embedded text", EmbeddedResource(ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "abc"}), `{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"abc"}}`},
-		{"embedded empty text", EmbeddedResource(ResourceContents{URI: "file:///a.txt"}), `{"type":"resource","resource":{"uri":"file:///a.txt","text":""}}`},
-		{"embedded blob", EmbeddedResource(ResourceContents{URI: "file:///a.bin", MIMEType: "application/octet-stream", Blob: []byte{1, 2, 3}}), `{"type":"resource","resource":{"uri":"file:///a.bin","mimeType":"application/octet-stream","blob":"AQID"}}`},
+		{"embedded text", EmbeddedResourceContent(ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: "abc"}), `{"type":"resource","resource":{"uri":"file:///a.txt","mimeType":"text/plain","text":"abc"}}`},
+		{"embedded empty text", EmbeddedResourceContent(ResourceContents{URI: "file:///a.txt"}), `{"type":"resource","resource":{"uri":"file:///a.txt","text":""}}`},
+		{"embedded blob", EmbeddedResourceContent(ResourceContents{URI: "file:///a.bin", MIMEType: "application/octet-stream", Blob: []byte{1, 2, 3}}), `{"type":"resource","resource":{"uri":"file:///a.bin","mimeType":"application/octet-stream","blob":"AQID"}}`},
 		{"annotations and meta", annotated, `{"type":"text","text":"hi","annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"2025-01-12T15:00:58Z"},"_meta":{"k":"v"}}`},
 	}
 	for _, tt := range tests {
@@ -80,7 +80,7 @@ func TestContentMarshal(t *testing.T) {
 }
 
 func TestContentRoundTripValues(t *testing.T) {
-	blob := EmbeddedResource(ResourceContents{URI: "u:1", Blob: []byte{0, 1, 2, 250}})
+	blob := EmbeddedResourceContent(ResourceContents{URI: "u:1", Blob: []byte{0, 1, 2, 250}})
 	var back Content
 	b, _ := json.Marshal(blob)
 	if err := json.Unmarshal(b, &back); err != nil {
@@ -112,7 +112,7 @@ func TestContentInvalid(t *testing.T) {
 		{"link without URI", ResourceLinkContent("", "n")},
 		{"link without name", ResourceLinkContent("u:1", "")},
 		{"resource without resource", Content{Type: ContentResource}},
-		{"resource without URI", EmbeddedResource(ResourceContents{Text: "x"})},
+		{"resource without URI", EmbeddedResourceContent(ResourceContents{Text: "x"})},
 	}
 	for _, tt := range bad {
 		if b, err := json.Marshal(tt.c); err == nil {
@@ -184,7 +184,7 @@ func TestAppendString(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back != "a\uFFFDb" {
 		t.Errorf("invalid UTF-8: %s → %q", b, back)
 	}
-	if _, err := parseJSON(b, DefaultLimits); err != nil {
+	if _, err := parseJSON(b, DefaultLimits()); err != nil {
 		t.Errorf("the strict parser rejects appendString's output %s: %v", b, err)
 	}
 }

@@ -10,25 +10,76 @@ import (
 	"sync"
 )
 
+// message is one parsed JSON-RPC request on its way through the Server:
+// what the parser, the transport and the revision rules found.
+type message struct {
+	id      []byte // raw id; nil for a notification
+	method  string
+	params  map[string]any
+	argsRaw []byte
+	caller  Caller
+	tr      *transport
+	meta    map[string]any // params._meta, checked by selectEra
+	version string         // the revision whose rules apply
+	modern  bool           // 2026-07-28 era
+}
+
+// method is one JSON-RPC method: the eras that have it and its function,
+// which returns the complete response (see message.respond).
+type method struct {
+	legacy, modern bool
+	run            func(s *Server, ctx context.Context, m *message) ([]byte, error)
+}
+
+// methods are the methods served. server/discover is served in every era,
+// so that probing clients learn the versions; 2026-07-28 has no
+// initialize, ping or logging/setLevel.
+var methods = map[string]method{
+	"initialize":           {legacy: true, run: (*Server).initialize},
+	"ping":                 {legacy: true, run: (*Server).ping},
+	"logging/setLevel":     {legacy: true, run: (*Server).setLevel},
+	"tools/list":           {legacy: true, modern: true, run: (*Server).listTools},
+	"tools/call":           {legacy: true, modern: true, run: (*Server).callTool},
+	"server/discover":      {legacy: true, modern: true, run: (*Server).discover},
+	"subscriptions/listen": {modern: true, run: (*Server).listen},
+}
+
 // dispatch runs one method. Errors are *Error, *ArgumentError,
-// ErrUnknownTool or internal errors; rpcError maps them to codes.
-func (s *Server) dispatch(ctx context.Context, caller Caller, m *message) ([]byte, error) {
-	switch m.method {
-	case "initialize":
-		return s.initialize(m)
-	case "ping":
-		return []byte("{}"), nil
-	case "logging/setLevel":
-		return s.setLevel(m)
-	case "tools/list":
-		return s.listTools(ctx, caller, m)
-	case "tools/call":
-		return s.callTool(ctx, caller, m)
-	case "server/discover":
-		// Served in every era, so that probing clients learn the versions.
-		return s.discover(), nil
+// *UnknownToolError or internal errors; rpcError maps them to codes.
+func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
+	mt, ok := methods[m.method]
+	if !ok || (m.modern && !mt.modern) || (!m.modern && !mt.legacy) {
+		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
 	}
-	return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	return mt.run(s, ctx, m)
+}
+
+// rpcError maps an error from dispatch to the JSON-RPC error sent.
+func (s *Server) rpcError(ctx context.Context, err error) *Error {
+	var rpc *Error
+	var ae *ArgumentError
+	var unknown *UnknownToolError
+	switch {
+	case errors.As(err, &rpc):
+		return rpc
+	case errors.As(err, &ae):
+		return &Error{Code: CodeInvalidParams, Message: ae.Error()}
+	case errors.As(err, &unknown):
+		return &Error{Code: CodeInvalidParams, Message: unknownToolMessage(unknown.Name)}
+	}
+	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: internal error", slog.String("error", err.Error()))
+	return &Error{Code: CodeInternalError, Message: "Internal error"}
+}
+
+// unknownToolMessage says, for a model, that a tool does not exist.
+func unknownToolMessage(name string) string {
+	switch {
+	case name == "":
+		return "Unknown tool: the name is empty"
+	case ValidToolName(name):
+		return "Unknown tool: " + name
+	}
+	return "Unknown tool: " + quoteName(name) + " is not a valid tool name"
 }
 
 func invalidParams(format string, args ...any) *Error {
@@ -37,7 +88,7 @@ func invalidParams(format string, args ...any) *Error {
 
 // initialize answers the legacy handshake. It is stateless: the answer
 // depends on the request only.
-func (s *Server) initialize(m *message) ([]byte, error) {
+func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 	requested, ok := m.params["protocolVersion"].(string)
 	if !ok {
 		return nil, invalidParams("protocolVersion must be a string")
@@ -64,7 +115,7 @@ func (s *Server) initialize(m *message) ([]byte, error) {
 	if version == "" {
 		if len(s.legacy) == 0 {
 			return nil, &Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version: this server does not use initialize",
-				Data: map[string]any{"supported": s.opts.Versions, "requested": requested}}
+				Data: map[string]any{"supported": s.versions, "requested": shorten(requested)}}
 		}
 		version = s.legacy[len(s.legacy)-1]
 	}
@@ -76,18 +127,22 @@ func (s *Server) initialize(m *message) ([]byte, error) {
 		b = append(b, `,"instructions":`...)
 		b = appendString(b, s.opts.Instructions)
 	}
-	return append(b, '}'), nil
+	return m.respond(b), nil
+}
+
+func (s *Server) ping(_ context.Context, m *message) ([]byte, error) {
+	return m.respond([]byte("{")), nil
 }
 
 // setLevel accepts logging/setLevel. Being stateless, the server keeps
 // nothing: the level that applies to a request is the one on the request,
 // or the configured default.
-func (s *Server) setLevel(m *message) ([]byte, error) {
+func (s *Server) setLevel(_ context.Context, m *message) ([]byte, error) {
 	l, _ := m.params["level"].(string)
 	if !LogLevel(l).Valid() {
 		return nil, invalidParams("level must be one of debug, info, notice, warning, error, critical, alert, emergency")
 	}
-	return []byte("{}"), nil
+	return m.respond([]byte("{")), nil
 }
 
 const cursorPrefix = "after:"
@@ -95,7 +150,7 @@ const cursorPrefix = "after:"
 // listTools answers tools/list, a page at a time when PageSize is set. The
 // cursor is opaque to clients: the name of the last tool of the previous
 // page, so that any replica can continue a listing.
-func (s *Server) listTools(ctx context.Context, caller Caller, m *message) ([]byte, error) {
+func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 	after := ""
 	if c, has := m.params["cursor"]; has {
 		cs, ok := c.(string)
@@ -104,52 +159,39 @@ func (s *Server) listTools(ctx context.Context, caller Caller, m *message) ([]by
 		}
 		raw, err := base64.RawURLEncoding.DecodeString(cs)
 		if err != nil || len(raw) <= len(cursorPrefix) || string(raw[:len(cursorPrefix)]) != cursorPrefix || !ValidToolName(string(raw[len(cursorPrefix):])) {
-			return nil, invalidParams("invalid cursor %q", cs)
+			return nil, invalidParams("invalid cursor %s", quoteName(cs))
 		}
 		after = string(raw[len(cursorPrefix):])
 	}
-	ctx = ContextWithCaller(ctx, caller)
+	sc := scope{caller: &m.caller, az: s.az}
+	ctx = context.WithValue(ctx, scopeKey{}, &sc)
 	bp := scratchBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= maxPooledScratch {
-			scratchBufs.Put(bp)
-		}
-	}()
+	defer putScratch(bp)
 	b := append((*bp)[:0], `{"tools":[`...)
 	n, last, more := 0, "", false
-	emit := func(name string, desc []byte) bool {
+	for t := range s.reg.All() {
+		c, err := s.tools.get(t, s.reg)
+		if err != nil {
+			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool not listed", slog.String("error", err.Error()))
+			continue
+		}
+		name := c.info.Name
 		if after != "" && name <= after {
-			return true
+			continue
+		}
+		if !allowed(ctx, s.az, m.caller, c.info.Permission) {
+			continue
 		}
 		if s.opts.PageSize > 0 && n == s.opts.PageSize {
 			more = true
-			return false
+			break
 		}
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, desc...)
+		b = append(b, c.desc...)
 		n++
 		last = name
-		return true
-	}
-	if ts, ok := s.reg.(*ToolSet); ok {
-		for _, e := range ts.permitted(ctx, s.az, caller) {
-			if !emit(e.info.Name, e.desc) {
-				break
-			}
-		}
-	} else {
-		for _, t := range s.reg.List(ctx, s.az, caller) {
-			info := t.Info()
-			desc, err := describe(info)
-			if err != nil {
-				return nil, err
-			}
-			if !emit(info.Name, desc) {
-				break
-			}
-		}
 	}
 	b = append(b, ']')
 	if more {
@@ -164,30 +206,13 @@ func (s *Server) listTools(ctx context.Context, caller Caller, m *message) ([]by
 	return m.respond(b), nil
 }
 
-// describe encodes a tool of a Registry other than ToolSet.
-func describe(info *ToolInfo) ([]byte, error) {
-	var in, out []byte
-	var err error
-	if info.InputSchema != nil {
-		if in, err = rawJSON(info.InputSchema); err != nil {
-			return nil, err
-		}
-	}
-	if info.OutputSchema != nil {
-		if out, err = rawJSON(info.OutputSchema); err != nil {
-			return nil, err
-		}
-	}
-	return encodeInfo(info, in, out)
-}
-
 // callTool answers tools/call.
-func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byte, error) {
+func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	name, ok := m.params["name"].(string)
 	if !ok {
 		return nil, invalidParams("name must be a string")
 	}
-	req := &Request{Caller: caller, ProtocolVersion: m.version, Name: name, Arguments: m.argsRaw}
+	req := &Request{Caller: m.caller, ProtocolVersion: m.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
 	if a, has := m.params["arguments"]; has {
 		if _, ok := a.(map[string]any); !ok {
 			return nil, invalidParams("arguments must be an object")
@@ -197,36 +222,13 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 		req.Arguments = []byte("{}")
 		req.args = map[string]any{}
 	}
-	req.Meta, _ = m.params["_meta"].(map[string]any)
 	if m.modern {
 		if err := s.readRetry(req, m.params); err != nil {
 			return nil, err
 		}
 	}
-	req.notes = s.notifierFor(ctx, m, req.Meta)
-	// The request's own copy of the caller goes into the context: boxing a
-	// pointer that is already on the heap costs nothing.
-	ctx = context.WithValue(ctx, callerKey{}, &req.Caller)
-	if m.modern {
-		if err := s.checkToolHeaders(ctx, caller, name, req.args); err != nil {
-			return nil, err
-		}
-	}
-	if s.opts.CallTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
-		defer cancel()
-	}
-	res, err := s.reg.Call(ctx, s.az, req)
-	if err == nil && res == nil {
-		res = &Result{}
-	}
-	if _, isToolSet := s.reg.(*ToolSet); err == nil && !isToolSet && res != nil && res.StructuredContent != nil {
-		// ToolSet checks what its tools return; other registries may not.
-		if _, cerr := appendCheckedJSON(nil, res.StructuredContent); cerr != nil {
-			err = fmt.Errorf("%w: tool %q: structuredContent: %v", ErrInvalidOutput, name, cerr)
-		}
-	}
+	req.notes = s.notifierFor(m)
+	res, err := s.call(ctx, req, m)
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
 	}
@@ -248,11 +250,7 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 		}
 	}
 	bp := scratchBufs.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= maxPooledScratch {
-			scratchBufs.Put(bp)
-		}
-	}()
+	defer putScratch(bp)
 	b, err := appendResult((*bp)[:0], res)
 	*bp = b
 	if err != nil {
@@ -269,8 +267,6 @@ func (s *Server) callTool(ctx context.Context, caller Caller, m *message) ([]byt
 		b = s.appendModernResult(b, len(res.Meta) > 0)
 		*bp = b
 	}
-	// One exact-size copy: the whole response when the request has an id
-	// (Handle), the bare result otherwise (Dispatch).
 	return m.respond(b), nil
 }
 
@@ -280,20 +276,20 @@ var scratchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return
 
 const maxPooledScratch = 1 << 20
 
-// respond copies a result (without its closing brace) into an exact-size
-// buffer: the complete JSON-RPC response when m has an id, marking m so
-// that handleOne sends it as it is; the closed result object otherwise.
-func (m *message) respond(result []byte) []byte {
-	if m.id == nil {
-		out := make([]byte, 0, len(result)+1)
-		return append(append(out, result...), '}')
+func putScratch(bp *[]byte) {
+	if cap(*bp) <= maxPooledScratch {
+		scratchBufs.Put(bp)
 	}
+}
+
+// respond copies a result object, without its closing brace, into the
+// complete JSON-RPC response, in one exact-size buffer.
+func (m *message) respond(result []byte) []byte {
 	out := make([]byte, 0, len(result)+len(m.id)+len(responsePrefix)+len(responseMid)+2)
 	out = append(out, responsePrefix...)
 	out = append(out, m.id...)
 	out = append(out, responseMid...)
 	out = append(out, result...)
-	m.complete = true
 	return append(out, "}}"...)
 }
 
@@ -304,19 +300,18 @@ const (
 
 // notifierFor builds the request's notifier from the transport's stream,
 // the progress token and the log level that applies.
-func (s *Server) notifierFor(ctx context.Context, m *message, meta map[string]any) *notifier {
-	ex := exchangeFrom(ctx)
-	if ex == nil || ex.Notify == nil {
+func (s *Server) notifierFor(m *message) *notifier {
+	if m.tr.notify == nil {
 		return nil
 	}
-	n := &notifier{send: ex.Notify}
-	switch tok := meta["progressToken"].(type) {
+	n := &notifier{send: m.tr.notify}
+	switch tok := m.meta["progressToken"].(type) {
 	case string:
 		n.token = appendString(nil, tok)
 	case float64:
 		n.token = strconv.AppendFloat(nil, tok, 'g', -1, 64)
 	}
-	if l, ok := meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
+	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
 		n.level = LogLevel(l)
 	} else if !m.modern {
 		n.level = s.opts.LogLevel

@@ -7,10 +7,9 @@
 //     output JSON Schema, permission, annotations) and implements Validate
 //     and Execute. [NewTool] turns a typed Go function into a Tool whose
 //     schemas are inferred once, with github.com/google/jsonschema-go.
-//   - A [Registry] holds tools, lists those a caller may use and calls one:
-//     authorize, validate against the input schema, Validate, Execute.
-//     [ToolSet] is the concurrency-safe default; tools can be added and
-//     removed at run time.
+//   - A [Registry] holds tools by name. [ToolSet] is the concurrency-safe
+//     default; tools can be added, replaced and removed at run time, and
+//     [ChangeNotifier] reports the changes.
 //   - An [Authorizer] decides whether a [Caller] (the authenticated request
 //     context: principal, grants, selected server) may use a permission such
 //     as "diagnostics.code.read". A tool the caller may not use is invisible:
@@ -21,6 +20,16 @@
 //     [Server] is the default; it serves the protocol revisions 2025-03-26,
 //     2025-06-18 and 2025-11-25 (initialize handshake) and 2026-07-28
 //     (sessionless, per-request _meta), chosen per request.
+//
+// # One request
+//
+// A request takes one path through the Server, each step once: the body is
+// parsed under the bounds; the revision rules pick the revision and check
+// _meta and the HTTP headers against the body; the method is dispatched;
+// for tools/call the tool is looked up, the Authorizer is asked once, the
+// arguments are validated against the input schema and by the tool's
+// Validate, the tool runs (through Options.ToolMiddleware), its output is
+// checked, and the answer is encoded once.
 //
 // Transports: [NewHandler] serves a Protocol as a Streamable HTTP endpoint
 // (mount it on any mux). It refuses cross-origin requests not on
@@ -44,9 +53,32 @@
 // ordinary error returned by a tool is a result with isError set, which the
 // model can read and act on; from 2025-11-25 on, so are invalid arguments.
 //
-// The caller reaches tools in two ways: as [Request].Caller, and in the
-// context (CallerFromContext), for code deeper in the call.
-//
 // Logging uses log/slog: one record per request with the method, tool,
 // principal, duration and outcome. Argument values are never logged.
+//
+// # Conventions
+//
+// The packages of this module (mcp, codetools, enquiry, mcptest and those
+// that add tools) follow one set of conventions:
+//
+//   - Constructors are NewX; options are a pointer to an XOptions (or
+//     Options) struct that may be nil, and whose zero value is the default.
+//     A value that means nothing is an error, never silently replaced.
+//   - Packages that provide tools add them with Register(ts *mcp.ToolSet,
+//     …, opts *Options) error, and return them unregistered with
+//     Tools(…) ([]mcp.Tool, error).
+//   - Fail-closed defaults are functions, never variables a program could
+//     reassign: AllowAll(), DenyAll(), DefaultLimits(). A Server given no
+//     Authorizer denies everything.
+//   - The Server hands a tool what it needs through the context: the Caller
+//     (CallerFromContext, also Request.Caller), the Server's Authorizer
+//     (AuthorizerFromContext), which tools that show other tools ask, and
+//     the transport's Exchange (ExchangeFromContext). No tool takes the
+//     Authorizer a second time.
+//   - Registry changes are followed one way: ChangeNotifier.Watch.
+//   - Errors are values found with errors.Is and errors.As (ErrUnknownTool,
+//     *UnknownToolError, ErrInvalidArguments, *ArgumentError, *Error);
+//     nothing is learnt by parsing messages.
+//   - Nothing panics across the API boundary: a panicking tool, Authorizer,
+//     Authenticator or Registry fails its request, not the process.
 package mcp

@@ -79,15 +79,15 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 }
 
 // encodeDescriptor encodes a tool as tools/list shows it.
-func encodeDescriptor(e *entry) ([]byte, error) {
+func encodeDescriptor(c *compiled) ([]byte, error) {
 	var in, out []byte
-	if e.in != nil {
-		in = e.in.encoded
+	if c.in != nil {
+		in = c.in.encoded
 	}
-	if e.out != nil {
-		out = e.out.encoded
+	if c.out != nil {
+		out = c.out.encoded
 	}
-	return encodeInfo(e.info, in, out)
+	return encodeInfo(c.info, in, out)
 }
 
 // encodeInfo encodes a tool descriptor with its schemas already encoded
@@ -196,6 +196,11 @@ func appendError(b []byte, id []byte, code int, message string, data any) []byte
 }
 
 var nullJSON = []byte("null")
+
+// appendErr encodes rpc as the error response to id.
+func appendErr(b []byte, id []byte, rpc *Error) []byte {
+	return appendError(b, id, rpc.Code, rpc.Message, rpc.Data)
+}
 
 var errInvalidRawJSON = errors.New("mcp: raw JSON value is not valid JSON")
 

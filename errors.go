@@ -9,8 +9,8 @@ import (
 const (
 	CodeParseError     = -32700 // the body is not JSON within the parser's bounds
 	CodeInvalidRequest = -32600 // the body is JSON but not a JSON-RPC 2.0 request
-	CodeMethodNotFound = -32601 // unknown method, unknown tool or a tool the caller may not use
-	CodeInvalidParams  = -32602 // params of the wrong shape, bad cursor, invalid arguments (before 2025-11-25)
+	CodeMethodNotFound = -32601 // unknown method, or one the request's revision does not have (404 under 2026-07-28)
+	CodeInvalidParams  = -32602 // params of the wrong shape, bad cursor, unknown tool or one the caller may not use, invalid arguments (before 2025-11-25)
 	CodeInternalError  = -32603 // a failure inside the server; details go to the log only
 
 	// Codes of protocol revision 2026-07-28.
@@ -58,6 +58,34 @@ var (
 	// ErrToolPanic: a tool panicked; the stack is logged, not returned.
 	ErrToolPanic = errors.New("mcp: tool panicked")
 )
+
+// UnknownToolError reports a call of a tool that is not registered, or that
+// the caller may not use: the two are indistinguishable on purpose. It
+// matches ErrUnknownTool with errors.Is; the Server answers it with -32602
+// "Unknown tool: name".
+type UnknownToolError struct {
+	Name string // the name as called
+}
+
+// Error implements error.
+func (e *UnknownToolError) Error() string { return "mcp: unknown tool " + quoteName(e.Name) }
+
+// Is reports whether target is ErrUnknownTool.
+func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTool }
+
+// quoteName quotes a name from a client for a message, cut to a length a
+// message can carry.
+func quoteName(name string) string {
+	const max = 128
+	if len(name) > max {
+		cut := max
+		for cut > 0 && name[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		return strconv.Quote(name[:cut]) + "…"
+	}
+	return strconv.Quote(name)
+}
 
 // ArgumentError describes arguments that failed validation. It names the
 // field, what was expected and what was given, so that a model can fix its

@@ -17,8 +17,8 @@ func ExampleNewHandler() {
 	type text struct {
 		Text string `json:"text"`
 	}
-	ts := mcp.NewToolSet(nil)
-	err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo the text.", Permission: "demo.echo"},
+	ts := mcp.NewToolSet()
+	_, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo the text.", Permission: "demo.echo"},
 		func(ctx context.Context, req *mcp.Request, in text) (text, error) { return in, nil })
 	if err != nil {
 		panic(err)

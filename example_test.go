@@ -20,8 +20,8 @@ type greetOut struct {
 // A typed tool: the input and output schemas are inferred from the Go types,
 // and the arguments arrive decoded and validated.
 func ExampleAddTool() {
-	tools := mcp.NewToolSet(nil)
-	err := mcp.AddTool(tools, mcp.ToolInfo{
+	tools := mcp.NewToolSet()
+	greet, err := mcp.AddTool(tools, mcp.ToolInfo{
 		Name:        "greet",
 		Description: "Greets someone by name.",
 		Permission:  "demo.greet",
@@ -31,9 +31,7 @@ func ExampleAddTool() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, t := range tools.Tools() {
-		fmt.Println(t.Info().Name, t.Info().InputSchema.Required)
-	}
+	fmt.Println(greet.Info().Name, greet.Info().InputSchema.Required)
 	// Output:
 	// greet [name]
 }
@@ -41,14 +39,14 @@ func ExampleAddTool() {
 // Handle answers one JSON-RPC body with an HTTP status and a response body;
 // a transport only has to copy them to the wire.
 func ExampleServer_Handle() {
-	tools := mcp.NewToolSet(nil)
-	if err := mcp.AddTool(tools, mcp.ToolInfo{Name: "greet", Description: "Greets someone by name."},
+	tools := mcp.NewToolSet()
+	if _, err := mcp.AddTool(tools, mcp.ToolInfo{Name: "greet", Description: "Greets someone by name."},
 		func(ctx context.Context, req *mcp.Request, in greetIn) (greetOut, error) {
 			return greetOut{Greeting: "Hello, " + in.Name + "!"}, nil
 		}); err != nil {
 		log.Fatal(err)
 	}
-	server := mcp.NewServer(tools, mcp.AllowAll, &mcp.Options{Name: "demo", Version: "1.0.0"})
+	server := mcp.NewServer(tools, mcp.AllowAll(), &mcp.Options{Name: "demo", Version: "1.0.0"})
 
 	caller := mcp.Caller{Principal: "alice"}
 	for _, body := range []string{
@@ -71,7 +69,7 @@ func ExampleServer_Handle() {
 // "prefix.*" grants cover every permission under the prefix. A caller sees
 // and may call only the tools it is granted.
 func ExampleGrantsAuthorizer() {
-	tools := mcp.NewToolSet(nil)
+	tools := mcp.NewToolSet()
 	for _, info := range []mcp.ToolInfo{
 		{Name: "code.read", Permission: "diagnostics.code.read"},
 		{Name: "data.read", Permission: "diagnostics.data.read"},
@@ -84,7 +82,8 @@ func ExampleGrantsAuthorizer() {
 			log.Fatal(err)
 		}
 	}
-	server := mcp.NewServer(tools, mcp.GrantsAuthorizer{}, nil)
+	az := mcp.GrantsAuthorizer{}
+	server := mcp.NewServer(tools, az, nil)
 
 	for _, caller := range []mcp.Caller{
 		{Principal: "anonymous"},
@@ -92,8 +91,10 @@ func ExampleGrantsAuthorizer() {
 		{Principal: "ops", Grants: []string{"diagnostics.code.read", "admin.reset"}},
 	} {
 		var names []string
-		for _, t := range tools.List(context.Background(), mcp.GrantsAuthorizer{}, caller) {
-			names = append(names, t.Info().Name)
+		for t := range tools.All() {
+			if az.Allowed(context.Background(), caller, t.Info().Permission) {
+				names = append(names, t.Info().Name)
+			}
 		}
 		_, resp := server.Handle(context.Background(), caller,
 			[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"reset"}}`))

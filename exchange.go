@@ -3,16 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strconv"
 )
 
 // Exchange carries the transport's side of one request into
-// Protocol.Handle: what the transport knows about the protocol revision and
-// where the request's own notifications go. Transports attach it with
-// ContextWithExchange; without one, Handle assumes 2025-03-26 rules and
-// drops notifications.
+// Protocol.Handle: what the transport knows about the protocol revision,
+// its headers, and where the request's own notifications go. Transports
+// attach it with ContextWithExchange; without one, Server.Handle assumes
+// 2025-03-26 rules and drops notifications.
 type Exchange struct {
 	// ProtocolVersion is the revision the transport says the request is made
 	// under: the MCP-Protocol-Version header, or what initialize negotiated
@@ -36,7 +34,9 @@ func ContextWithExchange(ctx context.Context, ex *Exchange) context.Context {
 	return context.WithValue(ctx, exchangeKey{}, ex)
 }
 
-func exchangeFrom(ctx context.Context) *Exchange {
+// ExchangeFromContext returns the Exchange in ctx, or nil. A Protocol
+// reads it to learn what the transport knows of the request.
+func ExchangeFromContext(ctx context.Context) *Exchange {
 	ex, _ := ctx.Value(exchangeKey{}).(*Exchange)
 	return ex
 }
@@ -87,55 +87,4 @@ type notifier struct {
 	send  func(method string, params json.RawMessage) error
 	token []byte   // raw progressToken, nil when the request has none
 	level LogLevel // least severe level sent; "" sends none
-}
-
-// Progress reports progress of a long call to the client, if the request
-// asked for it (params._meta.progressToken) and its transport can stream
-// notifications; otherwise it does nothing. progress must increase from call
-// to call; total is 0 when unknown.
-func (r *Request) Progress(progress, total float64, message string) error {
-	n := r.notes
-	if n == nil || n.send == nil || n.token == nil {
-		return nil
-	}
-	b := []byte(`{"progressToken":`)
-	b = append(b, n.token...)
-	b = append(b, `,"progress":`...)
-	b = strconv.AppendFloat(b, progress, 'g', -1, 64)
-	if total > 0 {
-		b = append(b, `,"total":`...)
-		b = strconv.AppendFloat(b, total, 'g', -1, 64)
-	}
-	if message != "" {
-		b = append(b, `,"message":`...)
-		b = appendString(b, message)
-	}
-	b = append(b, '}')
-	return n.send("notifications/progress", b)
-}
-
-// Log sends a log message (notifications/message) to the client, if level is
-// at least the level that applies to this request and its transport can
-// stream notifications; otherwise it does nothing. data is any JSON value.
-func (r *Request) Log(level LogLevel, logger string, data any) error {
-	if !level.Valid() {
-		return fmt.Errorf("mcp: invalid log level %q", level)
-	}
-	n := r.notes
-	if n == nil || n.send == nil || n.level == "" || level.severity() < n.level.severity() {
-		return nil
-	}
-	b := []byte(`{"level":`)
-	b = appendString(b, string(level))
-	if logger != "" {
-		b = append(b, `,"logger":`...)
-		b = appendString(b, logger)
-	}
-	b = append(b, `,"data":`...)
-	var err error
-	if b, err = appendCheckedJSON(b, data); err != nil {
-		return fmt.Errorf("mcp: encoding log data: %w", err)
-	}
-	b = append(b, '}')
-	return n.send("notifications/message", b)
 }

@@ -253,7 +253,7 @@ func FuzzParseLimits(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, lim := range []Limits{fuzzLimits, DefaultLimits} {
+		for _, lim := range []Limits{fuzzLimits, DefaultLimits()} {
 			v, err := parseJSON(data, lim)
 			if err == nil {
 				if !json.Valid(data) {
@@ -296,7 +296,7 @@ func FuzzParseLimits(f *testing.F) {
 // whose text is "counted:<tool>", so the targets can match runs to answers.
 func fuzzServer(tb testing.TB, runs *atomic.Int64) *Server {
 	tb.Helper()
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	err := ts.Register(NewRawTool(ToolInfo{Name: "count", Description: "counts"},
 		func(context.Context, *Request) (*Result, error) {
 			runs.Add(1)
@@ -321,7 +321,7 @@ func fuzzServer(tb testing.TB, runs *atomic.Int64) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return NewServer(ts, AllowAll, &Options{Limits: fuzzLimits, CallTimeout: time.Second})
+	return NewServer(ts, AllowAll(), &Options{Limits: fuzzLimits, CallTimeout: time.Second})
 }
 
 func mustFuzzSchema(tb testing.TB, doc string) *jsonschema.Schema {

@@ -1,69 +1,11 @@
 package mcp
 
 import (
-	"context"
-	"encoding/base64"
 	"fmt"
-	"math"
-	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
-
-// checkHeaders applies the 2026-07-28 Streamable HTTP rule that the
-// MCP-Protocol-Version, Mcp-Method and Mcp-Name headers are present and
-// agree with the body.
-func (s *Server) checkHeaders(ex *Exchange, m *message, hdr string) *Error {
-	if hdr != m.version {
-		return mismatch("MCP-Protocol-Version", hdr, m.version)
-	}
-	method, err := headerValue(ex.Header, "Mcp-Method", false)
-	if err != nil {
-		return err
-	}
-	if method != m.method {
-		return mismatch("Mcp-Method", method, m.method)
-	}
-	if m.method == "tools/call" {
-		name, _ := m.params["name"].(string)
-		got, err := headerValue(ex.Header, "Mcp-Name", true)
-		if err != nil {
-			return err
-		}
-		if got != name {
-			return mismatch("Mcp-Name", got, name)
-		}
-	}
-	return nil
-}
-
-func mismatch(header, got, want string) *Error {
-	if got == "" {
-		return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: required header " + header + " is missing"}
-	}
-	return &Error{Code: CodeHeaderMismatch, Message: fmt.Sprintf("Header mismatch: %s header value %q does not match body value %q", header, got, want)}
-}
-
-// headerValue returns a header's value, decoding the =?base64?...?= form
-// where allowed. A value with characters HTTP does not allow is an error.
-func headerValue(h http.Header, name string, encoded bool) (string, *Error) {
-	v := h.Get(name)
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < 0x20 && c != '\t') || c > 0x7E {
-			return "", &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: " + name + " header has invalid characters"}
-		}
-	}
-	if encoded && strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
-		d, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
-		if err != nil {
-			return "", &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: " + name + " header is not valid base64"}
-		}
-		return string(d), nil
-	}
-	return v, nil
-}
 
 // headerParam is a tool parameter mirrored into an Mcp-Param-{Name} header
 // (the x-mcp-header schema extension).
@@ -124,89 +66,4 @@ func isToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// checkParamHeaders checks each Mcp-Param-{Name} header against the
-// argument it mirrors: present exactly when the argument has a non-null
-// value, and equal to it (integers compared numerically).
-func checkParamHeaders(h http.Header, params []headerParam, args map[string]any) *Error {
-	for _, p := range params {
-		var v any = args
-		for _, k := range p.path {
-			obj, ok := v.(map[string]any)
-			if !ok {
-				v = nil
-				break
-			}
-			v = obj[k]
-		}
-		name := "Mcp-Param-" + p.header
-		got, err := headerValue(h, name, true)
-		if err != nil {
-			return err
-		}
-		_, present := h[http.CanonicalHeaderKey(name)]
-		if v == nil {
-			if present {
-				return &Error{Code: CodeHeaderMismatch, Message: "Header mismatch: " + name + " header given but the argument is absent"}
-			}
-			continue
-		}
-		if !present {
-			return mismatch(name, "", "")
-		}
-		if !headerMatches(got, v) {
-			return mismatch(name, got, fmt.Sprint(v))
-		}
-	}
-	return nil
-}
-
-func headerMatches(got string, v any) bool {
-	switch x := v.(type) {
-	case string:
-		return got == x
-	case bool:
-		return got == strconv.FormatBool(x)
-	case float64:
-		f, err := strconv.ParseFloat(got, 64)
-		return err == nil && !math.IsNaN(f) && f == x
-	}
-	return false
-}
-
-// checkToolHeaders checks the Mcp-Param-* headers of a modern HTTP
-// tools/call. Tools the caller may not use are skipped, so that the answer
-// (unknown tool) reveals nothing about their schemas.
-func (s *Server) checkToolHeaders(ctx context.Context, caller Caller, name string, args any) error {
-	ex := exchangeFrom(ctx)
-	if ex == nil || ex.Header == nil {
-		return nil
-	}
-	t, ok := s.reg.Lookup(name)
-	if !ok {
-		return nil
-	}
-	info := t.Info()
-	if info == nil || info.InputSchema == nil || !allowed(ctx, s.az, caller, info.Permission) {
-		return nil
-	}
-	var params []headerParam
-	if cached, ok := s.headerCache.Load(info); ok {
-		params = cached.([]headerParam)
-	} else {
-		var err error
-		if params, err = headerParams(info.InputSchema); err != nil {
-			return fmt.Errorf("tool %q: %w", name, err)
-		}
-		s.headerCache.Store(info, params)
-	}
-	if len(params) == 0 {
-		return nil
-	}
-	obj, _ := args.(map[string]any)
-	if rpc := checkParamHeaders(ex.Header, params, obj); rpc != nil {
-		return rpc
-	}
-	return nil
 }

@@ -23,11 +23,11 @@ func sqlTool(t *testing.T, permission string) Tool {
 }
 
 func TestParamHeaders(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(sqlTool(t, "")); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	body := func(args string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_sql","arguments":` + args + `,` + modernMeta + `}}`)
 	}
@@ -71,7 +71,7 @@ func TestParamHeaders(t *testing.T) {
 }
 
 func TestParamHeadersForbiddenToolRevealsNothing(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(sqlTool(t, "db.write")); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRegisterRejectsInvalidHeaderAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = NewToolSet(nil).Register(NewRawTool(ToolInfo{Name: "bad", InputSchema: schema},
+	err = NewToolSet().Register(NewRawTool(ToolInfo{Name: "bad", InputSchema: schema},
 		func(context.Context, *Request) (*Result, error) { return nil, nil }))
 	if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), "x-mcp-header") {
 		t.Fatalf("Register = %v, want ErrInvalidSchema naming x-mcp-header", err)

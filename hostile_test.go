@@ -30,7 +30,7 @@ func hostileServer(t *testing.T, opts *mcp.Options) (url string, logs *bytes.Buf
 	t.Helper()
 	logs = &bytes.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ts := mcp.NewToolSet(&mcp.ToolSetOptions{Logger: logger})
+	ts := mcp.NewToolSet()
 	type text struct {
 		Text string `json:"text"`
 	}
@@ -41,7 +41,7 @@ func hostileServer(t *testing.T, opts *mcp.Options) (url string, logs *bytes.Buf
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostileMust(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
 		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }))
 	hostileMust(t, ts.Register(
 		mcp.NewRawTool(mcp.ToolInfo{Name: "panic", Description: "Panics."},
@@ -73,9 +73,9 @@ func hostileServer(t *testing.T, opts *mcp.Options) (url string, logs *bytes.Buf
 				return &mcp.Result{Content: []mcp.Content{mcp.TextContent("x")}, StructuredContent: json.RawMessage(`{"n":`)}, nil
 			}),
 	))
-	hostileMust(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "typed_breaks_schema", Description: "Typed output outside its schema.", OutputSchema: outSchema},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "typed_breaks_schema", Description: "Typed output outside its schema.", OutputSchema: outSchema},
 		func(context.Context, *mcp.Request, struct{}) (small, error) { return small{N: 99}, nil }))
-	hostileMust(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "validate_panics", Description: "Panics while validating."},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "validate_panics", Description: "Panics while validating."},
 		func(context.Context, *mcp.Request, hostilePanicky) (text, error) { return text{"unreachable"}, nil }))
 
 	o := mcp.Options{}
@@ -83,7 +83,7 @@ func hostileServer(t *testing.T, opts *mcp.Options) (url string, logs *bytes.Buf
 		o = *opts
 	}
 	o.Logger = logger
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll, &o), nil))
+	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), &o), nil))
 	t.Cleanup(srv.Close)
 	return srv.URL, logs
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -73,14 +72,14 @@ type HandlerOptions struct {
 //   - Accept allowing neither application/json nor text/event-stream: 406.
 //     A missing Accept allows both.
 //   - Body larger than MaxBodyBytes: 413.
-//   - MCP-Protocol-Version header naming a version the Protocol does not
-//     serve: 400 with code -32022 and data {"supported": [...],
-//     "requested": "..."}. Without the header, 2025-03-26 rules apply. On
-//     initialize the header is not needed: the body's protocolVersion is
-//     negotiated, and an initialize is never refused for its header.
 //
-// The body then goes to Protocol.Handle, whose status and body are the
-// answer: application/json, or 202 with no body for notifications.
+// The body then goes to Protocol.Handle with the request's headers and its
+// MCP-Protocol-Version in the Exchange; its status and body are the answer:
+// application/json, or 202 with no body for notifications. The Server
+// refuses a header naming a version it does not serve with 400 and code
+// -32022 (data {"supported": [...], "requested": "..."}), except on
+// initialize, whose body's protocolVersion is negotiated instead; without
+// the header, 2025-03-26 rules apply.
 //
 // While a request runs, its tool may send notifications (Request.Progress,
 // Request.Log). If the client's Accept allows text/event-stream, the first
@@ -100,7 +99,6 @@ type Handler struct {
 	metaURL   string
 	logger    *slog.Logger
 	keepAlive time.Duration
-	supported []string // newest first
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -123,27 +121,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	if h.keepAlive == 0 {
 		h.keepAlive = 25 * time.Second
 	}
-	h.supported = supportedVersions(p)
 	return h
-}
-
-// supportedVersions lists the versions p serves, newest first.
-func supportedVersions(p Protocol) []string {
-	var vs []string
-	if lister, ok := p.(interface{ Versions() []string }); ok {
-		vs = lister.Versions()
-	} else {
-		for _, v := range implemented {
-			if p.Supports(v) {
-				vs = append(vs, v)
-			}
-		}
-	}
-	out := make([]string, 0, len(vs))
-	for i := len(vs) - 1; i >= 0; i-- {
-		out = append(out, vs[i])
-	}
-	return out
 }
 
 // Shared header values; net/http never modifies them.
@@ -213,20 +191,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusBadRequest, "Reading the request body failed", nil)
 		return
 	}
-	version := r.Header.Get("Mcp-Protocol-Version")
-	if version != "" && !h.p.Supports(version) {
-		method, id := peekEnvelope(body)
-		if method != "initialize" {
-			b := appendError(make([]byte, 0, 160), id, CodeUnsupportedProtocolVersion, "Unsupported protocol version",
-				map[string]any{"supported": h.supported, "requested": version})
-			writeJSON(w, http.StatusBadRequest, b)
-			return
-		}
-		version = "" // initialize: the body's protocolVersion is what counts
-	}
-
 	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive}
-	st.ex.ProtocolVersion = version
+	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	if sseOK {
 		st.ex.Notify = st.notify
@@ -295,22 +261,6 @@ func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
 	hdr.Set("Access-Control-Max-Age", "600")
 	hdr.Set("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// peekEnvelope reads the method and id of a body, for errors the transport
-// answers before the Protocol parses it. It is off the fast path.
-func peekEnvelope(body []byte) (method string, id []byte) {
-	var env struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &env) != nil {
-		return "", nil
-	}
-	if len(env.ID) > 0 && (env.ID[0] == '"' || env.ID[0] == '-' || (env.ID[0] >= '0' && env.ID[0] <= '9')) {
-		id = env.ID
-	}
-	return env.Method, id
 }
 
 // isJSONContentType reports whether ct is application/json, with no charset

@@ -30,13 +30,13 @@ func testProtocol(t testing.TB, opts *mcp.Options) (*mcp.Server, *hooks) {
 	t.Helper()
 	hk := &hooks{started: make(chan struct{}, 1), release: make(chan struct{}),
 		cancelled: make(chan error, 1), late: make(chan *mcp.Request, 1)}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	type text struct {
 		Text string `json:"text"`
 	}
-	must(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
 		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }))
-	must(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "whoami", Description: "Name the caller."},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "whoami", Description: "Name the caller."},
 		func(_ context.Context, req *mcp.Request, _ struct{}) (text, error) {
 			return text{req.Caller.Principal}, nil
 		}))
@@ -71,7 +71,12 @@ func testProtocol(t testing.TB, opts *mcp.Options) (*mcp.Server, *hooks) {
 			hk.late <- req
 			return mcp.TextResult("kept"), nil
 		})))
-	return mcp.NewServer(ts, mcp.AllowAll, opts), hk
+	return mcp.NewServer(ts, mcp.AllowAll(), opts), hk
+}
+
+// mustAdd fails t when AddTool fails: mustAdd(t)(mcp.AddTool(...)).
+func mustAdd(t testing.TB) func(mcp.Tool, error) {
+	return func(_ mcp.Tool, err error) { must(t, err) }
 }
 
 func must(t testing.TB, err error) {
@@ -360,24 +365,32 @@ func TestHandlerProtocolStatus(t *testing.T) {
 type fakeProtocol struct {
 	status int
 	body   []byte
+	seen   *mcp.Exchange // the Exchange of the last request, when set
 }
 
-func (f fakeProtocol) Handle(context.Context, mcp.Caller, []byte) (int, []byte) {
+func (f fakeProtocol) Handle(ctx context.Context, _ mcp.Caller, _ []byte) (int, []byte) {
+	if f.seen != nil {
+		*f.seen = *mcp.ExchangeFromContext(ctx)
+	}
 	return f.status, f.body
 }
-func (f fakeProtocol) Dispatch(context.Context, mcp.Caller, string, json.RawMessage) (json.RawMessage, error) {
-	return nil, errors.New("unused")
-}
-func (f fakeProtocol) Supports(v string) bool { return v == mcp.Version20250618 }
 
-// TestHandlerFakeProtocolVersions checks the supported list of a Protocol
-// that only answers Supports.
-func TestHandlerFakeProtocolVersions(t *testing.T) {
+func (f fakeProtocol) Versions() []string { return []string{mcp.Version20250618} }
+
+// TestHandlerPassesTheExchange checks that the Handler leaves the revision
+// rules to the Protocol: whatever MCP-Protocol-Version says, the request
+// reaches Handle with the header and its value in the Exchange.
+func TestHandlerPassesTheExchange(t *testing.T) {
+	var seen mcp.Exchange
+	fake := fakeProtocol{status: http.StatusTeapot, body: []byte(`{}`), seen: &seen}
 	r := newPost(echoBody)
 	r.Header.Set("MCP-Protocol-Version", "1.0")
-	resp := wantRPCError(t, serve(mcp.NewHandler(fakeProtocol{}, nil), r), 400, mcp.CodeUnsupportedProtocolVersion)
-	if !bytes.Contains(resp.Error.Data, []byte(`"supported":["2025-06-18"]`)) {
-		t.Errorf("data = %s", resp.Error.Data)
+	r.Header.Set("Mcp-Method", "tools/call")
+	if w := serve(mcp.NewHandler(fake, nil), r); w.Code != http.StatusTeapot {
+		t.Fatalf("the Handler answered by itself: %d %s", w.Code, w.Body)
+	}
+	if seen.ProtocolVersion != "1.0" || seen.Header.Get("Mcp-Method") != "tools/call" || seen.Notify == nil {
+		t.Errorf("Exchange = %+v", seen)
 	}
 }
 

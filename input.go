@@ -86,26 +86,6 @@ func (e *InputRequired) Error() string {
 	return "mcp: input required from the client: " + strings.Join(keys, ", ")
 }
 
-// InputResponse returns the client's response to the input request key of
-// an earlier InputRequired, if this call carries one.
-func (r *Request) InputResponse(key string) (json.RawMessage, bool) {
-	v, ok := r.inputs[key]
-	return v, ok
-}
-
-// State returns the state the tool put in an earlier InputRequired, as
-// verified on this retry, or nil.
-func (r *Request) State() []byte { return r.state }
-
-// ClientSupports reports whether the client declared the named capability
-// (such as "elicitation", "sampling" or "roots") on this request
-// (2026-07-28 _meta clientCapabilities).
-func (r *Request) ClientSupports(capability string) bool {
-	caps, _ := r.Meta[metaClientCapabilities].(map[string]any)
-	_, ok := caps[capability]
-	return ok
-}
-
 // errBadState is the error for a requestState that fails verification.
 var errBadState = errors.New("invalid requestState")
 

@@ -16,7 +16,7 @@ type greetArgs struct {
 // and greets once it has the answer.
 func greeter(ts *ToolSet, t *testing.T) {
 	t.Helper()
-	err := AddTool(ts, ToolInfo{Name: "greet"}, func(_ context.Context, req *Request, in greetArgs) (struct {
+	_, err := AddTool(ts, ToolInfo{Name: "greet"}, func(_ context.Context, req *Request, in greetArgs) (struct {
 		Greeting string `json:"greeting"`
 	}, error) {
 		var out struct {
@@ -55,9 +55,9 @@ func modernCall(args, extra, caps string) []byte {
 }
 
 func TestInputRequiredRoundTrip(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	alice := Caller{Principal: "alice"}
 
 	status, body := s.Handle(context.Background(), alice, modernCall(`{"lang":"en"}`, "", elicitCaps))
@@ -106,7 +106,7 @@ func TestInputRequiredRoundTrip(t *testing.T) {
 		}
 	}
 	// A state from another server (another key) is refused too.
-	other := NewServer(ts, AllowAll, &Options{StateKey: []byte("another key")})
+	other := NewServer(ts, AllowAll(), &Options{StateKey: []byte("another key")})
 	extra := `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Ada"}}},"requestState":"` + state + `"`
 	_, body = other.Handle(context.Background(), alice, modernCall(`{"lang":"en"}`, extra, elicitCaps))
 	if r := decodeRPC(t, body); r.Error == nil || !strings.Contains(r.Error.Message, "integrity") {
@@ -115,11 +115,11 @@ func TestInputRequiredRoundTrip(t *testing.T) {
 }
 
 func TestInputRequiredSharedKeyAcrossReplicas(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
 	key := []byte("shared by every replica")
-	a := NewServer(ts, AllowAll, &Options{StateKey: key})
-	b := NewServer(ts, AllowAll, &Options{StateKey: key})
+	a := NewServer(ts, AllowAll(), &Options{StateKey: key})
+	b := NewServer(ts, AllowAll(), &Options{StateKey: key})
 	_, body := a.Handle(context.Background(), Caller{}, modernCall(`{}`, "", elicitCaps))
 	state := decodeRPC(t, body).Result["requestState"].(string)
 	extra := `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Bo"}}},"requestState":"` + state + `"`
@@ -130,9 +130,9 @@ func TestInputRequiredSharedKeyAcrossReplicas(t *testing.T) {
 }
 
 func TestInputRequiredExpires(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll, &Options{StateTTL: time.Nanosecond})
+	s := NewServer(ts, AllowAll(), &Options{StateTTL: time.Nanosecond})
 	_, body := s.Handle(context.Background(), Caller{}, modernCall(`{}`, "", elicitCaps))
 	state := decodeRPC(t, body).Result["requestState"].(string)
 	time.Sleep(1100 * time.Millisecond) // expiry has a resolution of one second
@@ -144,9 +144,9 @@ func TestInputRequiredExpires(t *testing.T) {
 }
 
 func TestInputRequiredNeedsCapability(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	status, body := s.Handle(context.Background(), Caller{}, modernCall(`{}`, "", `"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}`))
 	r := decodeRPC(t, body)
 	if status != 400 || r.Error == nil || r.Error.Code != CodeMissingClientCapability {
@@ -158,9 +158,9 @@ func TestInputRequiredNeedsCapability(t *testing.T) {
 }
 
 func TestInputRequiredLegacyIsToolError(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	_, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{}}}`))
 	r := decodeRPC(t, body)
 	if r.Error != nil || r.Result["isError"] != true {
@@ -186,9 +186,9 @@ func flip(token string) string {
 }
 
 func TestInputResponsesMustBeObjects(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	for _, extra := range []string{`,"inputResponses":{"user_name":12345}`, `,"inputResponses":null`, `,"inputResponses":[]`, `,"requestState":7`} {
 		status, body := s.Handle(context.Background(), Caller{}, modernCall(`{}`, extra, elicitCaps))
 		if r := decodeRPC(t, body); r.Error == nil || r.Error.Code != CodeInvalidParams {

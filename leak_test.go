@@ -56,7 +56,7 @@ type leakFixture struct {
 
 func newLeakFixture(t *testing.T, opts *mcp.Options) *leakFixture {
 	t.Helper()
-	f := &leakFixture{started: make(chan struct{}, 1), ended: make(chan error, 1), tools: mcp.NewToolSet(nil)}
+	f := &leakFixture{started: make(chan struct{}, 1), ended: make(chan error, 1), tools: mcp.NewToolSet()}
 	err := f.tools.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "block", Description: "Progress, then wait for the end."},
 		func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
 			_ = req.Progress(1, 0, "working")
@@ -68,7 +68,7 @@ func newLeakFixture(t *testing.T, opts *mcp.Options) *leakFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(f.tools, mcp.AllowAll, opts), &mcp.HandlerOptions{KeepAlive: 5 * time.Millisecond}))
+	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(f.tools, mcp.AllowAll(), opts), &mcp.HandlerOptions{KeepAlive: 5 * time.Millisecond}))
 	t.Cleanup(srv.Close)
 	f.url = srv.URL
 	f.client = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}

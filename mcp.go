@@ -22,23 +22,23 @@ type Caller struct {
 	Server string
 }
 
-type callerKey struct{}
-
-// ContextWithCaller returns a copy of ctx that carries c. The Protocol does
+// ContextWithCaller returns a copy of ctx that carries c. The Server does
 // this before it calls an Authorizer or a tool, so both can read the caller
 // with CallerFromContext.
 func ContextWithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, &c)
+	sc := scopeFrom(ctx)
+	sc.caller = &c
+	return context.WithValue(ctx, scopeKey{}, &sc)
 }
 
-// CallerFromContext returns the Caller stored in ctx by ContextWithCaller and
-// whether there was one.
+// CallerFromContext returns the Caller stored in ctx by ContextWithCaller
+// (or by the Server, inside a call) and whether there was one.
 func CallerFromContext(ctx context.Context) (Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(*Caller)
-	if !ok {
+	sc, ok := ctx.Value(scopeKey{}).(*scope)
+	if !ok || sc.caller == nil {
 		return Caller{}, false
 	}
-	return *c, true
+	return *sc.caller, true
 }
 
 // Result is the result of a tools/call: the MCP CallToolResult.

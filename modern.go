@@ -5,117 +5,6 @@ import (
 	"strconv"
 )
 
-// _meta keys of protocol revision 2026-07-28.
-const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-)
-
-// A ChangeNotifier reports changes of the tool list. ToolSet implements it
-// for changes made in this process. Each replica of a service knows only its
-// own registry: hosts whose replicas share a registry (a database, a
-// configuration service) implement ChangeNotifier over that shared source
-// and set it in Options.Changes, so that subscriptions/listen streams on
-// every replica hear of every change.
-type ChangeNotifier interface {
-	// Watch calls fn after every change until stop is called.
-	Watch(fn func()) (stop func())
-}
-
-// selectEra decides which revision's rules apply to m: a request whose
-// _meta names a version of 2026-07-28 or later, or whose transport header
-// does, is modern. It checks the modern rules that do not depend on the
-// method (version supported, header agreement) and returns the error to
-// answer with, if any.
-func (s *Server) selectEra(ctx context.Context, m *message, hdr string) *Error {
-	meta, _ := m.params["_meta"].(map[string]any)
-	raw, has := meta[metaProtocolVersion]
-	v, isString := raw.(string)
-	switch {
-	case has && !isString:
-		return invalidParams("_meta %s must be a string", metaProtocolVersion)
-	case has && v >= Version20260728, !has && hdr >= Version20260728:
-		m.modern = true
-	case has && !s.Supports(v):
-		// An older or unknown version named in _meta is refused like any
-		// version the server does not serve.
-		if ex := exchangeFrom(ctx); ex != nil && ex.Header != nil && hdr != v {
-			return mismatch("MCP-Protocol-Version", hdr, v)
-		}
-		return s.unsupported(v)
-	default:
-		return nil // legacy
-	}
-	if !has {
-		// A request without a required _meta field is malformed: -32602
-		// (basic/index, "Per-request protocol fields"), 400 on HTTP.
-		return invalidParams("_meta %s is required (MCP-Protocol-Version header %q)", metaProtocolVersion, hdr)
-	}
-	m.version = v
-	ex := exchangeFrom(ctx)
-	headers := ex != nil && ex.Header != nil // stdio and in-process calls have none
-	if headers && hdr != v {
-		// Header and body disagree: HeaderMismatch, even when the body's
-		// version is one the server does not serve.
-		return mismatch("MCP-Protocol-Version", hdr, v)
-	}
-	if !s.Supports(v) {
-		return s.unsupported(v)
-	}
-	c, ok := meta[metaClientCapabilities]
-	if !ok {
-		return invalidParams("_meta %s is required", metaClientCapabilities)
-	}
-	if _, isObj := c.(map[string]any); !isObj {
-		return invalidParams("_meta %s must be an object", metaClientCapabilities)
-	}
-	if !headers {
-		return nil
-	}
-	return s.checkHeaders(ex, m, hdr)
-}
-
-// unsupported is the UnsupportedProtocolVersionError for requested.
-func (s *Server) unsupported(requested string) *Error {
-	supported := make([]string, 0, len(s.opts.Versions))
-	for i := len(s.opts.Versions) - 1; i >= 0; i-- {
-		supported = append(supported, s.opts.Versions[i])
-	}
-	return &Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
-		Data: map[string]any{"supported": supported, "requested": requested}}
-}
-
-// modernStatus is the HTTP status of a modern error response.
-func modernStatus(code int) int {
-	switch code {
-	case CodeUnsupportedProtocolVersion, CodeHeaderMismatch, CodeMissingClientCapability:
-		return 400
-	case CodeMethodNotFound:
-		return 404
-	}
-	return 200
-}
-
-// dispatchModern runs a 2026-07-28 method. There is no initialize, ping or
-// logging/setLevel in this revision.
-func (s *Server) dispatchModern(ctx context.Context, caller Caller, m *message) ([]byte, error) {
-	switch m.method {
-	case "server/discover":
-		return s.discover(), nil
-	case "tools/list":
-		return s.listTools(ctx, caller, m)
-	case "tools/call":
-		return s.callTool(ctx, caller, m)
-	case "subscriptions/listen":
-		return s.listen(ctx, m)
-	}
-	return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
-}
-
 // changes returns the source of tool-list changes, or nil.
 func (s *Server) changes() ChangeNotifier {
 	if s.opts.Changes != nil {
@@ -127,10 +16,10 @@ func (s *Server) changes() ChangeNotifier {
 
 // discover answers server/discover: the versions served (newest first), the
 // capabilities and the server's identity.
-func (s *Server) discover() []byte {
+func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
 	b := []byte(`{"supportedVersions":[`)
-	for i := len(s.opts.Versions) - 1; i >= 0; i-- {
-		b = appendString(b, s.opts.Versions[i])
+	for i := len(s.versions) - 1; i >= 0; i-- {
+		b = appendString(b, s.versions[i])
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -144,7 +33,7 @@ func (s *Server) discover() []byte {
 	}
 	b = s.appendCacheable(b)
 	b = s.appendModernResult(b, false)
-	return append(b, '}')
+	return m.respond(b), nil
 }
 
 // appendCacheable appends the CacheableResult fields of 2026-07-28.
@@ -192,8 +81,8 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	if !ok {
 		return nil, invalidParams("notifications must be an object")
 	}
-	ex := exchangeFrom(ctx)
-	if ex == nil || ex.Notify == nil {
+	notify := m.tr.notify
+	if notify == nil {
 		return nil, &Error{Code: CodeInvalidRequest,
 			Message: "subscriptions/listen needs a streaming response: send Accept: text/event-stream"}
 	}
@@ -224,7 +113,7 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		ack = append(ack, `"toolsListChanged":true`...)
 	}
 	ack = append(ack, "}}"...)
-	if err := ex.Notify("notifications/subscriptions/acknowledged", ack); err != nil {
+	if err := notify("notifications/subscriptions/acknowledged", ack); err != nil {
 		return nil, err
 	}
 	if wantTools {
@@ -235,7 +124,7 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 			case <-ctx.Done():
 				break loop
 			case <-changed:
-				if err := ex.Notify("notifications/tools/list_changed", note); err != nil {
+				if err := notify("notifications/tools/list_changed", note); err != nil {
 					break loop
 				}
 			}
@@ -247,5 +136,5 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	b = append(b, subMeta[:len(subMeta)-1]...)
 	b = append(b, `,"`+metaServerInfo+`":`...)
 	b = append(b, s.infoRaw...)
-	return append(b, "}}"...), nil
+	return m.respond(append(b, '}')), nil
 }

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,13 +20,13 @@ type modernEchoIn struct {
 
 func modernServer(t *testing.T, opts *Options) (*Server, *ToolSet) {
 	t.Helper()
-	ts := NewToolSet(nil)
-	err := AddTool(ts, ToolInfo{Name: "echo", Description: "Echo the text."},
+	ts := NewToolSet()
+	_, err := AddTool(ts, ToolInfo{Name: "echo", Description: "Echo the text."},
 		func(_ context.Context, _ *Request, in modernEchoIn) (modernEchoIn, error) { return in, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewServer(ts, AllowAll, opts), ts
+	return NewServer(ts, AllowAll(), opts), ts
 }
 
 // rpc decodes a JSON-RPC response body.
@@ -84,7 +86,7 @@ func TestModernDiscover(t *testing.T) {
 
 func TestModernListAndCall(t *testing.T) {
 	s, ts := modernServer(t, nil)
-	_ = AddTool(ts, ToolInfo{Name: "alpha", Description: "a"},
+	_, _ = AddTool(ts, ToolInfo{Name: "alpha", Description: "a"},
 		func(_ context.Context, _ *Request, in modernEchoIn) (modernEchoIn, error) { return in, nil })
 	_, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+modernMeta+`}}`))
 	r := decodeRPC(t, body)
@@ -106,11 +108,11 @@ func TestModernListAndCall(t *testing.T) {
 }
 
 func TestModernResultMetaMerged(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	_ = ts.Register(NewRawTool(ToolInfo{Name: "m"}, func(context.Context, *Request) (*Result, error) {
 		return &Result{Content: []Content{TextContent("x")}, Meta: map[string]any{"k": "v"}}, nil
 	}))
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	_, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"m",`+modernMeta+`}}`))
 	if strings.Count(string(body), `"_meta"`) != 1 {
 		t.Fatalf("_meta must be one object: %s", body)
@@ -132,7 +134,7 @@ func TestModernErrors(t *testing.T) {
 		{"setLevel removed", `{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info",` + modernMeta + `}}`, 404, CodeMethodNotFound},
 		{"initialize removed", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{` + modernMeta + `}}`, 404, CodeMethodNotFound},
 		{"unknown version", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01"}}}`, 400, CodeUnsupportedProtocolVersion},
-		{"version not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, 200, CodeInvalidParams},
+		{"version not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}}`, 400, CodeInvalidParams},
 		{"capabilities not an object", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}}`, 400, CodeInvalidParams},
 		{"capabilities missing", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, 400, CodeInvalidParams},
 		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope",` + modernMeta + `}}`, 200, CodeInvalidParams},
@@ -170,7 +172,7 @@ func TestModernLegacyVersionHeaderUnsupported(t *testing.T) {
 }
 
 func TestModernLogLevelPerRequest(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	_ = ts.Register(NewRawTool(ToolInfo{Name: "chatty"}, func(_ context.Context, r *Request) (*Result, error) {
 		for _, l := range []LogLevel{LevelDebug, LevelInfo, LevelWarning, LevelError} {
 			if err := r.Log(l, "t", string(l)); err != nil {
@@ -179,7 +181,7 @@ func TestModernLogLevelPerRequest(t *testing.T) {
 		}
 		return TextResult("done"), nil
 	}))
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	run := func(meta string) []string {
 		var mu sync.Mutex
 		var got []string
@@ -349,15 +351,30 @@ func TestMetaNamingAnUnservedOlderVersion(t *testing.T) {
 	}
 }
 
-func TestOptionsVersionsIgnoresUnknownRevisions(t *testing.T) {
-	s := NewServer(nil, AllowAll, &Options{Versions: []string{"2027-01-01", Version20250618, "garbage"}})
-	if got := s.Versions(); len(got) != 1 || got[0] != Version20250618 {
-		t.Errorf("Versions() = %v, want [2025-06-18]", got)
+// TestOptionsVersionsTypoRefusedLoudly: a revision this package does not
+// implement in Options.Versions is a configuration error, logged when the
+// Server is made and answered with 500 on every request, never silently
+// replaced by the four revisions.
+func TestOptionsVersionsTypoRefusedLoudly(t *testing.T) {
+	for _, versions := range [][]string{{"2027-01-01"}, {Version20250618, "2025-6-18"}} {
+		var buf bytes.Buffer
+		s := NewServer(nil, AllowAll(), &Options{Versions: versions, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+		if !strings.Contains(buf.String(), "level=ERROR") || !strings.Contains(buf.String(), "Options.Versions") {
+			t.Errorf("%v: no error logged: %s", versions, buf.String())
+		}
+		if got := s.Versions(); len(got) == 4 {
+			t.Errorf("%v: Versions() = %v, the four defaults", versions, got)
+		}
+		for _, v := range []string{"", Version20250618} {
+			status, body := s.Handle(versionCtx(v), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			if status != 500 || !strings.Contains(string(body), "-32603") {
+				t.Errorf("%v, header %q: %d %s, want 500", versions, v, status, body)
+			}
+		}
 	}
-	if s.Supports("2027-01-01") {
-		t.Error("an unimplemented revision must not be served")
-	}
-	if got := NewServer(nil, AllowAll, &Options{Versions: []string{"2027-01-01"}}).Versions(); len(got) != 4 {
-		t.Errorf("no implemented revision named: Versions() = %v, want all four", got)
+	for _, o := range []Options{{LogLevel: "loud"}, {CacheScope: "everyone"}} {
+		if status, _ := NewServer(nil, nil, &o).Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); status != 500 {
+			t.Errorf("%+v: status %d, want 500", o, status)
+		}
 	}
 }

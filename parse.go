@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Limits bounds what the JSON-RPC parser accepts, as nsmcp's ns_json parse
-// does. A body that breaks a bound is answered with -32700 "Parse error"
+// Limits bounds what the JSON-RPC parser accepts (the bounds of nsmcp's
+// parser). A body that breaks a bound is answered with -32700 "Parse error"
 // (depth, string length, container size, numbers, UTF-8, syntax) or, for a
 // duplicate member name, -32600 "Invalid request"; it never reaches a tool.
 type Limits struct {
@@ -26,18 +26,20 @@ type Limits struct {
 	MaxMembers int
 }
 
-// DefaultLimits are nsmcp's bounds.
-var DefaultLimits = Limits{MaxDepth: 32, MaxString: 65536, MaxMembers: 256}
+// DefaultLimits() returns nsmcp's bounds: depth 32, strings of 65 536 bytes,
+// 256 members per object or array.
+func DefaultLimits() Limits { return Limits{MaxDepth: 32, MaxString: 65536, MaxMembers: 256} }
 
 func (l Limits) orDefault() Limits {
+	d := DefaultLimits()
 	if l.MaxDepth <= 0 {
-		l.MaxDepth = DefaultLimits.MaxDepth
+		l.MaxDepth = d.MaxDepth
 	}
 	if l.MaxString <= 0 {
-		l.MaxString = DefaultLimits.MaxString
+		l.MaxString = d.MaxString
 	}
 	if l.MaxMembers <= 0 {
-		l.MaxMembers = DefaultLimits.MaxMembers
+		l.MaxMembers = d.MaxMembers
 	}
 	return l
 }
@@ -45,6 +47,8 @@ func (l Limits) orDefault() Limits {
 // errDuplicateMember marks a syntax error that is a duplicate member name:
 // valid JSON, but not an acceptable JSON-RPC request.
 var errDuplicateMember = errors.New("duplicate member name")
+
+func isDuplicate(err error) bool { return errors.Is(err, errDuplicateMember) }
 
 // SyntaxError is a body the bounded parser refused: not JSON, or JSON that
 // breaks a bound.

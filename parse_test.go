@@ -97,7 +97,7 @@ func TestParseBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := parseJSON([]byte(tt.doc), DefaultLimits)
+			v, err := parseJSON([]byte(tt.doc), DefaultLimits())
 			if tt.ok && err != nil {
 				t.Fatalf("rejected: %v", err)
 			}
@@ -180,7 +180,7 @@ func TestParseRejects(t *testing.T) {
 	}
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {
-			if v, err := parseJSON([]byte(doc), DefaultLimits); err == nil {
+			if v, err := parseJSON([]byte(doc), DefaultLimits()); err == nil {
 				t.Fatalf("accepted %q as %#v", doc, v)
 			}
 		})
@@ -195,7 +195,7 @@ func TestParseAccepts(t *testing.T) {
 		`{"a":{"a":{"a":1}}}`, // the same name at different depths is no duplicate
 	}
 	for _, doc := range docs {
-		got, err := parseJSON([]byte(doc), DefaultLimits)
+		got, err := parseJSON([]byte(doc), DefaultLimits())
 		if err != nil {
 			t.Errorf("%q rejected: %v", doc, err)
 			continue
@@ -310,11 +310,11 @@ func TestBoundsThroughHandle(t *testing.T) {
 }
 
 func TestSyntaxErrorMessage(t *testing.T) {
-	_, err := parseJSON([]byte(`{"a":1,"a":2}`), DefaultLimits)
+	_, err := parseJSON([]byte(`{"a":1,"a":2}`), DefaultLimits())
 	if !errors.Is(err, errDuplicateMember) || !strings.Contains(err.Error(), `"a"`) {
 		t.Errorf("duplicate member error = %v", err)
 	}
-	_, err = parseJSON([]byte(`[1, x]`), DefaultLimits)
+	_, err = parseJSON([]byte(`[1, x]`), DefaultLimits())
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Offset != 4 {
 		t.Errorf("error %v should point at offset 4", err)
@@ -329,7 +329,7 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, err := parseJSON(data, DefaultLimits)
+		got, err := parseJSON(data, DefaultLimits())
 		var want any
 		stdErr := json.Unmarshal(data, &want)
 		if err == nil {

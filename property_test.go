@@ -157,7 +157,7 @@ func TestPropertyAuthorization(t *testing.T) {
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	for i := 0; i < 500; i++ {
-		ts := mcp.NewToolSet(nil)
+		ts := mcp.NewToolSet()
 		var tools []*propTool
 		for j, n := 0, r.IntN(12); j < n; j++ {
 			tool := &propTool{info: mcp.ToolInfo{Name: fmt.Sprintf("t%02d", j), Description: "d", Permission: propPermission(r)}}
@@ -213,13 +213,13 @@ func propPerms(tools []*propTool) map[string]string {
 // TestPropertyAdminNotesNotSent: administrator notes never reach clients,
 // in any era's listing or call answer.
 func TestPropertyAdminNotesNotSent(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	tool := &propTool{info: mcp.ToolInfo{Name: "noted", Description: "d",
 		AdminSummary: "admin-note-summary", AdminExample: "admin-note-example"}}
 	if err := ts.Register(tool); err != nil {
 		t.Fatal(err)
 	}
-	s := mcp.NewServer(ts, mcp.AllowAll, nil)
+	s := mcp.NewServer(ts, mcp.AllowAll(), nil)
 	for _, modern := range []bool{false, true} {
 		for _, q := range [][2]string{{"tools/list", `{` + strings.TrimPrefix(propMeta(modern), ",") + `}`},
 			{"tools/call", `{"name":"noted"` + propMeta(modern) + `}`}} {

@@ -2,32 +2,35 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 )
 
 // A Protocol serves MCP over any transport: it takes one request body and
-// answers an HTTP-ready status and body, mirroring nsmcp::Protocol. Server
-// is the default implementation; framework authors can wrap or replace it.
+// answers an HTTP-ready status and body, mirroring nsmcp's Protocol. Server
+// is the default implementation; framework authors wrap or replace it (see
+// the example of picking a tenant's Server from a header). The Handler and
+// ServeStdio use nothing but this interface.
 type Protocol interface {
 	// Handle parses and answers one JSON-RPC body (one message, or a batch
-	// under 2025-03-26 rules). It returns 200 with a response, 202 with no
-	// body for notifications, or 400 with a JSON-RPC error for bodies that
-	// are not acceptable requests. The transport's facts (protocol version
-	// header, notification stream) come in ctx (ContextWithExchange).
+	// under 2025-03-26 rules) sent by caller. The transport's facts (the
+	// protocol version it was told, its headers, where notifications go)
+	// come in ctx as an Exchange (ExchangeFromContext).
+	//
+	// It returns 200 with a response; 202 with no body for notifications
+	// and client responses; 400 with a JSON-RPC error for bodies that are
+	// not acceptable requests (parse errors, invalid requests, a protocol
+	// version not served, revision rules broken: malformed _meta, header
+	// mismatch); under 2026-07-28, 404 for unknown methods; 500 when the
+	// server itself failed.
 	Handle(ctx context.Context, caller Caller, body []byte) (status int, response []byte)
-	// Dispatch runs one method with its params (a JSON object, or nil) and
-	// returns the encoded result, or an error (an *Error carries the
-	// JSON-RPC code; anything else is an internal error).
-	Dispatch(ctx context.Context, caller Caller, method string, params json.RawMessage) (json.RawMessage, error)
-	// Supports reports whether version is a protocol revision served.
-	Supports(version string) bool
+	// Versions returns the protocol revisions served, oldest first.
+	Versions() []string
 }
 
 // The protocol revisions this package implements.
@@ -38,25 +41,31 @@ const (
 	Version20260728 = "2026-07-28"
 )
 
-// Options configure a Server. The zero value is usable.
+// implemented are the revisions this package implements, oldest first.
+var implemented = [...]string{Version20250326, Version20250618, Version20251125, Version20260728}
+
+// Options configure a Server. The zero value is usable. A value that means
+// nothing (an unknown protocol revision, log level or cache scope) is not
+// silently replaced by a default: the Server logs the error when it is made
+// and refuses every request with 500 until it is fixed.
 type Options struct {
 	// Name, Title and Version identify the server (serverInfo). Defaults:
 	// "embedmcp", no title, "0.0.0".
 	Name, Title, Version string
 	// Instructions are optional guidance for the model.
 	Instructions string
-	// Versions are the protocol revisions served. Default: all four this
-	// package implements. Revisions it does not implement are ignored;
-	// Server.Versions reports what is served.
+	// Versions are the protocol revisions served (Version20250326, ...).
+	// Default: all four this package implements.
 	Versions []string
-	// Limits bound the JSON parser. Zero fields take DefaultLimits.
+	// Limits bound the JSON parser. Zero fields take DefaultLimits().
 	Limits Limits
 	// PageSize is the number of tools per tools/list page; 0 returns all
 	// permitted tools in one page.
 	PageSize int
 	// Logger receives one record per request (method, tool, principal,
-	// duration, outcome; never argument values) at level Info, and internal
-	// errors at level Error. Nil discards.
+	// duration, outcome; never argument values) at level Info, denied
+	// calls at Warn, and internal errors and tool panics (with the stack)
+	// at Error. Nil discards.
 	Logger *slog.Logger
 	// LogLevel is the least severe level of notifications/message sent to
 	// clients that name none on the request (before 2026-07-28; from then
@@ -68,8 +77,9 @@ type Options struct {
 	MaxResultBytes int
 	// CallTimeout, when positive, is the deadline of each tools/call.
 	CallTimeout time.Duration
-	// ListTTL and CacheScope are the caching hints of 2026-07-28 list and
-	// discover results. Defaults: 0 ms and "private".
+	// ListTTL and CacheScope ("private" or "public") are the caching hints
+	// of 2026-07-28 list and discover results. Defaults: 0 ms and
+	// "private".
 	ListTTL    time.Duration
 	CacheScope string
 	// StateKey is the secret that seals the requestState of multi
@@ -83,39 +93,46 @@ type Options struct {
 	// Changes is the source of tool-list changes for subscriptions/listen.
 	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
 	Changes ChangeNotifier
+	// ToolMiddleware wraps every tools/call, the first outermost (see
+	// ToolMiddleware).
+	ToolMiddleware []ToolMiddleware
 }
 
 // Server is the default Protocol: it serves a Registry's tools to callers
 // an Authorizer admits. It holds no per-client state: any replica can answer
 // any request. It is safe for concurrent use.
 type Server struct {
-	reg     Registry
-	az      Authorizer
-	opts    Options
-	logger  *slog.Logger
-	legacy  []string // served versions that use initialize, oldest first
-	modern  bool     // 2026-07-28 served
-	maxRes  int
-	limits  Limits
-	infoRaw []byte // serverInfo object
+	reg       Registry
+	az        Authorizer
+	opts      Options
+	logger    *slog.Logger
+	versions  []string // served, oldest first
+	legacy    []string // served versions that use initialize, oldest first
+	modern    bool     // 2026-07-28 served
+	maxRes    int
+	limits    Limits
+	infoRaw   []byte // serverInfo object
+	configErr error  // Options that mean nothing; every request is refused
 
-	headerCache sync.Map // *ToolInfo → []headerParam
-	sealer      *stateSealer
-	sealerErr   error
+	tools     toolCache
+	toolChain ToolHandler // Options.ToolMiddleware around run; nil without
+	sealer    *stateSealer
+	sealerErr error
 }
 
-// NewServer returns a Server for reg and az. A nil az is DenyAll, so that
-// forgetting it fails closed. opts may be nil.
+// NewServer returns a Server for reg and az. A nil az denies everything,
+// so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
+// may be nil.
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {
 		s.opts = *opts
 	}
 	if s.az == nil {
-		s.az = DenyAll
+		s.az = denyAll{}
 	}
 	if s.reg == nil {
-		s.reg = NewToolSet(nil)
+		s.reg = NewToolSet()
 	}
 	o := &s.opts
 	if o.Name == "" {
@@ -124,29 +141,41 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	if o.Version == "" {
 		o.Version = "0.0.0"
 	}
-	o.Versions = servedVersions(o.Versions)
-	for _, v := range o.Versions {
+	s.logger = o.Logger
+	if s.logger == nil {
+		s.logger = discardLogger
+	}
+	s.versions, s.configErr = servedVersions(o.Versions)
+	for _, v := range s.versions {
 		if v >= Version20260728 {
 			s.modern = true
 		} else {
 			s.legacy = append(s.legacy, v)
 		}
 	}
-	if !o.LogLevel.Valid() {
+	switch {
+	case o.LogLevel == "":
 		o.LogLevel = LevelInfo
+	case !o.LogLevel.Valid():
+		s.configErr = fmt.Errorf("mcp: Options.LogLevel %q is not an MCP log level", o.LogLevel)
 	}
-	if o.CacheScope != "public" {
+	switch o.CacheScope {
+	case "":
 		o.CacheScope = "private"
+	case "private", "public":
+	default:
+		s.configErr = fmt.Errorf("mcp: Options.CacheScope %q is neither \"private\" nor \"public\"", o.CacheScope)
 	}
-	s.logger = o.Logger
-	if s.logger == nil {
-		s.logger = discardLogger
+	if s.configErr != nil {
+		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",
+			slog.String("error", s.configErr.Error()))
 	}
 	s.maxRes = o.MaxResultBytes
 	if s.maxRes == 0 {
 		s.maxRes = 4 << 20
 	}
 	s.limits = o.Limits.orDefault()
+	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL)
 	b := []byte(`{"name":`)
 	b = appendString(b, o.Name)
@@ -160,46 +189,37 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	return s
 }
 
-// implemented are the revisions this package implements, oldest first.
-var implemented = []string{Version20250326, Version20250618, Version20251125, Version20260728}
-
-// servedVersions keeps the implemented revisions of want, sorted; all of
-// them when want names none.
-func servedVersions(want []string) []string {
+// servedVersions checks want against the implemented revisions and returns
+// them sorted; all of them when want is empty.
+func servedVersions(want []string) ([]string, error) {
+	if len(want) == 0 {
+		return implemented[:], nil
+	}
 	var out []string
 	for _, v := range implemented {
 		if slices.Contains(want, v) {
 			out = append(out, v)
 		}
 	}
-	if len(out) == 0 {
-		return slices.Clone(implemented)
+	for _, v := range want {
+		if !slices.Contains(implemented[:], v) {
+			return out, fmt.Errorf("mcp: Options.Versions names %q, which is not a revision this package implements (%s)",
+				shorten(v), strings.Join(implemented[:], ", "))
+		}
 	}
-	return out
+	return out, nil
 }
 
-// Supports implements Protocol.
-func (s *Server) Supports(version string) bool { return slices.Contains(s.opts.Versions, version) }
+// Versions implements Protocol.
+func (s *Server) Versions() []string { return slices.Clone(s.versions) }
 
-// Versions returns the protocol revisions served, oldest first.
-func (s *Server) Versions() []string { return slices.Clone(s.opts.Versions) }
-
-// message is one parsed JSON-RPC request or notification.
-type message struct {
-	id      []byte // raw id; nil for a notification
-	method  string
-	params  map[string]any
-	argsRaw []byte
-	version string // the revision whose rules apply
-	modern  bool   // 2026-07-28 era
-	// complete: dispatch returned the whole response, not just the result.
-	complete bool
-}
+// serves reports whether version is served.
+func (s *Server) serves(version string) bool { return slices.Contains(s.versions, version) }
 
 // Handle implements Protocol.
 func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status int, response []byte) {
 	defer func() {
-		// Tools' panics are recovered by the Registry; this is the last
+		// Tools' panics are recovered where they run; this is the last
 		// line for everything else (a panicking Authorizer, Registry or
 		// transport hook), so that nothing panics across the API boundary.
 		if r := recover(); r != nil {
@@ -208,29 +228,44 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 			status, response = http.StatusInternalServerError, appendError(nil, nil, CodeInternalError, "Internal error", nil)
 		}
 	}()
-	hdr := ""
-	if ex := exchangeFrom(ctx); ex != nil {
-		hdr = ex.ProtocolVersion
+	if s.configErr != nil {
+		return http.StatusInternalServerError, appendError(nil, nil, CodeInternalError,
+			"Internal error: the server's options are invalid (see its log)", nil)
 	}
+	// The transport's facts are read once, here; everything after reads
+	// them from the message.
+	var tr transport
+	if ex := ExchangeFromContext(ctx); ex != nil {
+		tr = transport{version: ex.ProtocolVersion, header: ex.Header, notify: ex.Notify}
+	}
+	if isBatch(body) {
+		return s.handleBatch(ctx, caller, body, &tr)
+	}
+	status, resp, _ := s.handleOne(ctx, caller, body, &tr)
+	return status, resp
+}
+
+// isBatch reports whether body's first non-space byte opens an array.
+func isBatch(body []byte) bool {
 	for _, c := range body {
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			continue
 		}
-		if c == '[' {
-			if hdr == "" || hdr == Version20250326 {
-				return s.handleBatch(ctx, caller, body, hdr)
-			}
-			return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
-		}
-		break
+		return c == '['
 	}
-	status, resp, _ := s.handleOne(ctx, caller, body, hdr)
-	return status, resp
+	return false
 }
 
 // handleBatch answers a 2025-03-26 batch: one response per request, none for
 // notifications, 202 when there are only notifications.
-func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, hdr string) (int, []byte) {
+func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport) (int, []byte) {
+	if tr.version != "" && !s.serves(tr.version) {
+		return http.StatusBadRequest, appendErr(nil, nil, s.unsupported(tr.version))
+	}
+	if tr.version != "" && tr.version != Version20250326 {
+		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
+	}
 	p := parser{data: body, lim: s.limits, batch: true}
 	v, err := p.document()
 	if err != nil {
@@ -242,7 +277,7 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, hd
 	out := []byte{'['}
 	n := 0
 	for _, el := range p.elems {
-		_, resp, isNote := s.handleOne(ctx, caller, el, hdr)
+		_, resp, isNote := s.handleOne(ctx, caller, el, tr)
 		if isNote {
 			continue
 		}
@@ -258,15 +293,8 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, hd
 	return http.StatusOK, append(out, ']')
 }
 
-func (s *Server) parseFailure(err error) (int, []byte) {
-	if errors.Is(err, errDuplicateMember) {
-		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
-	}
-	return http.StatusBadRequest, appendError(nil, nil, CodeParseError, "Parse error", nil)
-}
-
 // handleOne answers one message; note reports that there is no response.
-func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr string) (status int, resp []byte, note bool) {
+func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *transport) (status int, resp []byte, note bool) {
 	start := time.Now()
 	p := parser{data: body, lim: s.limits, envelope: true}
 	defer p.release()
@@ -275,8 +303,7 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 		status, resp = s.parseFailure(err)
 		return status, resp, false
 	}
-	var msg message
-	m := &msg
+	m := &message{caller: caller, tr: tr}
 	if !checkEnvelope(v, &p, m) {
 		if isResponse(v) {
 			return http.StatusAccepted, nil, true
@@ -285,54 +312,32 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, hdr 
 	}
 	if m.id == nil {
 		// Notifications cannot invoke tools; nothing runs for them.
-		s.logRequest(ctx, caller, m, "", start, "notification")
+		s.logRequest(ctx, m, start, "notification")
 		return http.StatusAccepted, nil, true
 	}
-	m.version = hdr
-	if m.version == "" {
-		m.version = Version20250326
-	} else if !s.Supports(hdr) {
-		rpc := s.unsupported(hdr)
-		s.logRequest(ctx, caller, m, "", start, "error", slog.Int("code", rpc.Code))
-		return http.StatusBadRequest, appendError(nil, m.id, rpc.Code, rpc.Message, rpc.Data), false
+	if rpc := s.selectEra(m); rpc != nil {
+		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
+		return http.StatusBadRequest, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
-	var res []byte
-	eraErr := s.selectEra(ctx, m, hdr)
-	if eraErr != nil {
-		err = eraErr
-	} else if m.modern {
-		res, err = s.dispatchModern(ctx, caller, m)
-	} else {
-		res, err = s.dispatch(ctx, caller, m)
-	}
-	tool := ""
-	if m.method == "tools/call" {
-		tool, _ = m.params["name"].(string)
-	}
+	res, err := s.dispatch(ctx, m)
 	if err != nil {
 		rpc := s.rpcError(ctx, err)
-		s.logRequest(ctx, caller, m, tool, start, "error", slog.Int("code", rpc.Code))
+		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		status := http.StatusOK
-		switch {
-		case eraErr != nil && m.modern:
-			// Malformed _meta, header mismatch, unsupported version:
-			// all 400 under 2026-07-28.
-			status = http.StatusBadRequest
-		case m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch:
+		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
 			status = modernStatus(rpc.Code)
 		}
-		return status, appendError(make([]byte, 0, 128), m.id, rpc.Code, rpc.Message, rpc.Data), false
+		return status, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
-	s.logRequest(ctx, caller, m, tool, start, "ok")
-	if m.complete {
-		return http.StatusOK, res, false
+	s.logRequest(ctx, m, start, "ok")
+	return http.StatusOK, res, false
+}
+
+func (s *Server) parseFailure(err error) (int, []byte) {
+	if isDuplicate(err) {
+		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
 	}
-	b := make([]byte, 0, len(res)+48+len(m.id))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, m.id...)
-	b = append(b, `,"result":`...)
-	b = append(b, res...)
-	return http.StatusOK, append(b, '}'), false
+	return http.StatusBadRequest, appendError(nil, nil, CodeParseError, "Parse error", nil)
 }
 
 // checkEnvelope checks a parsed body is a JSON-RPC 2.0 request or
@@ -386,80 +391,20 @@ func isResponse(v any) bool {
 	return r != e
 }
 
-func (s *Server) logRequest(ctx context.Context, c Caller, m *message, tool string, start time.Time, outcome string, extra ...slog.Attr) {
+func (s *Server) logRequest(ctx context.Context, m *message, start time.Time, outcome string, extra ...slog.Attr) {
 	if !s.logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
 	attrs := append([]slog.Attr{
 		slog.String("method", m.method),
-		slog.String("principal", c.Principal),
+		slog.String("principal", m.caller.Principal),
 		slog.Duration("duration", time.Since(start)),
 		slog.String("outcome", outcome),
 	}, extra...)
-	if tool != "" {
-		attrs = append(attrs, slog.String("tool", tool))
+	if m.method == "tools/call" {
+		if name, ok := m.params["name"].(string); ok {
+			attrs = append(attrs, slog.String("tool", shorten(name)))
+		}
 	}
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "mcp request", attrs...)
-}
-
-// rpcError maps an error from dispatch to the JSON-RPC error sent.
-func (s *Server) rpcError(ctx context.Context, err error) *Error {
-	var rpc *Error
-	var ae *ArgumentError
-	switch {
-	case errors.As(err, &rpc):
-		return rpc
-	case errors.As(err, &ae):
-		return &Error{Code: CodeInvalidParams, Message: ae.Error()}
-	case errors.Is(err, ErrUnknownTool):
-		return &Error{Code: CodeInvalidParams, Message: "Unknown tool: " + unknownName(err)}
-	}
-	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: internal error", slog.String("error", err.Error()))
-	return &Error{Code: CodeInternalError, Message: "Internal error"}
-}
-
-// unknownName extracts the tool name from an ErrUnknownTool error.
-func unknownName(err error) string {
-	msg := err.Error()
-	prefix := ErrUnknownTool.Error() + ": "
-	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
-		return msg[len(prefix):]
-	}
-	return msg
-}
-
-// Dispatch implements Protocol. The request is treated as made under the
-// Exchange's protocol version in ctx, or 2025-03-26 rules without one.
-func (s *Server) Dispatch(ctx context.Context, caller Caller, method string, params json.RawMessage) (json.RawMessage, error) {
-	m := &message{method: method, version: Version20250326}
-	hdr := ""
-	if ex := exchangeFrom(ctx); ex != nil && ex.ProtocolVersion != "" {
-		hdr = ex.ProtocolVersion
-		m.version = hdr
-	}
-	if len(params) > 0 && string(params) != "null" {
-		p := parser{data: params, lim: s.limits, params: true}
-		v, err := p.document()
-		if err != nil {
-			return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: " + err.Error()}
-		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return nil, &Error{Code: CodeInvalidParams, Message: "Invalid params: params must be an object"}
-		}
-		m.params, m.argsRaw = obj, p.argsRaw
-	}
-	var res []byte
-	var err error
-	if rpc := s.selectEra(ctx, m, hdr); rpc != nil {
-		err = rpc
-	} else if m.modern {
-		res, err = s.dispatchModern(ctx, caller, m)
-	} else {
-		res, err = s.dispatch(ctx, caller, m)
-	}
-	if err != nil {
-		return nil, s.rpcError(ctx, err)
-	}
-	return res, nil
 }

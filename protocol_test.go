@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,11 +61,11 @@ func (c *counter) Execute(context.Context, *Request) (*Result, error) {
 func newCounterServer(t *testing.T, opts *Options) (*Server, *counter) {
 	t.Helper()
 	c := &counter{name: "count"}
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(c); err != nil {
 		t.Fatal(err)
 	}
-	return NewServer(ts, AllowAll, opts), c
+	return NewServer(ts, AllowAll(), opts), c
 }
 
 // versionCtx returns a context whose Exchange carries version.
@@ -328,21 +329,25 @@ func TestPingAndUnknownMethod(t *testing.T) {
 	}
 }
 
-func TestSupports(t *testing.T) {
+func TestVersions(t *testing.T) {
 	def := NewServer(nil, nil, nil)
-	for _, v := range []string{Version20250326, Version20250618, Version20251125} {
-		if !def.Supports(v) {
-			t.Errorf("default server does not support %s", v)
-		}
+	if got := def.Versions(); !slices.Equal(got, []string{Version20250326, Version20250618, Version20251125, Version20260728}) {
+		t.Errorf("default server serves %v", got)
 	}
-	for _, v := range []string{"", "2024-11-05", "2025-03-27", "latest"} {
-		if def.Supports(v) {
-			t.Errorf("default server supports %q", v)
+	for _, v := range []string{"2024-11-05", "2025-03-27", "latest"} {
+		status, body := def.Handle(versionCtx(v), Caller{}, rpcBody(1, "ping", ""))
+		if r := decodeResponse(t, body); status != 400 || r.Error == nil || r.Error.Code != CodeUnsupportedProtocolVersion {
+			t.Errorf("version %q: %d %s", v, status, body)
 		}
 	}
 	only := NewServer(nil, nil, &Options{Versions: []string{Version20250618}})
-	if only.Supports(Version20250326) || only.Supports(Version20251125) || !only.Supports(Version20250618) {
-		t.Errorf("Options.Versions = [2025-06-18]: Supports disagrees")
+	if got := only.Versions(); !slices.Equal(got, []string{Version20250618}) {
+		t.Errorf("Options.Versions = [2025-06-18]: Versions() = %v", got)
+	}
+	for v, want := range map[string]int{Version20250618: 200, Version20250326: 400, Version20251125: 400} {
+		if status, body := only.Handle(versionCtx(v), Caller{}, rpcBody(1, "ping", "")); status != want {
+			t.Errorf("Options.Versions = [2025-06-18], header %s: %d %s", v, status, body)
+		}
 	}
 }
 
@@ -456,17 +461,17 @@ func logRecords(t *testing.T, buf *bytes.Buffer) []map[string]any {
 func TestRequestLog(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	ts := NewToolSet(&ToolSetOptions{Logger: logger})
+	ts := NewToolSet()
 	type in struct {
 		Password string `json:"password"`
 		Count    int    `json:"count,omitempty"`
 	}
-	if err := AddTool(ts, ToolInfo{Name: "login"}, func(_ context.Context, _ *Request, in in) (struct{}, error) {
+	if _, err := AddTool(ts, ToolInfo{Name: "login"}, func(_ context.Context, _ *Request, in in) (struct{}, error) {
 		return struct{}{}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, &Options{Logger: logger})
+	s := NewServer(ts, AllowAll(), &Options{Logger: logger})
 	const secret = "hunter2-s3cr3t-value"
 	bodies := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"login","arguments":{"password":"` + secret + `"}}}`,
@@ -508,7 +513,7 @@ func TestRequestLog(t *testing.T) {
 // TestBatchDuplicateMemberIsThatElementsError: a duplicate member name makes
 // its batch element an invalid request; the other elements are answered.
 func TestBatchDuplicateMemberIsThatElementsError(t *testing.T) {
-	s := NewServer(NewToolSet(nil), AllowAll, nil)
+	s := NewServer(NewToolSet(), AllowAll(), nil)
 	status, body := s.Handle(context.Background(), Caller{}, []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"id":3,"method":"ping"}]`))
 	want := `[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}]`
 	if status != 200 || string(body) != want {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestValidToolName(t *testing.T) {
 		if got := ValidToolName(tt.name); got != tt.ok {
 			t.Errorf("ValidToolName(%q) = %v, want %v", tt.name, got, tt.ok)
 		}
-		err := NewToolSet(nil).Register(NewRawTool(ToolInfo{Name: tt.name}, nil))
+		err := NewToolSet().Register(NewRawTool(ToolInfo{Name: tt.name}, nil))
 		if tt.ok && err != nil {
 			t.Errorf("Register(%q): %v", tt.name, err)
 		}
@@ -90,7 +91,7 @@ func TestRegisterRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := NewToolSet(nil)
+			ts := NewToolSet()
 			var err error
 			func() {
 				defer func() {
@@ -103,7 +104,7 @@ func TestRegisterRejects(t *testing.T) {
 			if !errors.Is(err, tt.want) {
 				t.Errorf("Register = %v, want %v", err, tt.want)
 			}
-			if len(ts.Tools()) != 0 || ts.Generation() != 0 {
+			if len(slices.Collect(ts.All())) != 0 {
 				t.Errorf("a rejected tool changed the set")
 			}
 		})
@@ -114,11 +115,12 @@ func TestRegisterRejects(t *testing.T) {
 }
 
 func TestRegisterAllOrNothing(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(&counter{name: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	gen := ts.Generation()
+	var changes atomic.Int64
+	defer ts.Watch(func() { changes.Add(1) })()
 	batches := []struct {
 		tools []Tool
 		want  error
@@ -137,18 +139,18 @@ func TestRegisterAllOrNothing(t *testing.T) {
 			t.Errorf("batch %d: tool b registered though the batch failed", i)
 		}
 	}
-	if ts.Generation() != gen {
-		t.Errorf("failed registrations changed the generation")
+	if changes.Load() != 0 {
+		t.Errorf("failed registrations were reported as changes")
 	}
 	if err := ts.Register(&counter{name: "b"}, &counter{name: "c"}); err != nil {
 		t.Fatal(err)
 	}
-	names := toolNames(ts.Tools())
+	names := toolNames(slices.Collect(ts.All()))
 	if !slices.Equal(names, []string{"a", "b", "c"}) {
-		t.Errorf("Tools() = %v", names)
+		t.Errorf("All() = %v", names)
 	}
-	if ts.Generation() == gen {
-		t.Errorf("a registration did not change the generation")
+	if changes.Load() != 1 {
+		t.Errorf("a registration was reported as %d changes, want 1 before Register returned", changes.Load())
 	}
 	if err := ts.Register(); err != nil {
 		t.Errorf("Register() with no tools: %v", err)
@@ -164,34 +166,38 @@ func toolNames(tools []Tool) []string {
 }
 
 func TestRemoveAndWatch(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	changes := make(chan struct{}, 16)
 	stop := ts.Watch(func() { changes <- struct{}{} })
+	// Watchers run before the change returns: each receive below must
+	// not wait.
+	notified := func(what string) {
+		t.Helper()
+		select {
+		case <-changes:
+		default:
+			t.Fatalf("%s: the watcher was not called before it returned", what)
+		}
+	}
 	if err := ts.Register(&counter{name: "a"}, &counter{name: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	<-changes
-	g1 := ts.Generation()
-
+	notified("Register")
 	if n := ts.Remove("a", "missing"); n != 1 {
 		t.Errorf("Remove = %d, want 1", n)
 	}
-	<-changes
-	g2 := ts.Generation()
-	if g2 == g1 {
-		t.Errorf("Remove did not change the generation")
-	}
+	notified("Remove")
 	if _, ok := ts.Lookup("a"); ok {
 		t.Errorf("a still registered")
 	}
-	if n := ts.Remove("a"); n != 0 || ts.Generation() != g2 {
-		t.Errorf("removing nothing: n = %d, generation %d → %d", n, g2, ts.Generation())
+	if n := ts.Remove("a"); n != 0 || len(changes) != 0 {
+		t.Errorf("removing nothing: n = %d, %d notifications", n, len(changes))
 	}
 	// A removed name can be registered again.
 	if err := ts.Register(&counter{name: "a"}); err != nil {
 		t.Errorf("re-registering a: %v", err)
 	}
-	<-changes
+	notified("Register again")
 
 	stop()
 	// After stop, a second watcher sees the next change; the first must not.
@@ -199,7 +205,11 @@ func TestRemoveAndWatch(t *testing.T) {
 	stop2 := ts.Watch(func() { seen <- struct{}{} })
 	defer stop2()
 	ts.Remove("b")
-	<-seen
+	select {
+	case <-seen:
+	default:
+		t.Fatal("the second watcher was not called")
+	}
 	select {
 	case <-changes:
 		t.Errorf("a stopped watcher was called")
@@ -210,13 +220,13 @@ func TestRemoveAndWatch(t *testing.T) {
 // TestConcurrentChanges adds and removes tools while other goroutines list
 // and call; run with -race.
 func TestConcurrentChanges(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	stable := &counter{name: "stable"}
 	if err := ts.Register(stable); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, &Options{PageSize: 3})
-	stop := ts.Watch(func() { _ = ts.Generation() })
+	s := NewServer(ts, AllowAll(), &Options{PageSize: 3})
+	stop := ts.Watch(func() { _ = slices.Collect(ts.All()) })
 	defer stop()
 
 	var wg sync.WaitGroup
@@ -244,7 +254,7 @@ func TestConcurrentChanges(t *testing.T) {
 					return
 				}
 				s.Handle(context.Background(), Caller{}, rpcBody(i, "tools/list", `{}`))
-				ts.Tools()
+				_ = slices.Collect(ts.All())
 			}
 		}()
 	}
@@ -256,13 +266,13 @@ func TestConcurrentChanges(t *testing.T) {
 	if got := stable.n.Load(); got != 4*rounds {
 		t.Errorf("stable tool ran %d times, want %d", got, 4*rounds)
 	}
-	if names := toolNames(ts.Tools()); !slices.Equal(names, []string{"stable"}) {
+	if names := toolNames(slices.Collect(ts.All())); !slices.Equal(names, []string{"stable"}) {
 		t.Errorf("after the churn: %v", names)
 	}
 }
 
 func TestListOrderAndPages(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	var want []string
 	for _, n := range []string{"m", "b", "z.z", "a", "A", "a-b", "a_b", "a.b", "y", "c", "0", "k"} {
 		if err := ts.Register(&counter{name: n}); err != nil {
@@ -272,17 +282,17 @@ func TestListOrderAndPages(t *testing.T) {
 	}
 	slices.Sort(want)
 	for _, size := range []int{0, 1, 3, 5, 11, 12, 13, 100} {
-		s := NewServer(ts, AllowAll, &Options{PageSize: size})
+		s := NewServer(ts, AllowAll(), &Options{PageSize: size})
 		if got := listNames(t, s, Caller{}); !slices.Equal(got, want) {
 			t.Errorf("page size %d: %v, want %v", size, got, want)
 		}
 	}
-	if names := toolNames(ts.Tools()); !slices.Equal(names, want) {
-		t.Errorf("Tools() = %v", names)
+	if names := toolNames(slices.Collect(ts.All())); !slices.Equal(names, want) {
+		t.Errorf("All() = %v", names)
 	}
 
 	// A tool removed between pages does not disturb the rest.
-	s := NewServer(ts, AllowAll, &Options{PageSize: 4})
+	s := NewServer(ts, AllowAll(), &Options{PageSize: 4})
 	_, body := s.Handle(context.Background(), Caller{}, rpcBody(1, "tools/list", `{}`))
 	r := decodeResponse(t, body)
 	var page struct{ NextCursor string }
@@ -373,11 +383,13 @@ func TestCallParams(t *testing.T) {
 // and tool "picky", which takes any object.
 func behaviourServer(t *testing.T, opts *Options, logger *bytes.Buffer) *Server {
 	t.Helper()
-	var tsOpts *ToolSetOptions
 	if logger != nil {
-		tsOpts = &ToolSetOptions{Logger: slog.New(slog.NewJSONHandler(logger, nil))}
+		if opts == nil {
+			opts = &Options{}
+		}
+		opts.Logger = slog.New(slog.NewJSONHandler(logger, nil))
 	}
-	ts := NewToolSet(tsOpts)
+	ts := NewToolSet()
 	schema := mustSchema(t, `{"type":"object","properties":{
 		"do":{"type":"string","enum":["ok","fail","rpc","wrapped","panic","big","wait","check"]},
 		"n":{"type":"integer","minimum":1}},"required":["do"]}`)
@@ -421,7 +433,7 @@ func behaviourServer(t *testing.T, opts *Options, logger *bytes.Buffer) *Server 
 	})); err != nil {
 		t.Fatal(err)
 	}
-	return NewServer(ts, AllowAll, opts)
+	return NewServer(ts, AllowAll(), opts)
 }
 
 func TestCallArgumentValidation(t *testing.T) {
@@ -549,7 +561,7 @@ func TestCallOutcomes(t *testing.T) {
 
 func TestRawToolOutput(t *testing.T) {
 	var log bytes.Buffer
-	ts := NewToolSet(&ToolSetOptions{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	ts := NewToolSet()
 	out := mustSchema(t, `{"type":"object","properties":{"n":{"type":"integer","maximum":10}},"required":["n"]}`)
 	results := map[string]any{
 		"ok":       map[string]any{"n": 3},
@@ -573,7 +585,7 @@ func TestRawToolOutput(t *testing.T) {
 	})); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, &Options{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	s := NewServer(ts, AllowAll(), &Options{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	for name, want := range map[string]string{"ok": `{"n":3}`, "raw": `{"n":4}`, "big": "", "missing": "", "notjson": "", "array": "", "unencode": "", "free": ""} {
 		status, body := s.Handle(context.Background(), Caller{}, rpcBody(1, "tools/call", `{"name":"`+name+`"}`))
 		r := decodeResponse(t, body)

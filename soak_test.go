@@ -70,15 +70,15 @@ func soakHeap() uint64 {
 }
 
 func TestSoak(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	type text struct {
 		Text string `json:"text"`
 	}
-	if err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
+	if _, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
 		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll, nil), nil))
+	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil), nil))
 	defer srv.Close()
 
 	goBefore, heapBefore, fdBefore := runtime.NumGoroutine(), soakHeap(), soakFDs(t)

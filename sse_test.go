@@ -259,7 +259,7 @@ func TestSSENotifyAfterReturn(t *testing.T) {
 
 // TestSSEConcurrentNotify: notifications from many goroutines arrive whole.
 func TestSSEConcurrentNotify(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	const goroutines, each = 8, 25
 	must(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "fan", Description: "Fan out."},
 		func(_ context.Context, req *mcp.Request) (*mcp.Result, error) {
@@ -276,7 +276,7 @@ func TestSSEConcurrentNotify(t *testing.T) {
 			wg.Wait()
 			return mcp.TextResult("ok"), nil
 		})))
-	h := mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll, nil), nil)
+	h := mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil), nil)
 	w := serve(h, newPost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fan","_meta":{"progressToken":"p"}}}`))
 	br := bufio.NewReader(w.Body)
 	seen := map[string]bool{}
@@ -365,8 +365,8 @@ const listenBody = `{"jsonrpc":"2.0","id":"sub","method":"subscriptions/listen",
 // TestSSEListen: a subscriptions/listen stream delivers change
 // notifications as they happen and ends when the client goes away.
 func TestSSEListen(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll, nil), nil))
+	ts := mcp.NewToolSet()
+	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil), nil))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

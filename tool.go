@@ -8,16 +8,17 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A Tool is one MCP tool, mirroring nsmcp::Tool: a description (Info) and
-// two methods the Registry calls in order for every permitted tools/call,
-// after the arguments passed the input schema.
+// A Tool is one MCP tool: a description (Info) and two methods the Server
+// calls in order for every permitted tools/call, after the arguments
+// passed the input schema.
 //
 // Implementations must be safe for concurrent use. Most tools are built with
 // NewTool from a typed Go function or with NewRawTool; implement Tool
 // directly for full control.
 type Tool interface {
 	// Info describes the tool. It must return the same, unchanging value on
-	// every call: the Registry reads it once, at registration.
+	// every call: the Server compiles it (schemas, descriptor) once per
+	// tool and reuses the result.
 	Info() *ToolInfo
 	// Validate checks the arguments beyond what the input schema says
 	// (ranges that depend on each other, combinations). A non-nil error
@@ -81,54 +82,6 @@ type Guide struct {
 type Example struct {
 	Arguments json.RawMessage
 	Outcome   string
-}
-
-// Request is one tools/call as a tool sees it.
-type Request struct {
-	// Caller is the authenticated request context.
-	Caller Caller
-	// ProtocolVersion is the protocol revision this request is served under.
-	ProtocolVersion string
-	// Name is the called tool's name.
-	Name string
-	// Arguments are the exact bytes of the arguments object ("{}" when the
-	// request had none).
-	Arguments json.RawMessage
-	// Meta is the request's params._meta object, or nil.
-	Meta map[string]any
-
-	args    any // Arguments decoded to the generic form the schema validator reads
-	decoded any // a typed tool's decoded input, set by Validate
-	notes   *notifier
-	inputs  map[string]json.RawMessage // inputResponses of a retry (2026-07-28)
-	state   []byte                     // verified requestState of a retry
-}
-
-// NewRequest returns a Request for calling name with the given arguments
-// (raw JSON of an object; nil means {}). It is for tests and for transports
-// that do not go through a Protocol.
-func NewRequest(caller Caller, name string, arguments json.RawMessage) *Request {
-	if len(arguments) == 0 {
-		arguments = json.RawMessage("{}")
-	}
-	return &Request{Caller: caller, Name: name, Arguments: arguments}
-}
-
-// ArgumentsMap returns the arguments decoded as a generic JSON object
-// (map[string]any with float64 numbers). It decodes at most once.
-func (r *Request) ArgumentsMap() (map[string]any, error) {
-	if r.args == nil {
-		v, err := parseJSON(r.Arguments, DefaultLimits)
-		if err != nil {
-			return nil, err
-		}
-		r.args = v
-	}
-	m, ok := r.args.(map[string]any)
-	if !ok {
-		return nil, &ArgumentError{Tool: r.Name, Msg: "expected an object, got " + jsonTypeName(r.args)}
-	}
-	return m, nil
 }
 
 // rawTool is the Tool made by NewRawTool.

@@ -71,13 +71,17 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 	return t, nil
 }
 
-// AddTool is NewTool followed by ts.Register.
-func AddTool[In, Out any](ts *ToolSet, info ToolInfo, fn func(ctx context.Context, req *Request, in In) (Out, error)) error {
+// AddTool is NewTool followed by ts.Register. It returns the Tool, for
+// tests (mcptest.CheckTool) and for removing or replacing it later.
+func AddTool[In, Out any](ts *ToolSet, info ToolInfo, fn func(ctx context.Context, req *Request, in In) (Out, error)) (Tool, error) {
 	t, err := NewTool(info, fn)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return ts.Register(t)
+	if err := ts.Register(t); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 type typedTool[In, Out any] struct {

@@ -47,14 +47,14 @@ func toolDescriptor(t *testing.T, s *Server, name string) map[string]any {
 }
 
 func TestTypedSchemas(t *testing.T) {
-	ts := NewToolSet(nil)
-	err := AddTool(ts, ToolInfo{Name: "weather", Description: "Weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
+	ts := NewToolSet()
+	_, err := AddTool(ts, ToolInfo{Name: "weather", Description: "Weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
 		return weatherOut{City: in.City, TempC: 21.5}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	desc := toolDescriptor(t, s, "weather")
 	in := desc["inputSchema"].(map[string]any)
 	props := in["properties"].(map[string]any)
@@ -95,8 +95,8 @@ func TestTypedSchemas(t *testing.T) {
 }
 
 func TestTypedCall(t *testing.T) {
-	ts := NewToolSet(nil)
-	if err := AddTool(ts, ToolInfo{Name: "weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "weather"}, func(_ context.Context, _ *Request, in weatherIn) (weatherOut, error) {
 		if in.City == "Atlantis" {
 			return weatherOut{}, errors.New("no such city")
 		}
@@ -104,7 +104,7 @@ func TestTypedCall(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 
 	_, r, res := callTool(t, s, context.Background(), `{"name":"weather","arguments":{"city":"Vienna","days":2,"since":"2025-01-02T03:04:05Z"}}`)
 	if r.Error != nil || res.IsError {
@@ -136,18 +136,18 @@ func TestTypedCall(t *testing.T) {
 }
 
 func TestTypedNonObjectOut(t *testing.T) {
-	ts := NewToolSet(nil)
-	if err := AddTool(ts, ToolInfo{Name: "names"}, func(_ context.Context, _ *Request, _ struct{}) ([]string, error) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "names"}, func(_ context.Context, _ *Request, _ struct{}) ([]string, error) {
 		return []string{"a", "b"}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddTool(ts, ToolInfo{Name: "num"}, func(_ context.Context, _ *Request, _ struct{}) (int, error) {
+	if _, err := AddTool(ts, ToolInfo{Name: "num"}, func(_ context.Context, _ *Request, _ struct{}) (int, error) {
 		return 42, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	for name, want := range map[string]string{"names": `{"result":["a","b"]}`, "num": `{"result":42}`} {
 		_, r, res := callTool(t, s, context.Background(), `{"name":"`+name+`"}`)
 		if r.Error != nil || string(res.StructuredContent) != want || res.Content[0].Text != want {
@@ -162,16 +162,16 @@ func TestTypedNonObjectOut(t *testing.T) {
 
 func TestTypedOutputValidation(t *testing.T) {
 	var log bytes.Buffer
-	ts := NewToolSet(&ToolSetOptions{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	ts := NewToolSet()
 	outSchema := mustSchema(t, `{"type":"object","properties":{"tempC":{"type":"number","maximum":60}},"required":["tempC"]}`)
-	if err := AddTool(ts, ToolInfo{Name: "hot", OutputSchema: outSchema}, func(_ context.Context, _ *Request, in struct {
+	if _, err := AddTool(ts, ToolInfo{Name: "hot", OutputSchema: outSchema}, func(_ context.Context, _ *Request, in struct {
 		T float64 `json:"t"`
 	}) (weatherOut, error) {
 		return weatherOut{TempC: in.T}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, &Options{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
+	s := NewServer(ts, AllowAll(), &Options{Logger: slog.New(slog.NewJSONHandler(&log, nil))})
 	if _, r, res := callTool(t, s, context.Background(), `{"name":"hot","arguments":{"t":20}}`); r.Error != nil || res.IsError {
 		t.Fatalf("valid output rejected: %+v", r.Error)
 	}
@@ -194,13 +194,13 @@ func TestTypedHandWrittenInput(t *testing.T) {
 		Q     string `json:"q"`
 		Limit int    `json:"limit"`
 	}
-	ts := NewToolSet(nil)
-	if err := AddTool(ts, ToolInfo{Name: "search", InputSchema: in}, func(_ context.Context, _ *Request, q query) (query, error) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "search", InputSchema: in}, func(_ context.Context, _ *Request, q query) (query, error) {
 		return q, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	desc := toolDescriptor(t, s, "search")
 	if p := desc["inputSchema"].(map[string]any)["properties"].(map[string]any)["q"].(map[string]any); p["minLength"] != 2.0 || p["description"] != "query" {
 		t.Errorf("the hand-written schema was not used: %v", p)
@@ -223,16 +223,16 @@ func TestTypedHandWrittenInput(t *testing.T) {
 // TestTypedDecodeError covers arguments the schema admits but the Go type
 // cannot hold.
 func TestTypedDecodeError(t *testing.T) {
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	type in struct {
 		N uint8 `json:"n"`
 	}
-	if err := AddTool(ts, ToolInfo{Name: "byte", InputSchema: mustSchema(t, `{"type":"object"}`)}, func(_ context.Context, _ *Request, in in) (in, error) {
+	if _, err := AddTool(ts, ToolInfo{Name: "byte", InputSchema: mustSchema(t, `{"type":"object"}`)}, func(_ context.Context, _ *Request, in in) (in, error) {
 		return in, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	_, r, _ := callTool(t, s, context.Background(), `{"name":"byte","arguments":{"n":300}}`)
 	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "/n") || !strings.Contains(r.Error.Message, "uint8") {
 		t.Errorf("got %+v, want -32602 naming /n and uint8", r.Error)
@@ -249,15 +249,15 @@ func TestNewToolErrors(t *testing.T) {
 	if _, err := NewTool(ToolInfo{Name: "ch"}, func(context.Context, *Request, struct{ C chan int }) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidSchema) {
 		t.Errorf("a channel field: %v, want ErrInvalidSchema", err)
 	}
-	ts := NewToolSet(nil)
-	if err := AddTool(ts, ToolInfo{Name: "bad name"}, func(context.Context, *Request, struct{}) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidToolName) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "bad name"}, func(context.Context, *Request, struct{}) (struct{}, error) { return struct{}{}, nil }); !errors.Is(err, ErrInvalidToolName) {
 		t.Errorf("AddTool with a bad name: %v", err)
 	}
 	// An interface Out has no output schema; any value goes.
-	if err := AddTool(ts, ToolInfo{Name: "any"}, func(context.Context, *Request, struct{}) (any, error) { return map[string]int{"a": 1}, nil }); err != nil {
+	if _, err := AddTool(ts, ToolInfo{Name: "any"}, func(context.Context, *Request, struct{}) (any, error) { return map[string]int{"a": 1}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(ts, AllowAll, nil)
+	s := NewServer(ts, AllowAll(), nil)
 	if _, ok := toolDescriptor(t, s, "any")["outputSchema"]; ok {
 		t.Errorf("an interface Out has an output schema")
 	}
@@ -420,10 +420,11 @@ func TestGenericDecodeAgrees(t *testing.T) {
 	if !tool.(*typedTool[decodeIn, struct{}]).generic {
 		t.Fatal("the tool must use the generic decoder")
 	}
-	ts := NewToolSet(nil)
+	ts := NewToolSet()
 	if err := ts.Register(tool); err != nil {
 		t.Fatal(err)
 	}
+	srv := NewServer(ts, AllowAll(), nil)
 	rnd := rand.New(rand.NewSource(2))
 	for i := 0; i < 300; i++ {
 		v, _ := quick.Value(typ, rnd)
@@ -436,7 +437,7 @@ func TestGenericDecodeAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = decodeIn{}
-		res, err := ts.Call(context.Background(), AllowAll, NewRequest(Caller{}, "d", args))
+		res, err := srv.CallTool(context.Background(), NewRequest(Caller{}, "d", args))
 		if err != nil || res.IsError {
 			t.Fatalf("call failed: %v %+v\n%s", err, res, args)
 		}

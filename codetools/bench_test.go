@@ -48,7 +48,7 @@ func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 }
 
 func syntheticCatalog(fsys fstest.MapFS, funcs []runtimeFunc) *Catalog {
-	c := New(Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
+	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
 	c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
 	return c
 }
@@ -85,7 +85,7 @@ func BenchmarkCatalogBuildRuntime20k(b *testing.B) {
 	_, funcs := syntheticSnapshot(b, 20000)
 	b.ResetTimer()
 	for b.Loop() {
-		c := New(Options{BuildInfo: fixtureBuildInfo("")})
+		c := NewCatalog(&Options{BuildInfo: fixtureBuildInfo("")})
 		c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "handler19999"}); err != nil {
 			b.Fatal(err)
@@ -95,7 +95,7 @@ func BenchmarkCatalogBuildRuntime20k(b *testing.B) {
 
 func BenchmarkCatalogBuildTestBinary(b *testing.B) {
 	for b.Loop() {
-		c := New(Options{})
+		c := NewCatalog(&Options{})
 		if _, err := c.Search(ctx, SearchQuery{Query: "runtime.main"}); err != nil {
 			b.Fatal(err)
 		}

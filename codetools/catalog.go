@@ -53,9 +53,17 @@ type Catalog struct {
 	current *index
 }
 
-// New returns a catalog configured by opts. It does no work until the
-// first Search or Definition.
-func New(opts Options) *Catalog {
+// NewCatalog returns a catalog configured by opts, which may be nil. It
+// does no work until the first Search or Definition.
+func NewCatalog(opts *Options) *Catalog {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return newCatalog(o)
+}
+
+func newCatalog(opts Options) *Catalog {
 	bi := opts.BuildInfo
 	if bi == nil {
 		bi, _ = debug.ReadBuildInfo()

@@ -195,7 +195,7 @@ func TestDefinitionWithoutSource(t *testing.T) {
 		t.Errorf("runtime-only consistency: %+v", d.Consistency)
 	}
 	// A catalog without a snapshot answers runtime metadata.
-	c2 := New(Options{BuildInfo: fixtureBuildInfo("")})
+	c2 := NewCatalog(&Options{BuildInfo: fixtureBuildInfo("")})
 	c2.loadRuntime = c.loadRuntime
 	if d := define(t, c2, "main.(*T).Ptr"); d.SourceAvailable || d.Line == 0 || d.SourceFile != fixturePath+"/shapes.go" {
 		t.Errorf("no snapshot: %+v", d)

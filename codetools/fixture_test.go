@@ -118,7 +118,7 @@ func fixtureRuntime(t testing.TB) []runtimeFunc {
 // function table.
 func newFixtureCatalog(t testing.TB, snapRev, binRev string, extra map[string]string) *Catalog {
 	t.Helper()
-	c := New(Options{Snapshot: fixtureSnapshot(t, snapRev, extra), BuildInfo: fixtureBuildInfo(binRev),
+	c := NewCatalog(&Options{Snapshot: fixtureSnapshot(t, snapRev, extra), BuildInfo: fixtureBuildInfo(binRev),
 		Server: "test", Now: func() time.Time { return time.Unix(1700000000, 0) }})
 	funcs := fixtureRuntime(t)
 	c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }

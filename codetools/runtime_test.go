@@ -47,7 +47,7 @@ func TestRuntimeSource(t *testing.T) {
 	if runtimeProbe(1) != 4 {
 		t.Fatal("probe")
 	}
-	c := New(Options{Server: "self"})
+	c := NewCatalog(&Options{Server: "self"})
 	const pkg = "github.com/embedmcp/mcp/codetools"
 	d, err := c.Definition(ctx, DefinitionQuery{Name: pkg + ".runtimeProbe"})
 	if err != nil {

@@ -66,13 +66,13 @@ func TestInputSchemasMatchSeeds(t *testing.T) {
 // result types are plain).
 func TestOutputConformsToSchema(t *testing.T) {
 	huge := "package main\n\n// Huge is long.\nfunc Huge() string {\n\treturn \"" + strings.Repeat("héllo 世界 ", 100) + "\"\n}\n"
-	ts := mcp.NewToolSet(nil)
-	if _, err := Register(ts, newFixtureCatalog(t, "", "", map[string]string{"huge.go": huge})); err != nil {
+	ts := mcp.NewToolSet()
+	if err := Register(ts, newFixtureCatalog(t, "", "", map[string]string{"huge.go": huge})); err != nil {
 		t.Fatal(err)
 	}
 	s := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil)
 	resolved := map[string]*jsonschema.Resolved{}
-	for _, tool := range ts.Tools() {
+	for tool := range ts.All() {
 		info := tool.Info()
 		if info.OutputSchema == nil {
 			t.Fatalf("%s has no output schema", info.Name)

@@ -182,7 +182,7 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 	// Options.Docs errors are reported in coverage.
-	c2 := New(Options{Docs: []Doc{{Name: "ok"}, {Name: ""}}, BuildInfo: fixtureBuildInfo("")})
+	c2 := NewCatalog(&Options{Docs: []Doc{{Name: "ok"}, {Name: ""}}, BuildInfo: fixtureBuildInfo("")})
 	c2.loadRuntime = func() ([]runtimeFunc, error) { return nil, errors.New("no table") }
 	res, err = c2.Search(ctx, SearchQuery{Query: "ok"})
 	if err != nil || res.Coverage.RegisteredError == "" || res.Coverage.RuntimeError != "no table" || res.Total != 1 {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/embedmcp/mcp"
 )
 
-// Tools returns the code_search and code_definition tools over c, with the
-// seeds' names, input schemas and permission (Permission). The server field
+// Tools returns the code_search and code_definition tools over c, with
+// their names, input schemas and permission (SearchToolName,
+// SearchInputSchema, ..., Permission). The server field
 // of their answers is the caller's selected server when it has one.
 //
 // The tools reveal the service's code, including every registered tool's
@@ -101,19 +103,20 @@ func toolError(req *mcp.Request, err error) error {
 
 // Register adds the code tools to ts and keeps the catalog's registered
 // tool entries in step with ts: every tool of ts, whoever may call it, can
-// be found with code_search as "tool:<name>". It returns a function that
-// stops following ts.
-func Register(ts *mcp.ToolSet, c *Catalog) (stop func(), err error) {
+// be found with code_search as "tool:<name>".
+func Register(ts *mcp.ToolSet, c *Catalog) error {
 	tools, err := Tools(c)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := ts.Register(tools...); err != nil {
-		return nil, err
+		return err
 	}
-	sync := func() { c.SetTools(ToolDocs(ts.Tools())) }
+	// Watch first, then read: no change can fall in between.
+	sync := func() { c.SetTools(ToolDocs(slices.Collect(ts.All()))) }
+	ts.Watch(sync)
 	sync()
-	return ts.Watch(sync), nil
+	return nil
 }
 
 // ToolDocs describes tools for Catalog.SetTools.

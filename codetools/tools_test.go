@@ -34,8 +34,8 @@ func callTool(t *testing.T, s *mcp.Server, caller mcp.Caller, version, name, arg
 
 func codeServer(t *testing.T) (*mcp.Server, *mcp.ToolSet) {
 	t.Helper()
-	ts := mcp.NewToolSet(nil)
-	if _, err := Register(ts, New(Options{Server: "catalog-server"})); err != nil {
+	ts := mcp.NewToolSet()
+	if err := Register(ts, NewCatalog(&Options{Server: "catalog-server"})); err != nil {
 		t.Fatal(err)
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil), ts

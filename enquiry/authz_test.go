@@ -116,11 +116,11 @@ func asSlice(v any) []any {
 // The enquiry tools' own permission is configurable.
 func TestEnquiryPermission(t *testing.T) {
 	az := mcp.GrantsAuthorizer{}
-	ts := mcp.NewToolSet(nil)
-	if err := Register(ts, az, Options{Permission: "enquiry.read"}); err != nil {
+	ts := mcp.NewToolSet()
+	if err := Register(ts, &Options{Permission: "enquiry.read"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ts.Call(context.Background(), az, mcp.NewRequest(mcp.Caller{}, DefaultDetailName, json.RawMessage(`{"tool":"x"}`)))
+	_, err := mcp.NewServer(ts, az, nil).CallTool(context.Background(), mcp.NewRequest(mcp.Caller{}, DefaultDetailName, json.RawMessage(`{"tool":"x"}`)))
 	if !errors.Is(err, mcp.ErrUnknownTool) {
 		t.Errorf("without the grant: %v, want ErrUnknownTool", err)
 	}
@@ -133,8 +133,8 @@ func TestEnquiryPermission(t *testing.T) {
 // The index follows the registry: tools registered or removed after the
 // first call are found or gone on the next one.
 func TestIndexFollowsRegistry(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"generate docs"}`); a.Match == "exact" {
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"generate docs"}`); a.Match == "exact" {
 		t.Fatalf("found before registration: %s", asJSON(a))
 	}
 	err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "ek9_generate_docs", Description: "Writes HTML documentation for a module.",
@@ -142,15 +142,15 @@ func TestIndexFollowsRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"generate docs"}`); a.Match != "exact" || a.Tool.Name != "ek9_generate_docs" {
+	if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"generate docs"}`); a.Match != "exact" || a.Tool.Name != "ek9_generate_docs" {
 		t.Errorf("after registration: %s", asJSON(a))
 	}
-	if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"html documentation"}`); a.Tool == nil || a.Tool.Name != "ek9_generate_docs" {
+	if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"html documentation"}`); a.Tool == nil || a.Tool.Name != "ek9_generate_docs" {
 		t.Errorf("phrase after registration: %s", asJSON(a))
 	}
 	ts.Remove("ek9_generate_docs", "ek9_edit_file")
 	for _, q := range []string{"generate docs", "edit file"} {
-		if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"`+q+`"}`); a.Match == "exact" {
+		if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"`+q+`"}`); a.Match == "exact" {
 			t.Errorf("%q after removal: %s", q, asJSON(a))
 		}
 	}
@@ -158,8 +158,9 @@ func TestIndexFollowsRegistry(t *testing.T) {
 
 // The index is built once per registry change, not per call.
 func TestIndexBuiltOncePerGeneration(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	e := &enquirer{src: ts, az: mcp.AllowAll, prefix: "ek9", weights: DefaultWeights().fields()}
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	e := &enquirer{src: ts, az: mcp.AllowAll(), prefix: "ek9", weights: DefaultWeights().fields()}
+	defer ts.Watch(func() { e.gen.Add(1) })()
 	a, b := e.index(), e.index()
 	if a != b {
 		t.Error("index rebuilt without a change")
@@ -168,7 +169,7 @@ func TestIndexBuiltOncePerGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := e.index()
-	if c == a || c.gen != ts.Generation() {
+	if c == a || c.gen != e.gen.Load() {
 		t.Error("index not rebuilt after a change")
 	}
 	if _, ok := c.byName["new_tool"]; !ok {
@@ -178,7 +179,7 @@ func TestIndexBuiltOncePerGeneration(t *testing.T) {
 
 // Calls race with registry changes (run with -race).
 func TestConcurrentCallsAndChanges(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -201,7 +202,7 @@ func TestConcurrentCallsAndChanges(t *testing.T) {
 			for range 50 {
 				q := [][2]string{{DefaultDetailName, `{"tool":"temporary widget"}`}, {DefaultCatalogueName, `{"limit":5}`},
 					{DefaultDetailName, `{"tool":"edit file"}`}}[g%3]
-				res, err := ts.Call(context.Background(), mcp.AllowAll, mcp.NewRequest(mcp.Caller{}, q[0], json.RawMessage(q[1])))
+				res, err := mcp.NewServer(ts, mcp.AllowAll(), nil).CallTool(context.Background(), mcp.NewRequest(mcp.Caller{}, q[0], json.RawMessage(q[1])))
 				if err != nil || res.IsError {
 					t.Errorf("%s: %v %v", q[1], err, res)
 					return
@@ -213,31 +214,29 @@ func TestConcurrentCallsAndChanges(t *testing.T) {
 }
 
 func TestOptionsErrors(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	neg := DefaultWeights()
 	neg.Details = -1
 	for name, c := range map[string]struct {
 		src  Source
-		az   mcp.Authorizer
 		opts Options
 	}{
-		"nil source":      {nil, mcp.AllowAll, Options{}},
-		"nil authorizer":  {ts, nil, Options{}},
-		"bad name":        {ts, mcp.AllowAll, Options{DetailName: "tool detail"}},
-		"same names":      {ts, mcp.AllowAll, Options{DetailName: "x", CatalogueName: "x"}},
-		"negative weight": {ts, mcp.AllowAll, Options{Weights: &neg}},
+		"nil source":      {nil, Options{}},
+		"bad name":        {ts, Options{DetailName: "tool detail"}},
+		"same names":      {ts, Options{DetailName: "x", CatalogueName: "x"}},
+		"negative weight": {ts, Options{Weights: &neg}},
 	} {
-		if _, err := Tools(c.src, c.az, c.opts); err == nil {
+		if _, err := Tools(c.src, &c.opts); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if err := Register(nil, mcp.AllowAll, Options{}); err == nil {
+	if err := Register(nil, &Options{}); err == nil {
 		t.Error("nil ToolSet: no error")
 	}
-	if err := Register(ts, mcp.AllowAll, Options{}); err != nil {
+	if err := Register(ts, &Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Register(ts, mcp.AllowAll, Options{}); !errors.Is(err, mcp.ErrDuplicateTool) {
+	if err := Register(ts, &Options{}); !errors.Is(err, mcp.ErrDuplicateTool) {
 		t.Errorf("second Register: %v, want ErrDuplicateTool", err)
 	}
 }
@@ -245,17 +244,17 @@ func TestOptionsErrors(t *testing.T) {
 // Field weights are honoured: with only names searched, a phrase that only
 // matches descriptions finds nothing.
 func TestWeights(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "ek9_format_file", Description: "Re-indents one source file."}, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if err := Register(ts, mcp.AllowAll, Options{Weights: &Weights{Name: 1}}); err != nil {
+	if err := Register(ts, &Options{Weights: &Weights{Name: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"re-indent source"}`); a.Match != "none" {
+	if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"re-indent source"}`); a.Match != "none" {
 		t.Errorf("description searched with weight 0: %s", asJSON(a))
 	}
-	if a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"format"}`); a.Tool == nil || a.Tool.Name != "ek9_format_file" {
+	if a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"format"}`); a.Tool == nil || a.Tool.Name != "ek9_format_file" {
 		t.Errorf("name not searched: %s", asJSON(a))
 	}
 }

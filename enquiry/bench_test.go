@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func benchSet(b *testing.B, n int) *mcp.ToolSet {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	tools := make([]mcp.Tool, 0, n)
 	for i := range n {
 		verb, noun := benchVerbs[i%len(benchVerbs)], benchNouns[(i/len(benchVerbs))%len(benchNouns)]
@@ -60,19 +61,20 @@ func benchSet(b *testing.B, n int) *mcp.ToolSet {
 	if err := ts.Register(tools...); err != nil {
 		b.Fatal(err)
 	}
-	if err := Register(ts, mcp.GrantsAuthorizer{}, Options{Prefix: "acme"}); err != nil {
+	if err := Register(ts, &Options{Prefix: "acme"}); err != nil {
 		b.Fatal(err)
 	}
 	return ts
 }
 
-// BenchmarkToolDetail1000 times tool_detail through ToolSet.Call (argument
+// BenchmarkToolDetail1000 times tool_detail through Server.CallTool (argument
 // and output validation included) over 1 000 registered tools, for a caller
 // granted all of them, and (-partial) for one granted half of them, whose
 // ranking statistics are computed per call.
 func BenchmarkToolDetail1000(b *testing.B) {
 	ts := benchSet(b, 1000)
 	az := mcp.GrantsAuthorizer{}
+	srv := mcp.NewServer(ts, az, nil)
 	all := mcp.Caller{Principal: "bench", Grants: []string{"acme.*"}}
 	half := mcp.Caller{Principal: "bench"}
 	for _, n := range benchNouns[:len(benchNouns)/2] {
@@ -94,13 +96,13 @@ func BenchmarkToolDetail1000(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
 			args := json.RawMessage(c.args)
-			res, err := ts.Call(ctx, az, mcp.NewRequest(caller, DefaultDetailName, args))
+			res, err := srv.CallTool(ctx, mcp.NewRequest(caller, DefaultDetailName, args))
 			if err != nil || res.IsError {
 				b.Fatal(err, res)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ts.Call(ctx, az, mcp.NewRequest(caller, DefaultDetailName, args)); err != nil {
+				if _, err := srv.CallTool(ctx, mcp.NewRequest(caller, DefaultDetailName, args)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,14 +112,13 @@ func BenchmarkToolDetail1000(b *testing.B) {
 
 // BenchmarkToolCatalogue1000 times one default page of tool_catalogue.
 func BenchmarkToolCatalogue1000(b *testing.B) {
-	ts := benchSet(b, 1000)
-	az := mcp.GrantsAuthorizer{}
+	srv := mcp.NewServer(benchSet(b, 1000), mcp.GrantsAuthorizer{}, nil)
 	caller := mcp.Caller{Principal: "bench", Grants: []string{"acme.*"}}
 	args := json.RawMessage(`{"offset":400}`)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ts.Call(ctx, az, mcp.NewRequest(caller, DefaultCatalogueName, args)); err != nil {
+		if _, err := srv.CallTool(ctx, mcp.NewRequest(caller, DefaultCatalogueName, args)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -126,7 +127,7 @@ func BenchmarkToolCatalogue1000(b *testing.B) {
 // BenchmarkIndexBuild1000 times building the index of 1 000 tools, paid once
 // per registry change.
 func BenchmarkIndexBuild1000(b *testing.B) {
-	tools := benchSet(b, 1000).Tools()
+	tools := slices.Collect(benchSet(b, 1000).All())
 	b.ReportAllocs()
 	for b.Loop() {
 		buildIndex(1, tools, "acme", DefaultWeights().fields())

@@ -59,8 +59,8 @@ func (p page) flat() []string {
 }
 
 func TestCatalogueGrouping(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	p := catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	p := catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{}`)
 	want := []string{
 		"Code generation/ek9_add_constructor", "Code generation/ek9_add_field",
 		"Diagnostics/ek9_apply_quick_fix", "Diagnostics/ek9_explain_error",
@@ -88,12 +88,12 @@ func TestCatalogueGrouping(t *testing.T) {
 }
 
 func TestCataloguePaging(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	whole := catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"limit":200}`).flat()
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	whole := catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"limit":200}`).flat()
 	var got []string
 	offset, pages := 0, 0
 	for {
-		p := catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"limit":7,"offset":`+itoa(offset)+`}`)
+		p := catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"limit":7,"offset":`+itoa(offset)+`}`)
 		pages++
 		if p.Total != len(whole) {
 			t.Fatalf("page %d: total %d, want %d", pages, p.Total, len(whole))
@@ -113,23 +113,23 @@ func TestCataloguePaging(t *testing.T) {
 	if pages != 3 || !slices.Equal(got, whole) {
 		t.Errorf("%d pages concatenate to\n%q\nwant\n%q", pages, got, whole)
 	}
-	p := catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"offset":500}`)
+	p := catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"offset":500}`)
 	if len(p.Categories) != 0 || p.Total != len(whole) || p.NextOffset != nil {
 		t.Errorf("past the end: %+v", p)
 	}
 }
 
 func TestCatalogueCategoryFilter(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	p := catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"category":" navigation "}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	p := catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"category":" navigation "}`)
 	if want := []string{"Navigation/ek9_find_references", "Navigation/ek9_find_symbol"}; !slices.Equal(p.flat(), want) || p.Total != 2 {
 		t.Errorf("navigation: %q total %d", p.flat(), p.Total)
 	}
-	p = catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"category":"other"}`)
+	p = catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"category":"other"}`)
 	if want := []string{"Other/ek9_format_file", "Other/ek9_run_tests"}; !slices.Equal(p.flat(), want) {
 		t.Errorf("other: %q", p.flat())
 	}
-	p = catalogue(t, ts, mcp.AllowAll, mcp.Caller{}, `{"category":"Nonexistent"}`)
+	p = catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"category":"Nonexistent"}`)
 	if len(p.Categories) != 0 || p.Total != 0 {
 		t.Errorf("unknown category: %+v", p)
 	}
@@ -150,9 +150,9 @@ func TestCatalogueAuthorization(t *testing.T) {
 }
 
 func TestCatalogueArgumentErrors(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, args := range []string{`{"limit":0}`, `{"limit":201}`, `{"offset":-1}`, `{"limit":"5"}`, `{"page":2}`, `{"limit":1.5}`} {
-		_, err := ts.Call(context.Background(), mcp.AllowAll, mcp.NewRequest(mcp.Caller{}, DefaultCatalogueName, json.RawMessage(args)))
+		_, err := mcp.NewServer(ts, mcp.AllowAll(), nil).CallTool(context.Background(), mcp.NewRequest(mcp.Caller{}, DefaultCatalogueName, json.RawMessage(args)))
 		if !errors.Is(err, mcp.ErrInvalidArguments) {
 			t.Errorf("%s: want invalid arguments, got %v", args, err)
 		}

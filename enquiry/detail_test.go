@@ -16,9 +16,9 @@ import (
 const seedPhrase = "extract a statement range into a new pure function with explicit parameters and return, then replace the block with a call"
 
 func TestDetailSeedPhraseIsAmbiguous(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	raw, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"`+seedPhrase+`"}`)
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"`+seedPhrase+`"}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	raw, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"`+seedPhrase+`"}`)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"`+seedPhrase+`"}`)
 	if a.Status != "ok" || a.Match != "ambiguous" || a.Tool != nil {
 		t.Fatalf("want ok/ambiguous without tool, got %s", asJSON(a))
 	}
@@ -63,9 +63,9 @@ func TestDetailSeedPhraseIsAmbiguous(t *testing.T) {
 }
 
 func TestDetailNormalisedName(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, q := range []string{"edit file", "Edit File", "  ek9 edit   file ", "EK9_EDIT_FILE", "edit_file", "ek9-edit_file"} {
-		a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":`+asJSON(q)+`,"verbosity":"summary"}`)
+		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(q)+`,"verbosity":"summary"}`)
 		if a.Status != "ok" || a.Match != "exact" || a.Tool == nil || a.Tool.Name != "ek9_edit_file" {
 			t.Errorf("%q: want exact ek9_edit_file, got %s", q, asJSON(a))
 			continue
@@ -74,16 +74,16 @@ func TestDetailNormalisedName(t *testing.T) {
 			t.Errorf("%q: note %q, want %q", q, a.Note, want)
 		}
 	}
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"ek9_edit_file"}`)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"ek9_edit_file"}`)
 	if a.Match != "exact" || a.Note != "" {
 		t.Errorf("registered name: match %s note %q, want exact without note", a.Match, a.Note)
 	}
 }
 
 func TestDetailSummaryParameters(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	raw, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"edit file","verbosity":"summary"}`)
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"edit file","verbosity":"summary"}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	raw, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"edit file","verbosity":"summary"}`)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"edit file","verbosity":"summary"}`)
 	if _, ok := raw["tool"].(map[string]any)["inputSchema"]; ok {
 		t.Error("summary carries inputSchema")
 	}
@@ -112,23 +112,23 @@ func TestDetailSummaryParameters(t *testing.T) {
 	}
 
 	// A tool without properties has an empty, present parameters list.
-	ts2 := mcp.NewToolSet(nil)
+	ts2 := mcp.NewToolSet()
 	if err := ts2.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "ping", Description: "Answers pong."}, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if err := Register(ts2, mcp.AllowAll, Options{}); err != nil {
+	if err := Register(ts2, &Options{}); err != nil {
 		t.Fatal(err)
 	}
-	raw, _ = callRaw(t, ts2, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"ping","verbosity":"summary"}`)
+	raw, _ = callRaw(t, ts2, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"ping","verbosity":"summary"}`)
 	if ps, ok := raw["tool"].(map[string]any)["parameters"].([]any); !ok || len(ps) != 0 {
 		t.Errorf("parameters of a tool without schema: %v", raw["tool"])
 	}
 }
 
 func TestDetailExactFull(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	raw, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"ek9_add_field"}`)
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"ek9_add_field"}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	raw, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"ek9_add_field"}`)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"ek9_add_field"}`)
 	if a.Status != "ok" || a.Match != "exact" || a.Note != "" || a.Tool == nil || a.Tool.Name != "ek9_add_field" {
 		t.Fatalf("got %s", asJSON(a))
 	}
@@ -170,8 +170,8 @@ func TestDetailExactFull(t *testing.T) {
 }
 
 func TestDetailVerbosityNone(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	raw, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"ek9_edit_file","verbosity":"none"}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	raw, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"ek9_edit_file","verbosity":"none"}`)
 	var keys []string
 	for k := range raw["tool"].(map[string]any) {
 		keys = append(keys, k)
@@ -183,7 +183,7 @@ func TestDetailVerbosityNone(t *testing.T) {
 }
 
 func TestDetailPhraseSingle(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, c := range []struct{ phrase, want, why string }{
 		{"find a class by name", "ek9_find_symbol", "score"},
 		{"wrap some lines in a try catch", "ek9_surround_with", "score"},
@@ -193,7 +193,7 @@ func TestDetailPhraseSingle(t *testing.T) {
 		{"explain E11066", "ek9_explain_error", "only"},
 		{"ek9_extract_methd", "ek9_extract_method", "only"}, // a misspelt name still finds its tool
 	} {
-		a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":`+asJSON(c.phrase)+`,"verbosity":"none"}`)
+		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(c.phrase)+`,"verbosity":"none"}`)
 		if a.Status != "ok" || a.Match != "single" || a.Tool == nil || a.Tool.Name != c.want {
 			t.Errorf("%q: want single %s, got %s", c.phrase, c.want, asJSON(a))
 			continue
@@ -205,10 +205,10 @@ func TestDetailPhraseSingle(t *testing.T) {
 }
 
 func TestDetailNotFound(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, q := range []string{"zzyzx quux", "the of a to", "ek9", "ek9_zzyzx"} {
-		raw, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":`+asJSON(q)+`}`)
-		a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":`+asJSON(q)+`}`)
+		raw, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":`+asJSON(q)+`}`)
+		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(q)+`}`)
 		if a.Status != "not-found" || a.Match != "none" || !strings.Contains(a.NextStep, DefaultCatalogueName) {
 			t.Errorf("%q: got %s", q, asJSON(a))
 		}
@@ -219,12 +219,12 @@ func TestDetailNotFound(t *testing.T) {
 }
 
 func TestDetailErrorCode(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"errorCode":"E50001","verbosity":"summary"}`)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"errorCode":"E50001","verbosity":"summary"}`)
 	if a.Match != "exact" || a.Tool == nil || a.Tool.Name != "ek9_add_reference" || len(a.Tool.Parameters) != 2 {
 		t.Errorf("E50001: %s", asJSON(a))
 	}
-	a = detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"errorCode":" e07175 "}`)
+	a = detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"errorCode":" e07175 "}`)
 	var names []string
 	for _, c := range a.Candidates {
 		names = append(names, c.Name)
@@ -232,19 +232,19 @@ func TestDetailErrorCode(t *testing.T) {
 	if a.Match != "ambiguous" || a.Tool != nil || !slices.Equal(names, []string{"ek9_add_constructor", "ek9_apply_quick_fix"}) {
 		t.Errorf("e07175: %s", asJSON(a))
 	}
-	a = detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"errorCode":"E99999"}`)
+	a = detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"errorCode":"E99999"}`)
 	if a.Status != "not-found" || a.Match != "none" || a.NextStep == "" {
 		t.Errorf("E99999: %s", asJSON(a))
 	}
 	// The code is matched exactly, not as a phrase or a prefix.
-	a = detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"errorCode":"E5000"}`)
+	a = detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"errorCode":"E5000"}`)
 	if a.Match != "none" {
 		t.Errorf("E5000: %s", asJSON(a))
 	}
 }
 
 func TestDetailArgumentErrors(t *testing.T) {
-	ts := ek9Set(t, mcp.AllowAll, nil)
+	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, args := range []string{
 		`{}`,
 		`{"tool":"  "}`,
@@ -254,7 +254,7 @@ func TestDetailArgumentErrors(t *testing.T) {
 		`{"tool":5}`,
 		`{"tool":"` + strings.Repeat("x", maxToolArg+1) + `"}`,
 	} {
-		_, err := ts.Call(context.Background(), mcp.AllowAll, mcp.NewRequest(mcp.Caller{}, DefaultDetailName, json.RawMessage(args)))
+		_, err := mcp.NewServer(ts, mcp.AllowAll(), nil).CallTool(context.Background(), mcp.NewRequest(mcp.Caller{}, DefaultDetailName, json.RawMessage(args)))
 		if !errors.Is(err, mcp.ErrInvalidArguments) {
 			t.Errorf("%.60s: want invalid arguments, got %v", args, err)
 		}
@@ -262,17 +262,17 @@ func TestDetailArgumentErrors(t *testing.T) {
 }
 
 func TestDetailTieBreakAndDeterminism(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	for _, n := range []string{"zeta_sync", "alpha_sync", "mid_sync"} {
 		if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: n, Description: "Refreshes the widget cache."}, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := Register(ts, mcp.AllowAll, Options{}); err != nil {
+	if err := Register(ts, &Options{}); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"refresh widget cache"}`)
-	a := detail(t, ts, mcp.AllowAll, mcp.Caller{}, `{"tool":"refresh widget cache"}`)
+	first, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"refresh widget cache"}`)
+	a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":"refresh widget cache"}`)
 	if a.Match != "ambiguous" || len(a.Candidates) != 3 {
 		t.Fatalf("got %s", asJSON(a))
 	}
@@ -282,7 +282,7 @@ func TestDetailTieBreakAndDeterminism(t *testing.T) {
 		}
 	}
 	for range 5 {
-		again, _ := callRaw(t, ts, mcp.AllowAll, mcp.Caller{}, DefaultDetailName, `{"tool":"refresh widget cache"}`)
+		again, _ := callRaw(t, ts, mcp.AllowAll(), mcp.Caller{}, DefaultDetailName, `{"tool":"refresh widget cache"}`)
 		if !reflect.DeepEqual(first, again) {
 			t.Fatalf("answers differ:\n%s\n%s", asJSON(first), asJSON(again))
 		}

@@ -52,9 +52,11 @@
 //
 // # Authorization
 //
-// Only tools the caller may use are ever shown: the Authorizer given to
-// Register (the one the host gives mcp.NewServer) is asked about each tool's
-// permission for the calling request's Caller. A tool the caller may not use
+// Only tools the caller may use are ever shown: the Server's Authorizer,
+// which the Server puts in the context of every call
+// (mcp.AuthorizerFromContext), is asked about each tool's permission for
+// the calling request's Caller; called outside a Server, the tools show
+// nothing. A tool the caller may not use
 // is absent from candidates, error-code matches and the catalogue, and its
 // exact name answers exactly like an unknown name. Ranking statistics
 // (document frequencies, average field lengths) are computed over the
@@ -67,7 +69,7 @@
 // # Cost
 //
 // The index is built once per registry change, on the first call after it
-// (the registry's Generation tells), not per call. A call costs the
+// (the registry's Watch tells), not per call. A call costs the
 // Authorizer once per distinct permission in the registry, plus the postings
 // of the query's terms.
 package enquiry

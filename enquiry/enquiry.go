@@ -1,6 +1,7 @@
 package enquiry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,7 +15,8 @@ const (
 	DefaultCatalogueName = "tool_catalogue"
 )
 
-// Options configure the enquiry tools. The zero value is ready to use.
+// Options configure the enquiry tools. The zero value (or a nil *Options)
+// is ready to use.
 type Options struct {
 	// Prefix is the product prefix stripped when names are normalised, e.g.
 	// "ek9" so that "edit file" and "EK9 edit file" find "ek9_edit_file".
@@ -53,57 +55,62 @@ func DefaultWeights() Weights {
 	return Weights{Name: 3, Title: 2, Description: 1.5, WhenToUse: 1.5, Details: 0.75, Examples: 0.5}
 }
 
-// Source is what the enquiry tools read; *mcp.ToolSet implements it.
+// Source is what the enquiry tools read, and follow for changes;
+// *mcp.ToolSet implements it.
 type Source interface {
-	// Tools returns every registered tool, whoever asks.
-	Tools() []mcp.Tool
-	// Generation changes whenever the set of tools changes.
-	Generation() uint64
+	mcp.Registry
+	mcp.ChangeNotifier
 }
 
-// Tools returns the tool_detail and tool_catalogue tools over src. az must
-// be the Authorizer the host gives mcp.NewServer: it decides which tools
-// each caller is shown.
-func Tools(src Source, az mcp.Authorizer, opts Options) ([]mcp.Tool, error) {
+// Tools returns the tool_detail and tool_catalogue tools over src. Each
+// caller is shown the tools the Server's Authorizer lets it use: the tools
+// ask the Authorizer the Server puts in the context of every call
+// (mcp.AuthorizerFromContext), and show nothing outside a Server. opts may
+// be nil.
+func Tools(src Source, opts *Options) ([]mcp.Tool, error) {
 	if src == nil {
 		return nil, errors.New("enquiry: nil Source")
 	}
-	if az == nil {
-		return nil, errors.New("enquiry: nil Authorizer")
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
 	w := DefaultWeights()
-	if opts.Weights != nil {
-		w = *opts.Weights
+	if o.Weights != nil {
+		w = *o.Weights
 	}
 	for _, f := range w.fields() {
 		if f < 0 || f != f { // negative or NaN
 			return nil, fmt.Errorf("enquiry: field weights must be ≥ 0, got %+v", w)
 		}
 	}
-	if opts.DetailName == "" {
-		opts.DetailName = DefaultDetailName
+	if o.DetailName == "" {
+		o.DetailName = DefaultDetailName
 	}
-	if opts.CatalogueName == "" {
-		opts.CatalogueName = DefaultCatalogueName
+	if o.CatalogueName == "" {
+		o.CatalogueName = DefaultCatalogueName
 	}
-	if opts.Category == "" {
-		opts.Category = "Enquiry"
+	if o.Category == "" {
+		o.Category = "Enquiry"
 	}
-	for _, n := range []string{opts.DetailName, opts.CatalogueName} {
+	for _, n := range []string{o.DetailName, o.CatalogueName} {
 		if !mcp.ValidToolName(n) {
 			return nil, fmt.Errorf("enquiry: %w: %q", mcp.ErrInvalidToolName, n)
 		}
 	}
-	if opts.DetailName == opts.CatalogueName {
-		return nil, fmt.Errorf("enquiry: %w: both tools are named %q", mcp.ErrDuplicateTool, opts.DetailName)
+	if o.DetailName == o.CatalogueName {
+		return nil, fmt.Errorf("enquiry: %w: both tools are named %q", mcp.ErrDuplicateTool, o.DetailName)
 	}
 	e := &enquirer{
 		src:     src,
-		az:      az,
-		prefix:  strings.ToLower(strings.TrimSpace(opts.Prefix)),
+		az:      contextAuthorizer{},
+		prefix:  strings.ToLower(strings.TrimSpace(o.Prefix)),
 		weights: w.fields(),
-		opts:    opts,
+		opts:    o,
 	}
+	// The index is rebuilt on the first call after a change; the watch
+	// lives as long as the source and the tools do.
+	src.Watch(func() { e.gen.Add(1) })
 	detail, err := e.detailTool()
 	if err != nil {
 		return nil, err
@@ -115,17 +122,25 @@ func Tools(src Source, az mcp.Authorizer, opts Options) ([]mcp.Tool, error) {
 	return []mcp.Tool{detail, catalogue}, nil
 }
 
-// Register adds tool_detail and tool_catalogue over ts to ts. az must be the
-// Authorizer the host gives mcp.NewServer.
-func Register(ts *mcp.ToolSet, az mcp.Authorizer, opts Options) error {
+// Register adds tool_detail and tool_catalogue over ts to ts. opts may be
+// nil.
+func Register(ts *mcp.ToolSet, opts *Options) error {
 	if ts == nil {
 		return errors.New("enquiry: nil ToolSet")
 	}
-	tools, err := Tools(ts, az, opts)
+	tools, err := Tools(ts, opts)
 	if err != nil {
 		return err
 	}
 	return ts.Register(tools...)
+}
+
+// contextAuthorizer asks the Authorizer of the call's context: the
+// Server's.
+type contextAuthorizer struct{}
+
+func (contextAuthorizer) Allowed(ctx context.Context, c mcp.Caller, permission string) bool {
+	return mcp.AuthorizerFromContext(ctx).Allowed(ctx, c, permission)
 }
 
 // fields returns the weights in field order.

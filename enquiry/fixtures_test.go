@@ -244,7 +244,7 @@ func newFixture(t testing.TB, f fixture) mcp.Tool {
 // (all when keep is nil) and the enquiry tools with prefix "ek9".
 func ek9Set(t testing.TB, az mcp.Authorizer, keep func(string) bool) *mcp.ToolSet {
 	t.Helper()
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	for _, f := range ek9Fixtures {
 		if keep == nil || keep(f.name) {
 			if err := ts.Register(newFixture(t, f)); err != nil {
@@ -252,7 +252,7 @@ func ek9Set(t testing.TB, az mcp.Authorizer, keep func(string) bool) *mcp.ToolSe
 			}
 		}
 	}
-	if err := Register(ts, az, Options{Prefix: "ek9"}); err != nil {
+	if err := Register(ts, &Options{Prefix: "ek9"}); err != nil {
 		t.Fatal(err)
 	}
 	return ts

@@ -45,12 +45,12 @@ type answer struct {
 	} `json:"meta"`
 }
 
-// callRaw calls a tool through the registry, as a server would, and returns
+// callRaw calls a tool through a Server, and returns
 // the structured content with meta removed (for comparing answers) and the
 // whole result.
 func callRaw(t testing.TB, ts *mcp.ToolSet, az mcp.Authorizer, caller mcp.Caller, tool, args string) (map[string]any, *mcp.Result) {
 	t.Helper()
-	res, err := ts.Call(context.Background(), az, mcp.NewRequest(caller, tool, json.RawMessage(args)))
+	res, err := mcp.NewServer(ts, az, nil).CallTool(context.Background(), mcp.NewRequest(caller, tool, json.RawMessage(args)))
 	if err != nil {
 		t.Fatalf("%s %s: %v", tool, args, err)
 	}

@@ -36,6 +36,7 @@ type enquirer struct {
 
 	mu  sync.Mutex // serialises index builds
 	cur atomic.Pointer[index]
+	gen atomic.Uint64 // counts the source's changes (Watch)
 }
 
 // index is an immutable view of one generation of the source, built once
@@ -89,19 +90,20 @@ type posting struct {
 // index returns the index of the source's current generation, building it
 // when the source changed since the last build.
 func (e *enquirer) index() *index {
-	gen := e.src.Generation()
+	gen := e.gen.Load()
 	if ix := e.cur.Load(); ix != nil && ix.gen == gen {
 		return ix
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	gen = e.src.Generation()
+	gen = e.gen.Load()
 	if ix := e.cur.Load(); ix != nil && ix.gen == gen {
 		return ix
 	}
-	// A change between Generation and Tools leaves an index labelled with
-	// the older generation: the next call rebuilds it.
-	ix := buildIndex(gen, e.src.Tools(), e.prefix, e.weights)
+	// A change between reading the generation and listing the tools
+	// leaves an index labelled with the older generation: the next call
+	// rebuilds it.
+	ix := buildIndex(gen, slices.Collect(e.src.All()), e.prefix, e.weights)
 	e.cur.Store(ix)
 	return ix
 }

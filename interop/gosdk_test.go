@@ -139,7 +139,7 @@ func TestGoSDKToolListChanged(t *testing.T) {
 	if indexOf(srv.seen(), "subscriptions/listen") < 0 {
 		t.Fatalf("the client did not open subscriptions/listen; saw %v", srv.seen())
 	}
-	must(t, mcp.AddTool(srv.tools, mcp.ToolInfo{Name: "late", Description: "Registered while the client listens.", Permission: "demo.echo"},
+	mustAdd(t)(mcp.AddTool(srv.tools, mcp.ToolInfo{Name: "late", Description: "Registered while the client listens.", Permission: "demo.echo"},
 		func(_ context.Context, _ *mcp.Request, in echoArgs) (echoArgs, error) { return in, nil }))
 	select {
 	case <-changed:

@@ -47,10 +47,10 @@ func (s *testServer) seen() []string {
 
 func newTestServer(t *testing.T, versions []string) *testServer {
 	t.Helper()
-	ts := mcp.NewToolSet(nil)
-	must(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo the text unchanged.", Permission: "demo.echo"},
+	ts := mcp.NewToolSet()
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo the text unchanged.", Permission: "demo.echo"},
 		func(_ context.Context, _ *mcp.Request, in echoArgs) (echoArgs, error) { return in, nil }))
-	must(t, mcp.AddTool(ts, mcp.ToolInfo{Name: "add", Description: "Add two numbers.", Permission: "demo.math"},
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "add", Description: "Add two numbers.", Permission: "demo.math"},
 		func(_ context.Context, _ *mcp.Request, in addArgs) (sum, error) { return sum{in.A + in.B}, nil }))
 	must(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "fail", Description: "Always fails.", Permission: "demo.echo"},
 		func(context.Context, *mcp.Request) (*mcp.Result, error) {
@@ -83,6 +83,11 @@ func newTestServer(t *testing.T, versions []string) *testServer {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// mustAdd fails t when AddTool fails: mustAdd(t)(mcp.AddTool(...)).
+func mustAdd(t *testing.T) func(mcp.Tool, error) {
+	return func(_ mcp.Tool, err error) { must(t, err) }
 }
 
 func must(t *testing.T, err error) {

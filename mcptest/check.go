@@ -62,7 +62,7 @@ type CheckOptions struct {
 //   - rejects-invalid: argument objects made from the schema to break it
 //     (a wrong type for each property, each required property missing, an
 //     unexpected property when none are allowed, a non-object) are
-//     rejected as invalid arguments, through a ToolSet, and never reach
+//     rejected as invalid arguments, through a Server, and never reach
 //     Execute.
 //   - example: the example arguments (Guide.Examples, and AdminExample
 //     when it is a JSON object) match the input schema, and calling the
@@ -150,13 +150,14 @@ func (c *toolCheck) run(tool mcp.Tool) {
 		return // the tool cannot be registered; nothing more to run
 	}
 	spy := &spyTool{Tool: tool}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := ts.Register(spy); err != nil {
 		c.fail("register", "a ToolSet refused the tool: %v", err)
 		return
 	}
-	c.rejectsInvalid(ts, spy, i1, in)
-	valid := c.examples(ts, i1, in)
+	srv := mcp.NewServer(ts, mcp.AllowAll(), nil)
+	c.rejectsInvalid(srv, spy, i1, in)
+	valid := c.examples(srv, i1, in)
 	if c.opts.SkipExecute {
 		return
 	}
@@ -166,7 +167,7 @@ func (c *toolCheck) run(tool mcp.Tool) {
 		}
 	}
 	if valid != nil {
-		c.cancellation(ts, i1.Name, valid)
+		c.cancellation(srv, i1.Name, valid)
 	}
 }
 
@@ -198,11 +199,11 @@ func (s *spyTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result, e
 	return s.Tool.Execute(ctx, req)
 }
 
-func (c *toolCheck) rejectsInvalid(ts *mcp.ToolSet, spy *spyTool, info *mcp.ToolInfo, rs *jsonschema.Resolved) {
-	ctx := Context(context.Background(), c.caller, "")
+func (c *toolCheck) rejectsInvalid(srv *mcp.Server, spy *spyTool, info *mcp.ToolInfo, rs *jsonschema.Resolved) {
+	ctx := context.Background()
 	for _, bad := range invalidArguments(info.InputSchema, rs) {
 		before := spy.executed.Load()
-		res, err := c.callBounded(ctx, ts, info.Name, bad.args, c.opts.Timeout)
+		res, err := c.callBounded(ctx, srv, info.Name, bad.args, c.opts.Timeout)
 		switch {
 		case errors.Is(err, errHung):
 			c.fail("rejects-invalid", "%s %s: the call did not return within %v", bad.desc, bad.args, c.opts.Timeout)
@@ -218,15 +219,15 @@ func (c *toolCheck) rejectsInvalid(ts *mcp.ToolSet, spy *spyTool, info *mcp.Tool
 
 var errHung = errors.New("mcptest: the call did not return")
 
-// callBounded calls the tool through ts and waits at most bound.
-func (c *toolCheck) callBounded(ctx context.Context, ts *mcp.ToolSet, name string, args json.RawMessage, bound time.Duration) (*mcp.Result, error) {
+// callBounded calls the tool through srv and waits at most bound.
+func (c *toolCheck) callBounded(ctx context.Context, srv *mcp.Server, name string, args json.RawMessage, bound time.Duration) (*mcp.Result, error) {
 	type outcome struct {
 		res *mcp.Result
 		err error
 	}
 	ch := make(chan outcome, 1)
 	go func() {
-		res, err := ts.Call(ctx, mcp.AllowAll, mcp.NewRequest(c.caller, name, args))
+		res, err := srv.CallTool(ctx, mcp.NewRequest(c.caller, name, args))
 		ch <- outcome{res, err}
 	}()
 	timer := time.NewTimer(bound)
@@ -252,7 +253,7 @@ func resultSummary(r *mcp.Result) string {
 
 // examples checks the example arguments and returns the first that match
 // the schema, or nil.
-func (c *toolCheck) examples(ts *mcp.ToolSet, info *mcp.ToolInfo, rs *jsonschema.Resolved) json.RawMessage {
+func (c *toolCheck) examples(srv *mcp.Server, info *mcp.ToolInfo, rs *jsonschema.Resolved) json.RawMessage {
 	type example struct {
 		where string
 		args  json.RawMessage
@@ -289,8 +290,8 @@ func (c *toolCheck) examples(ts *mcp.ToolSet, info *mcp.ToolInfo, rs *jsonschema
 		if c.opts.SkipExecute {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(Context(context.Background(), c.caller, ""), c.opts.Timeout)
-		res, err := c.callBounded(ctx, ts, info.Name, ex.args, c.opts.Timeout+c.opts.Timeout/2)
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.Timeout)
+		res, err := c.callBounded(ctx, srv, info.Name, ex.args, c.opts.Timeout+c.opts.Timeout/2)
 		cancel()
 		var rpc *mcp.Error
 		switch {
@@ -334,11 +335,11 @@ func encodable(r *mcp.Result) error {
 	return nil
 }
 
-func (c *toolCheck) cancellation(ts *mcp.ToolSet, name string, args json.RawMessage) {
-	base := Context(context.Background(), c.caller, "")
+func (c *toolCheck) cancellation(srv *mcp.Server, name string, args json.RawMessage) {
+	base := context.Background()
 	ctx, cancel := context.WithCancel(base)
 	cancel()
-	_, err := c.callBounded(ctx, ts, name, args, c.opts.Timeout)
+	_, err := c.callBounded(ctx, srv, name, args, c.opts.Timeout)
 	switch {
 	case errors.Is(err, errHung):
 		c.fail("cancel", "called with a cancelled context and %s, the tool did not return within %v", compactText(args), c.opts.Timeout)
@@ -348,7 +349,7 @@ func (c *toolCheck) cancellation(ts *mcp.ToolSet, name string, args json.RawMess
 	const short = 20 * time.Millisecond
 	ctx, cancel = context.WithTimeout(base, short)
 	defer cancel()
-	_, err = c.callBounded(ctx, ts, name, args, short+c.opts.Timeout)
+	_, err = c.callBounded(ctx, srv, name, args, short+c.opts.Timeout)
 	switch {
 	case errors.Is(err, errHung):
 		c.fail("deadline", "called with a %v deadline and %s, the tool did not return within %v of it", short, compactText(args), c.opts.Timeout)

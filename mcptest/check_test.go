@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -81,7 +81,7 @@ func (f *funcTool) Execute(ctx context.Context, r *mcp.Request) (*mcp.Result, er
 }
 
 func TestCheckToolAcceptsGoodTools(t *testing.T) {
-	for _, tool := range ownTools(t).Tools() {
+	for tool := range ownTools(t).All() {
 		if err := CheckTool(tool, nil); err != nil {
 			t.Errorf("%s: %v", tool.Info().Name, err)
 		}
@@ -244,21 +244,18 @@ func TestSynthesizeMeetsBounds(t *testing.T) {
 // brokenRegistry wraps a ToolSet and breaks one contract.
 type brokenRegistry struct {
 	*mcp.ToolSet
-	list   func([]mcp.Tool) []mcp.Tool
-	ignore bool // List ignores the authorizer
-	lookup bool // Lookup never finds
-	call   func(req *mcp.Request, err error) error
+	all    func([]mcp.Tool) []mcp.Tool // rewrites what All yields
+	lookup bool                        // Lookup never finds
+	passes int
 }
 
-func (b *brokenRegistry) List(ctx context.Context, az mcp.Authorizer, c mcp.Caller) []mcp.Tool {
-	if b.ignore {
-		az = mcp.AllowAll
+func (b *brokenRegistry) All() iter.Seq[mcp.Tool] {
+	tools := slices.Collect(b.ToolSet.All())
+	b.passes++
+	if b.all != nil {
+		tools = b.all(tools)
 	}
-	l := b.ToolSet.List(ctx, az, c)
-	if b.list != nil {
-		l = b.list(l)
-	}
-	return l
+	return slices.Values(tools)
 }
 
 func (b *brokenRegistry) Lookup(name string) (mcp.Tool, bool) {
@@ -268,64 +265,51 @@ func (b *brokenRegistry) Lookup(name string) (mcp.Tool, bool) {
 	return b.ToolSet.Lookup(name)
 }
 
-func (b *brokenRegistry) Call(ctx context.Context, az mcp.Authorizer, req *mcp.Request) (*mcp.Result, error) {
-	res, err := b.ToolSet.Call(ctx, az, req)
-	if b.call != nil {
-		return res, b.call(req, err)
-	}
-	return res, err
+// badTool is a tool a ToolSet refuses: its input schema is not an object.
+type badTool struct{ mcp.Tool }
+
+func (badTool) Info() *mcp.ToolInfo {
+	return &mcp.ToolInfo{Name: "a_bad", InputSchema: &jsonschema.Schema{Type: "array"}}
 }
 
 func TestCheckRegistry(t *testing.T) {
 	ts := exampleServerTools(t)
-	if err := CheckRegistry(ts, mcp.GrantsAuthorizer{}, nil); err != nil {
+	if err := CheckRegistry(ts); err != nil {
 		t.Errorf("ToolSet: %v", err)
+	}
+	if err := CheckRegistry(struct{ mcp.Registry }{ts}); err != nil {
+		t.Errorf("a wrapped ToolSet: %v", err)
 	}
 	for _, tc := range []struct {
 		name string
 		reg  *brokenRegistry
 		want []string
 	}{
-		{"unsorted", &brokenRegistry{list: func(l []mcp.Tool) []mcp.Tool { slices.Reverse(l); return l }}, []string{"list", "list-filter"}},
-		{"unfiltered", &brokenRegistry{ignore: true}, []string{"list-filter"}},
+		{"unsorted", &brokenRegistry{all: func(l []mcp.Tool) []mcp.Tool { slices.Reverse(l); return l }}, []string{"list"}},
+		{"duplicate", &brokenRegistry{all: func(l []mcp.Tool) []mcp.Tool { return append(l[:1], l...) }}, []string{"list"}},
+		{"unstable", &brokenRegistry{}, []string{"list"}},
 		{"blind lookup", &brokenRegistry{lookup: true}, []string{"lookup"}},
-		{"forbidden says so", &brokenRegistry{call: func(req *mcp.Request, err error) error {
-			if errors.Is(err, mcp.ErrUnknownTool) && req.Name != "mcptest.no-such-tool" {
-				return fmt.Errorf("%w: %s (you lack the permission)", mcp.ErrUnknownTool, req.Name)
-			}
-			return err
-		}}, []string{"forbidden-call"}},
-		{"unknown is not ErrUnknownTool", &brokenRegistry{call: func(req *mcp.Request, err error) error {
-			if req.Name == "mcptest.no-such-tool" {
-				return errors.New("no")
-			}
-			return err
-		}}, []string{"unknown-call"}},
+		{"unservable", &brokenRegistry{all: func(l []mcp.Tool) []mcp.Tool { return append([]mcp.Tool{badTool{}}, l...) }}, []string{"lookup", "register"}},
 	} {
 		tc.reg.ToolSet = ts
-		err := CheckRegistry(tc.reg, mcp.GrantsAuthorizer{}, nil)
-		if got := violations(t, err); !slices.Equal(got, tc.want) {
+		if tc.name == "unstable" {
+			tc.reg.all = func(l []mcp.Tool) []mcp.Tool {
+				if tc.reg.passes > 1 {
+					return l[1:]
+				}
+				return l
+			}
+		}
+		err := CheckRegistry(tc.reg)
+		if got := violations(t, err); !slices.Equal(slices.Compact(got), tc.want) {
 			t.Errorf("%s: violations %v, want %v:\n%v", tc.name, got, tc.want, err)
 		}
 	}
-	// A registry that lets forbidden calls through.
-	leaky := &leakyRegistry{ToolSet: ts}
-	err := CheckRegistry(leaky, mcp.GrantsAuthorizer{}, &RegistryCheckOptions{Callers: []mcp.Caller{Caller("nobody")}})
-	if got := violations(t, err); !slices.Equal(got, []string{"forbidden-call"}) {
-		t.Errorf("leaky: violations %v:\n%v", got, err)
-	}
-}
-
-// leakyRegistry calls tools without asking the authorizer.
-type leakyRegistry struct{ *mcp.ToolSet }
-
-func (l *leakyRegistry) Call(ctx context.Context, _ mcp.Authorizer, req *mcp.Request) (*mcp.Result, error) {
-	return l.ToolSet.Call(ctx, mcp.AllowAll, req)
 }
 
 func exampleServerTools(t *testing.T) *mcp.ToolSet {
 	ts := ownTools(t)
-	if err := mcp.AddTool(ts, mcp.ToolInfo{Name: "secret", Description: "d", Permission: "admin.secret"},
+	if _, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "secret", Description: "d", Permission: "admin.secret"},
 		func(context.Context, *mcp.Request, struct{}) (map[string]int, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +326,7 @@ func TestCheckAuthorizer(t *testing.T) {
 	if err := CheckAuthorizer(mcp.GrantsAuthorizer{}, cases); err != nil {
 		t.Errorf("GrantsAuthorizer: %v", err)
 	}
-	if got := violations(t, CheckAuthorizer(mcp.DenyAll, cases)); !slices.Equal(got, []string{"decision"}) {
+	if got := violations(t, CheckAuthorizer(mcp.DenyAll(), cases)); !slices.Equal(got, []string{"decision"}) {
 		t.Errorf("DenyAll: %v", got)
 	}
 	panicky := mcp.AuthorizerFunc(func(ctx context.Context, c mcp.Caller, p string) bool {
@@ -358,7 +342,7 @@ func TestCheckAuthorizer(t *testing.T) {
 	if !slices.Equal(got, []string{"concurrent"}) {
 		t.Errorf("fickle: %v", got)
 	}
-	if got := violations(t, CheckAuthorizer(mcp.AllowAll, nil)); len(got) != 1 {
+	if got := violations(t, CheckAuthorizer(mcp.AllowAll(), nil)); len(got) != 1 {
 		t.Errorf("no cases: %v", got)
 	}
 	v := &Violation{Tool: "x", Rule: "r", Detail: "d"}

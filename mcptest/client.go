@@ -32,7 +32,7 @@ type ClientOptions struct {
 }
 
 // Client is an MCP client for tests: in-process over a Protocol
-// (NewClient) or over HTTP (Server.MCPClient). Its methods use the test's
+// (NewClient) or over HTTP (HTTPServer.MCPClient). Its methods use the test's
 // context and are safe for concurrent use.
 type Client struct {
 	ctx    context.Context
@@ -72,9 +72,6 @@ func newClient(t testing.TB, opts *ClientOptions) *Client {
 	}
 	return c
 }
-
-// ProtocolVersion returns the revision the client's requests are made under.
-func (c *Client) ProtocolVersion() string { return c.opts.ProtocolVersion }
 
 func (c *Client) modern() bool { return c.opts.ProtocolVersion >= mcp.Version20260728 }
 

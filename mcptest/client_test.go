@@ -18,7 +18,7 @@ import (
 // tool that logs.
 func exampleServer(t *testing.T, az mcp.Authorizer, opts *mcp.Options) *mcp.Server {
 	ts := ownTools(t)
-	err := mcp.AddTool(ts, mcp.ToolInfo{Name: "letters", Description: "Splits a word.", Permission: "examples.read"},
+	_, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "letters", Description: "Splits a word.", Permission: "examples.read"},
 		func(_ context.Context, _ *mcp.Request, in struct {
 			Word string `json:"word"`
 		}) ([]string, error) {
@@ -27,7 +27,7 @@ func exampleServer(t *testing.T, az mcp.Authorizer, opts *mcp.Options) *mcp.Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = mcp.AddTool(ts, mcp.ToolInfo{Name: "chatty", Description: "Logs, then answers.", Permission: "examples.log"},
+	_, err = mcp.AddTool(ts, mcp.ToolInfo{Name: "chatty", Description: "Logs, then answers.", Permission: "examples.log"},
 		func(_ context.Context, req *mcp.Request, _ struct{}) (map[string]any, error) {
 			if err := req.Log(mcp.LevelInfo, "chatty", "working"); err != nil {
 				return nil, err
@@ -106,7 +106,7 @@ func TestClientInProcess(t *testing.T) {
 }
 
 func TestClientNotifications(t *testing.T) {
-	srv := exampleServer(t, mcp.AllowAll, nil)
+	srv := exampleServer(t, mcp.AllowAll(), nil)
 	var mu sync.Mutex
 	var got []string
 	c := NewClient(t, srv, &ClientOptions{Notify: func(method string, params json.RawMessage) {
@@ -138,7 +138,7 @@ func (p *captureProtocol) Handle(ctx context.Context, c mcp.Caller, body []byte)
 func TestClientModernRequests(t *testing.T) {
 	// The Exchange cannot be read back from ctx; check what reaches the tool.
 	var seen mcp.Request
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "probe", Description: "d", Permission: "p"},
 		func(_ context.Context, req *mcp.Request) (*mcp.Result, error) {
 			seen = *req
@@ -146,7 +146,7 @@ func TestClientModernRequests(t *testing.T) {
 		})); err != nil {
 		t.Fatal(err)
 	}
-	p := &captureProtocol{Protocol: mcp.NewServer(ts, mcp.AllowAll, nil)}
+	p := &captureProtocol{Protocol: mcp.NewServer(ts, mcp.AllowAll(), nil)}
 	c := NewClient(t, p, &ClientOptions{Caller: Caller("bob", "g"), ProtocolVersion: mcp.Version20260728})
 	if _, err := c.CallTool("probe", map[string]int{"x": 1}); err != nil {
 		t.Fatal(err)

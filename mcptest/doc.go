@@ -3,17 +3,17 @@
 //
 // # Fakes
 //
-// Caller builds an mcp.Caller with given grants; Context and NewRequest
-// build what a tool's Validate and Execute receive. AllowAll, DenyAll,
-// Grants, CallerGrants and Record return an Authorizer that records every
-// question it is asked, so a test can assert which permissions were
-// checked.
+// Caller builds an mcp.Caller with given grants; Context builds the context
+// a tool's Validate and Execute receive from a Server (caller, Authorizer,
+// Exchange). Record, Grants and CallerGrants return an Authorizer that
+// records every question it is asked (Record(mcp.AllowAll()) allows
+// everything), so a test can assert which permissions were checked.
 //
 // # Clients
 //
 // NewClient returns a Client that calls a Protocol in process, as a chosen
 // caller under a chosen protocol revision: Initialize, ListTools, CallTool,
-// Do and Raw, and the typed helper Call. NewServer starts an
+// Do and Raw, and the typed helper Call. NewHTTPServer starts an
 // httptest.Server for an http.Handler; its MCPClient speaks JSON-RPC over
 // HTTP with the headers of the revision.
 //
@@ -44,7 +44,7 @@
 //	}
 //
 //	func TestToolDocs(t *testing.T) {
-//		tools := registry().Tools()
+//		tools := slices.Collect(registry().All())
 //		if *update {
 //			if err := mcptest.WriteToolDocs(tools, "testdata/recorded", "docs/tools", nil); err != nil {
 //				t.Fatal(err)

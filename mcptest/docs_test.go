@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestRenderToolDocArguments(t *testing.T) {
 
 func TestToolDocsDrift(t *testing.T) {
 	rec, out := t.TempDir(), filepath.Join(t.TempDir(), "docs")
-	tools := ownTools(t).Tools()
+	tools := slices.Collect(ownTools(t).All())
 	writeScenario(t, rec, "echo", "hi", "Hi\n-- request --\n{\"text\":\"hi\"}\n-- response --\n"+
 		`{"content":[{"type":"text","text":"{\"text\":\"hi\"}"}],"structuredContent":{"text":"hi"}}`+"\n")
 	if err := CheckToolDocs(tools, rec, out, nil); err == nil || !strings.Contains(err.Error(), "missing") {

@@ -14,27 +14,21 @@ func Caller(principal string, grants ...string) mcp.Caller {
 	return mcp.Caller{Principal: principal, Grants: slices.Clone(grants)}
 }
 
-// Context returns a copy of parent carrying caller (mcp.ContextWithCaller)
-// and an mcp.Exchange for protocol version (none when version is ""), the
-// context a transport and the Protocol give a tool. Use it to call a tool's
-// Validate and Execute directly.
-func Context(parent context.Context, caller mcp.Caller, version string) context.Context {
+// Context returns a copy of parent carrying caller (mcp.ContextWithCaller),
+// the Authorizer az (mcp.ContextWithAuthorizer; nil leaves none, so
+// mcp.AuthorizerFromContext denies everything) and an mcp.Exchange for
+// protocol version (none when version is ""): the context a transport and
+// the Server give a tool. Use it to call a tool's Validate and Execute
+// directly.
+func Context(parent context.Context, caller mcp.Caller, az mcp.Authorizer, version string) context.Context {
 	ctx := mcp.ContextWithCaller(parent, caller)
+	if az != nil {
+		ctx = mcp.ContextWithAuthorizer(ctx, az)
+	}
 	if version != "" {
 		ctx = mcp.ContextWithExchange(ctx, &mcp.Exchange{ProtocolVersion: version})
 	}
 	return ctx
-}
-
-// NewRequest returns an mcp.Request for calling name with args, which is
-// encoded with encoding/json (raw JSON is used as is; nil means {}). It
-// fails only when args cannot be encoded.
-func NewRequest(caller mcp.Caller, name string, args any) (*mcp.Request, error) {
-	raw, err := encodeArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewRequest(caller, name, raw), nil
 }
 
 func encodeArgs(args any) (json.RawMessage, error) {
@@ -59,23 +53,17 @@ type Question struct {
 }
 
 // Authorizer is a fake mcp.Authorizer that records every question it is
-// asked, so that tests can assert which permissions a Protocol or Registry
-// checked (tools/list asks once per registered tool; tools/call asks for the
-// called tool only). Make one with AllowAll, DenyAll, Grants, CallerGrants
-// or Record. It is safe for concurrent use.
+// asked, so that tests can assert which permissions a Server checked
+// (tools/list asks once per registered tool; tools/call asks once, for the
+// called tool). Make one with Record (Record(mcp.AllowAll()),
+// Record(mcp.DenyAll())), Grants or CallerGrants. It is safe for concurrent
+// use.
 type Authorizer struct {
 	decide func(ctx context.Context, c mcp.Caller, permission string) bool
 
 	mu    sync.Mutex
 	asked []Question
 }
-
-// AllowAll returns an Authorizer that allows everything.
-func AllowAll() *Authorizer { return Record(mcp.AllowAll) }
-
-// DenyAll returns an Authorizer that allows nothing, not even the empty
-// permission.
-func DenyAll() *Authorizer { return Record(mcp.DenyAll) }
 
 // Grants returns an Authorizer that answers as if every caller held grants
 // (matched with mcp.GrantCovers), whatever the caller's own grants. The

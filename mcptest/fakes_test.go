@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -45,9 +46,9 @@ func TestFakeAuthorizers(t *testing.T) {
 		perm string
 		want bool
 	}{
-		{"AllowAll", AllowAll(), "x", true},
-		{"DenyAll", DenyAll(), "", false},
-		{"DenyAll", DenyAll(), "x", false},
+		{"AllowAll", Record(mcp.AllowAll()), "x", true},
+		{"DenyAll", Record(mcp.DenyAll()), "", false},
+		{"DenyAll", Record(mcp.DenyAll()), "x", false},
 		{"Grants", Grants("b.read"), "b.read", true},
 		{"Grants ignores the caller's grants", Grants("b.read"), "a.read", false},
 		{"Grants, empty permission", Grants(), "", true},
@@ -71,17 +72,21 @@ func TestCallerContextRequest(t *testing.T) {
 	if c.Grants[0] != "g" {
 		t.Error("Caller shares the grants slice")
 	}
-	ctx := Context(context.Background(), c, mcp.Version20250618)
+	az := Grants("x")
+	ctx := Context(context.Background(), c, az, mcp.Version20250618)
 	if got, ok := mcp.CallerFromContext(ctx); !ok || got.Principal != "p" {
 		t.Errorf("caller from context = %+v, %v", got, ok)
 	}
-	req, err := NewRequest(c, "echo", map[string]string{"text": "x"})
-	if err != nil || string(req.Arguments) != `{"text":"x"}` || req.Caller.Principal != "p" {
-		t.Errorf("NewRequest = %+v, %v", req, err)
+	if got := mcp.AuthorizerFromContext(ctx); got != az {
+		t.Errorf("authorizer from context = %v", got)
 	}
-	if _, err := NewRequest(c, "echo", func() {}); err == nil {
-		t.Error("NewRequest accepted arguments that cannot be encoded")
+	if ex := mcp.ExchangeFromContext(ctx); ex == nil || ex.ProtocolVersion != mcp.Version20250618 {
+		t.Errorf("exchange from context = %+v", ex)
 	}
+	if mcp.AuthorizerFromContext(Context(context.Background(), c, nil, "")).Allowed(ctx, c, "") {
+		t.Error("without an Authorizer, the context's must deny")
+	}
+	req := mcp.NewRequest(c, "echo", json.RawMessage(`{"text":"x"}`))
 	// A tool called directly with them.
 	tools := ownTools(t)
 	echo, _ := tools.Lookup("echo")

@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"flag"
+	"slices"
 	"testing"
 
 	"github.com/embedmcp/mcp"
@@ -21,7 +22,7 @@ func ownTools(t *testing.T) *mcp.ToolSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := ts.Register(tools...); err != nil {
 		t.Fatal(err)
 	}
@@ -36,14 +37,12 @@ func ownTools(t *testing.T) *mcp.ToolSet {
 func recordedTools(t *testing.T) *mcp.ToolSet {
 	t.Helper()
 	ts := ownTools(t)
-	if err := enquiry.Register(ts, mcp.GrantsAuthorizer{}, enquiry.Options{}); err != nil {
+	if err := enquiry.Register(ts, nil); err != nil {
 		t.Fatal(err)
 	}
-	stop, err := codetools.Register(ts, shop.Catalog("shopd"))
-	if err != nil {
+	if err := codetools.Register(ts, shop.Catalog("shopd")); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(stop)
 	return ts
 }
 
@@ -55,11 +54,11 @@ func shopServer(t *testing.T) mcp.Protocol {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := ts.Register(tools...); err != nil {
 		t.Fatal(err)
 	}
-	if err := enquiry.Register(ts, mcp.GrantsAuthorizer{}, enquiry.Options{Prefix: shop.Prefix}); err != nil {
+	if err := enquiry.Register(ts, &enquiry.Options{Prefix: shop.Prefix}); err != nil {
 		t.Fatal(err)
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "shop", Version: "1.0.0"})
@@ -96,7 +95,7 @@ func TestRecordedCalls(t *testing.T) {
 var ownDocs = &DocOptions{MaxLines: 100}
 
 func TestToolDocs(t *testing.T) {
-	tools := recordedTools(t).Tools()
+	tools := slices.Collect(recordedTools(t).All())
 	if *update {
 		if err := WriteToolDocs(tools, "testdata/recorded", "../docs/tools", ownDocs); err != nil {
 			t.Fatal(err)
@@ -109,7 +108,7 @@ func TestToolDocs(t *testing.T) {
 
 func TestRecordedToolsMeetTheContracts(t *testing.T) {
 	ts := recordedTools(t)
-	for _, tool := range ts.Tools() {
+	for tool := range ts.All() {
 		// The enquiry tools need no permission: they only show tools the
 		// caller may use anyway.
 		name := tool.Info().Name
@@ -118,7 +117,7 @@ func TestRecordedToolsMeetTheContracts(t *testing.T) {
 			t.Errorf("%s:\n%v", tool.Info().Name, err)
 		}
 	}
-	if err := CheckRegistry(ts, mcp.GrantsAuthorizer{}, nil); err != nil {
+	if err := CheckRegistry(ts); err != nil {
 		t.Error(err)
 	}
 }

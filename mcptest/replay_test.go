@@ -37,7 +37,7 @@ func writeScenario(t *testing.T, dir, tool, name, text string) *Scenario {
 }
 
 func TestReplayReportsAChangedAnswer(t *testing.T) {
-	srv := exampleServer(t, mcp.AllowAll, nil)
+	srv := exampleServer(t, mcp.AllowAll(), nil)
 	s := writeScenario(t, t.TempDir(), "add", "sum", `Sum
 -- request --
 {"a": 2, "b": 3}

@@ -14,17 +14,18 @@ import (
 	"testing"
 )
 
-// Server is an httptest.Server serving an MCP handler, for handler-level
-// tests: headers, status codes, event streams, authentication.
-type Server struct {
+// HTTPServer is an httptest.Server serving an MCP handler, for
+// handler-level tests: headers, status codes, event streams,
+// authentication.
+type HTTPServer struct {
 	*httptest.Server
 	t testing.TB
 }
 
-// NewServer starts an httptest.Server for h and closes it when the test
+// NewHTTPServer starts an httptest.Server for h and closes it when the test
 // ends.
-func NewServer(t testing.TB, h http.Handler) *Server {
-	s := &Server{Server: httptest.NewServer(h), t: t}
+func NewHTTPServer(t testing.TB, h http.Handler) *HTTPServer {
+	s := &HTTPServer{Server: httptest.NewServer(h), t: t}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -35,7 +36,7 @@ func NewServer(t testing.TB, h http.Handler) *Server {
 // from 2026-07-28 on, Mcp-Method and Mcp-Name, plus opts.Header. An event
 // stream response is read to its response message; the notifications
 // before it go to opts.Notify. opts may be nil; opts.Caller is not used.
-func (s *Server) MCPClient(path string, opts *ClientOptions) *Client {
+func (s *HTTPServer) MCPClient(path string, opts *ClientOptions) *Client {
 	if path == "" {
 		path = "/"
 	}

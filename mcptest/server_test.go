@@ -50,7 +50,7 @@ func (h *testHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func TestServerClient(t *testing.T) {
 	h := &testHandler{p: exampleServer(t, mcp.GrantsAuthorizer{}, nil)}
-	s := NewServer(t, h)
+	s := NewHTTPServer(t, h)
 	var notes []string
 	c := s.MCPClient("/mcp", &ClientOptions{
 		Header: http.Header{"Authorization": {"Bearer carol"}},
@@ -99,8 +99,8 @@ func TestServerClient(t *testing.T) {
 }
 
 func TestServerClientModernHeaders(t *testing.T) {
-	h := &testHandler{p: exampleServer(t, mcp.AllowAll, nil)}
-	c := NewServer(t, h).MCPClient("", &ClientOptions{ProtocolVersion: mcp.Version20260728})
+	h := &testHandler{p: exampleServer(t, mcp.AllowAll(), nil)}
+	c := NewHTTPServer(t, h).MCPClient("", &ClientOptions{ProtocolVersion: mcp.Version20260728})
 	if _, err := c.CallTool("stream", nil); err != nil {
 		t.Fatal(err)
 	}

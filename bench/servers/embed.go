@@ -11,14 +11,14 @@ import (
 // schemas inferred and resolved at registration, input and output
 // validated), AllowAll, anonymous callers.
 func Embed(n int) (http.Handler, error) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	for i := range max(n, 1) {
 		info := mcp.ToolInfo{Name: ToolName(i), Description: toolDescription(i)}
-		if err := mcp.AddTool(ts, info, embedEcho); err != nil {
+		if _, err := mcp.AddTool(ts, info, embedEcho); err != nil {
 			return nil, err
 		}
 	}
-	server := mcp.NewServer(ts, mcp.AllowAll, nil)
+	server := mcp.NewServer(ts, mcp.AllowAll(), nil)
 	return mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: mcp.Anonymous(mcp.Caller{})}), nil
 }
 

@@ -7,6 +7,6 @@ import (
 
 // registerEnquiry adds tool_detail and tool_catalogue, which answer "which
 // tool does X" over whatever ts holds, for the tools the caller may use.
-func registerEnquiry(ts *mcp.ToolSet, az mcp.Authorizer) error {
-	return enquiry.Register(ts, az, enquiry.Options{})
+func registerEnquiry(ts *mcp.ToolSet) error {
+	return enquiry.Register(ts, nil)
 }

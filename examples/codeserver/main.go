@@ -119,19 +119,18 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ts := mcp.NewToolSet(&mcp.ToolSetOptions{Logger: logger})
+	ts := mcp.NewToolSet()
 	if err := registerExamples(ts); err != nil {
 		return nil, err
 	}
-	catalog := codetools.New(codetools.Options{Snapshot: snap, Server: "codeserver"})
-	if _, err := codetools.Register(ts, catalog); err != nil {
+	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver"})
+	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, err
 	}
-	az := mcp.GrantsAuthorizer{}
-	if err := registerEnquiry(ts, az); err != nil {
+	if err := registerEnquiry(ts); err != nil {
 		return nil, err
 	}
-	return mcp.NewServer(ts, az, &mcp.Options{
+	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name:         "codeserver",
 		Title:        "embedmcp code server",
 		Version:      "0.1.0",

@@ -15,7 +15,7 @@
 //	-stdio            serve on stdin/stdout instead of HTTP
 //
 // It is a test fixture, not an example to copy for production: every caller
-// is admitted (mcp.AllowAll). DNS-rebinding protection stays on, as the
+// is admitted (mcp.AllowAll()). DNS-rebinding protection stays on, as the
 // suite's dns-rebinding-protection scenario expects.
 package main
 
@@ -101,9 +101,9 @@ func newMux(server mcp.Protocol, logger *slog.Logger) http.Handler {
 // newServer registers the tools and returns the Protocol serving them to
 // every caller.
 func newServer(logger *slog.Logger) (*mcp.Server, error) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := registerTools(ts); err != nil {
 		return nil, err
 	}
-	return mcp.NewServer(ts, mcp.AllowAll, &mcp.Options{Name: "embedmcp-conformance", Version: "1.0.0", Logger: logger}), nil
+	return mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Name: "embedmcp-conformance", Version: "1.0.0", Logger: logger}), nil
 }

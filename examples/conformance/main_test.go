@@ -271,14 +271,14 @@ func TestNoLogWithoutLevel(t *testing.T) {
 
 // TestTriggerToolChange: the trigger adds test_dynamic_tool, then removes it.
 func TestTriggerToolChange(t *testing.T) {
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	must(t, registerTools(ts))
-	n := len(ts.Tools())
+	n := ts.Len()
 	for i, want := range []int{n + 1, n} {
 		if _, err := toggleDynamic(ts); err != nil {
 			t.Fatal(err)
 		}
-		if got := len(ts.Tools()); got != want {
+		if got := ts.Len(); got != want {
 			t.Errorf("after toggle %d: %d tools, want %d", i+1, got, want)
 		}
 	}

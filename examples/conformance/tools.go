@@ -115,14 +115,14 @@ func registerTools(ts *mcp.ToolSet) error {
 			return &mcp.Result{Content: []mcp.Content{mcp.AudioContent(wavData, "audio/wav")}}
 		}),
 		fixed("test_embedded_resource", "Returns an embedded text resource.", func() *mcp.Result {
-			return &mcp.Result{Content: []mcp.Content{mcp.EmbeddedResource(mcp.ResourceContents{
+			return &mcp.Result{Content: []mcp.Content{mcp.EmbeddedResourceContent(mcp.ResourceContents{
 				URI: "test://embedded-resource", MIMEType: "text/plain", Text: embeddedText})}}
 		}),
 		fixed("test_multiple_content_types", "Returns text, an image and an embedded resource.", func() *mcp.Result {
 			return &mcp.Result{Content: []mcp.Content{
 				mcp.TextContent(mixedText),
 				mcp.ImageContent(pngData, "image/png"),
-				mcp.EmbeddedResource(mcp.ResourceContents{
+				mcp.EmbeddedResourceContent(mcp.ResourceContents{
 					URI: "test://mixed-content-resource", MIMEType: "application/json", Text: mixedJSON}),
 			}}
 		}),

@@ -140,23 +140,23 @@ type (
 
 // newServer registers the tools.
 func newServer(logger *slog.Logger) (*mcp.Server, error) {
-	ts := mcp.NewToolSet(nil)
-	err := errors.Join(
-		mcp.AddTool(ts, mcp.ToolInfo{
-			Name: "echo", Description: "Return the given text unchanged.", Permission: "hello.echo",
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
-		}, func(_ context.Context, _ *mcp.Request, in echoIO) (echoIO, error) { return in, nil }),
-		mcp.AddTool(ts, mcp.ToolInfo{
-			Name: "add", Description: "Add two numbers.", Permission: "hello.math",
-			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
-		}, func(_ context.Context, _ *mcp.Request, in addIn) (addOut, error) { return addOut{in.A + in.B}, nil }),
-		mcp.AddTool(ts, mcp.ToolInfo{
-			Name:        "countdown",
-			Description: "Count down from a number, one step every 100 ms, reporting progress; shows streamed notifications.",
-			Permission:  "hello.progress",
-		}, countdown),
-	)
-	if err != nil {
+	ts := mcp.NewToolSet()
+	var errs []error
+	add := func(_ mcp.Tool, err error) { errs = append(errs, err) }
+	add(mcp.AddTool(ts, mcp.ToolInfo{
+		Name: "echo", Description: "Return the given text unchanged.", Permission: "hello.echo",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+	}, func(_ context.Context, _ *mcp.Request, in echoIO) (echoIO, error) { return in, nil }))
+	add(mcp.AddTool(ts, mcp.ToolInfo{
+		Name: "add", Description: "Add two numbers.", Permission: "hello.math",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true)},
+	}, func(_ context.Context, _ *mcp.Request, in addIn) (addOut, error) { return addOut{in.A + in.B}, nil }))
+	add(mcp.AddTool(ts, mcp.ToolInfo{
+		Name:        "countdown",
+		Description: "Count down from a number, one step every 100 ms, reporting progress; shows streamed notifications.",
+		Permission:  "hello.progress",
+	}, countdown))
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "hello", Version: "1.0.0", Logger: logger}), nil

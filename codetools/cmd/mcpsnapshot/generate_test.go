@@ -59,7 +59,7 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("packages = %v", paths)
 	}
 	// The snapshot loads in a catalog.
-	c := codetools.New(codetools.Options{Snapshot: os.DirFS(out)})
+	c := codetools.NewCatalog(&codetools.Options{Snapshot: os.DirFS(out)})
 	d, err := c.Definition(context.Background(), codetools.DefinitionQuery{Name: "example.com/fixture.(*T).Ptr"})
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestGenerateTagsAndStd(t *testing.T) {
 	if !haveTagged || !haveFmt {
 		t.Errorf("tagged.go copied: %v, fmt included: %v", haveTagged, haveFmt)
 	}
-	c := codetools.New(codetools.Options{Snapshot: os.DirFS(out)})
+	c := codetools.NewCatalog(&codetools.Options{Snapshot: os.DirFS(out)})
 	d, err := c.Definition(context.Background(), codetools.DefinitionQuery{Name: "fmt.Println"})
 	if err != nil {
 		t.Fatal(err)

@@ -104,7 +104,7 @@ var Docs = []codetools.Doc{
 // Docs, BuildInfo and Now, named server, plus the function table of the
 // running binary (which the codetools package always reads).
 func Catalog(server string) *codetools.Catalog {
-	return codetools.New(codetools.Options{
+	return codetools.NewCatalog(&codetools.Options{
 		Snapshot:  Snapshot(),
 		Docs:      Docs,
 		Server:    server,
