@@ -57,8 +57,8 @@ func TestForbiddenToolsAreInvisible(t *testing.T) {
 		full := ek9Set(t, az, nil)
 		only := ek9Set(t, az, may)
 		for _, q := range enquiries() {
-			got, _ := callRaw(t, full, az, caller, q[0], q[1])
-			want, _ := callRaw(t, only, az, caller, q[0], q[1])
+			got := answerOrError(t, full, az, caller, q[0], q[1])
+			want := answerOrError(t, only, az, caller, q[0], q[1])
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("grants %v, %s %s:\n got %s\nwant %s", grants, q[0], q[1], asJSON(got), asJSON(want))
 			}
@@ -73,7 +73,7 @@ func TestForbiddenNamesNeverShown(t *testing.T) {
 	caller := mcp.Caller{Principal: "anonymous"}
 	shown := map[string]bool{}
 	for _, q := range enquiries() {
-		m, _ := callRaw(t, ts, az, caller, q[0], q[1])
+		m := answerOrError(t, ts, az, caller, q[0], q[1])
 		if tool, ok := m["tool"].(map[string]any); ok {
 			shown[tool["name"].(string)] = true
 		}
@@ -106,6 +106,18 @@ func TestForbiddenNamesNeverShown(t *testing.T) {
 	if a.Match != "none" {
 		t.Errorf("forbidden tool found by error code: %s", asJSON(a))
 	}
+}
+
+// answerOrError is callRaw's structured content, or {"error": message}
+// for invalid arguments (such as a category the caller cannot see).
+func answerOrError(t *testing.T, ts *mcp.ToolSet, az mcp.Authorizer, caller mcp.Caller, tool, args string) map[string]any {
+	t.Helper()
+	_, err := mcp.NewServer(ts, az, nil).CallTool(context.Background(), mcp.NewRequest(caller, tool, json.RawMessage(args)))
+	if errors.Is(err, mcp.ErrInvalidArguments) {
+		return map[string]any{"error": err.Error()}
+	}
+	m, _ := callRaw(t, ts, az, caller, tool, args)
+	return m
 }
 
 func asSlice(v any) []any {

@@ -18,7 +18,7 @@ const (
 
 // catalogueInput is the arguments of tool_catalogue.
 type catalogueInput struct {
-	Category string `json:"category,omitempty" jsonschema:"Only this category (case-insensitive); tools without a category are under Other."`
+	Category string `json:"category,omitempty" jsonschema:"Only this category (case-insensitive); tools without a category are under Other. An unknown category is an error that names the valid ones."`
 	Offset   int    `json:"offset,omitempty" jsonschema:"Tools to skip: the nextOffset of the previous page. Default 0."`
 	Limit    int    `json:"limit,omitempty" jsonschema:"Tools per page, 1..200. Default 50."`
 }
@@ -127,9 +127,29 @@ func (e *enquirer) catalogue(ctx context.Context, req *mcp.Request, in catalogue
 		c.Tools = append(c.Tools, catalogueTool{Name: d.name, Title: d.entry.Title,
 			Description: d.entry.Description, WhenToUse: d.entry.WhenToUse})
 	}
+	if category != "" && res.Total == 0 {
+		return catalogueResult{}, &mcp.ArgumentError{Tool: req.Name, Path: "/category",
+			Msg: fmt.Sprintf("unknown category %q; the categories are %s", clip(category), ix.categories(allowed))}
+	}
 	if next := in.Offset + limit; next < res.Total {
 		res.NextOffset = &next
 	}
 	res.Meta.ServerMs = sinceMs(start)
 	return res, nil
+}
+
+// categories lists the categories of the permitted tools, in catalogue
+// order, for an error message.
+func (ix *index) categories(allowed []bool) string {
+	var names []string
+	for _, id := range ix.catalogue {
+		d := &ix.docs[id]
+		if allowed[d.group] && (len(names) == 0 || names[len(names)-1] != d.category) {
+			names = append(names, d.category)
+		}
+	}
+	if len(names) == 0 {
+		return "none: no tool may be called"
+	}
+	return strings.Join(names, ", ")
 }

@@ -129,9 +129,22 @@ func TestCatalogueCategoryFilter(t *testing.T) {
 	if want := []string{"Other/ek9_format_file", "Other/ek9_run_tests"}; !slices.Equal(p.flat(), want) {
 		t.Errorf("other: %q", p.flat())
 	}
-	p = catalogue(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"category":"Nonexistent"}`)
-	if len(p.Categories) != 0 || p.Total != 0 {
-		t.Errorf("unknown category: %+v", p)
+	// An unknown category is an error naming the valid ones, those of the
+	// tools the caller may use only.
+	for _, c := range []struct {
+		az     mcp.Authorizer
+		caller mcp.Caller
+		want   string
+	}{
+		{mcp.AllowAll(), mcp.Caller{}, "Code generation, Diagnostics, Editing, Enquiry, Navigation, Refactoring, Other"},
+		{mcp.GrantsAuthorizer{}, mcp.Caller{Grants: []string{permDiag}}, "Diagnostics, Enquiry, Navigation"},
+	} {
+		ts := ek9Set(t, c.az, nil)
+		_, err := mcp.NewServer(ts, c.az, nil).CallTool(context.Background(), mcp.NewRequest(c.caller, DefaultCatalogueName, json.RawMessage(`{"category":"Nonexistent"}`)))
+		var ae *mcp.ArgumentError
+		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, `unknown category "Nonexistent"`) || !strings.HasSuffix(ae.Msg, "are "+c.want) {
+			t.Errorf("unknown category for %v: %v", c.caller.Grants, err)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/embedmcp/mcp"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -34,7 +35,7 @@ const maxToolArg = 1000
 
 // detailInput is the arguments of tool_detail.
 type detailInput struct {
-	Tool      string `json:"tool,omitempty" jsonschema:"A registered tool name (case, spaces and the product prefix do not matter) or an intent phrase such as 'find a class by name'. Give tool or errorCode, not both."`
+	Tool      string `json:"tool,omitempty" jsonschema:"A registered tool name (case, spaces and the product prefix do not matter) or an intent phrase such as 'read the source of a function' or 'goroutine count'. Give tool or errorCode, not both."`
 	ErrorCode string `json:"errorCode,omitempty" jsonschema:"An error or diagnostic code: answers the tool(s) that remediate it. Give tool or errorCode, not both."`
 	Verbosity string `json:"verbosity,omitempty" jsonschema:"full (default): with the JSON input schema; summary: parameters[] (name, type, required, enum) instead; none: name, whenToUse and description only."`
 }
@@ -142,19 +143,19 @@ func (e *enquirer) detailTool() (mcp.Tool, error) {
 		Guide: &mcp.Guide{
 			Category: e.opts.Category,
 			WhenToUse: "'How do I call X / which tool does Y' in one call: tool:'<name>'" + prefix +
-				" or an intent phrase ('find a class by name'); or errorCode:'<code>' for the tool that remediates a diagnostic.",
+				" or an intent phrase; or errorCode:'<code>' for the tool that remediates a diagnostic.",
 			WhenNotToUse: []string{"The whole tool inventory - use " + cat + "."},
 			Details: "Branch on match: exact (a registered name, before or after normalisation) and single (the one " +
-				"tool whose name words all appear in the phrase, or a ranked winner scoring at least 1.5x the runner-up, " +
-				"or the sole candidate) carry the tool object; ambiguous carries up to 5 ranked candidates[] without " +
+				"tool whose name words, two or more, all appear in the phrase, or a clear ranked winner: 1.5x the runner-up's " +
+				"score, backed by more than one weak term and half the phrase) carry the tool object; ambiguous carries up to 5 ranked candidates[] without " +
 				"schemas - call again with the chosen name; none is status:not-found with nextStep. verbosity: full " +
 				"(default) = inputSchema; summary = parameters[] (name, type, required, enum); none = name, whenToUse, " +
 				"description. Only tools you may call are ever shown.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{"tool":"` + e.opts.CatalogueName + `","verbosity":"summary"}`),
 					Outcome: "match:exact with parameters[] of the catalogue tool."},
-				{Arguments: json.RawMessage(`{"tool":"list every tool by category"}`),
-					Outcome: "match:single or ambiguous with ranked candidates[]."},
+				{Arguments: json.RawMessage(`{"tool":"read the source of a function"}`),
+					Outcome: "match:single with that tool, or ambiguous with ranked candidates[]."},
 			},
 		},
 	}, e.detail)
@@ -178,7 +179,7 @@ func (e *enquirer) detail(ctx context.Context, req *mcp.Request, in detailInput)
 	case verbosityFull, verbositySummary, verbosityNone:
 	default:
 		return detailResult{}, &mcp.ArgumentError{Tool: req.Name, Path: "/verbosity",
-			Msg: fmt.Sprintf("expected full, summary or none, got %q", in.Verbosity)}
+			Msg: fmt.Sprintf("expected full, summary or none, got %q", clip(in.Verbosity))}
 	}
 
 	ix := e.index()
@@ -205,15 +206,15 @@ func (e *enquirer) byCode(ix *index, allowed []bool, code, verbosity string) det
 	case 0:
 		return detailResult{Status: statusNotFound, Match: matchNone,
 			NextStep: fmt.Sprintf("No tool you may call remediates error code %q. Call %s with tool: an intent phrase "+
-				"describing the fix, or %s for the whole inventory.", code, e.opts.DetailName, e.opts.CatalogueName)}
+				"describing the fix, or %s for the whole inventory.", clip(code), e.opts.DetailName, e.opts.CatalogueName)}
 	case 1:
 		return detailResult{Status: statusOK, Match: matchExact, Tool: ix.docs[ids[0]].show(verbosity),
-			Note: fmt.Sprintf("Error code %q is remediated by %q", code, ix.docs[ids[0]].name)}
+			Note: fmt.Sprintf("Error code %q is remediated by %q", clip(code), ix.docs[ids[0]].name)}
 	}
 	res := detailResult{Status: statusOK, Match: matchAmbiguous,
-		NextStep: fmt.Sprintf("Several tools remediate %q: call %s with tool: the chosen name.", code, e.opts.DetailName)}
+		NextStep: fmt.Sprintf("Several tools remediate %q: call %s with tool: the chosen name.", clip(code), e.opts.DetailName)}
 	if len(ids) > maxCandidates {
-		res.Note = fmt.Sprintf("%d tools remediate %q; the first %d by name are shown.", len(ids), code, maxCandidates)
+		res.Note = fmt.Sprintf("%d tools remediate %q; the first %d by name are shown.", len(ids), clip(code), maxCandidates)
 		ids = ids[:maxCandidates]
 	}
 	for _, id := range ids {
@@ -237,30 +238,30 @@ func (e *enquirer) byTool(ix *index, allowed []bool, tool, verbosity string) det
 	if len(hit) == 1 {
 		d := &ix.docs[hit[0]]
 		return detailResult{Status: statusOK, Match: matchExact, Tool: d.show(verbosity),
-			Note: fmt.Sprintf("Resolved %q -> %q", tool, d.name)}
+			Note: fmt.Sprintf("Resolved %q -> %q", clip(tool), d.name)}
 	}
 
-	ranked, scoring := ix.rank(tool, e.prefix, allowed, maxCandidates)
+	q := query(tool, e.prefix)
+	ranked, scoring := ix.rank(q, allowed, maxCandidates)
 	if scoring == 0 {
 		return detailResult{Status: statusNotFound, Match: matchNone,
 			NextStep: fmt.Sprintf("No tool you may call matches %q. Rephrase the intent with words from the tool's "+
-				"purpose, or call %s for the whole inventory.", tool, e.opts.CatalogueName)}
+				"purpose, or call %s for the whole inventory.", clip(tool), e.opts.CatalogueName)}
 	}
 	win, why := int32(-1), ""
-	switch {
+	switch id := ix.named(tool, allowed); {
+	case id >= 0:
+		win, why = id, "the tool named in the phrase"
+	case !confident(ranked, len(q)):
 	case scoring == 1:
 		win, why = ranked[0].doc, "the only tool that matches"
 	default:
-		if id := ix.named(tool, allowed); id >= 0 {
-			win, why = id, "the tool named in the phrase"
-		} else if ranked[0].score >= singleRatio*ranked[1].score {
-			win, why = ranked[0].doc, fmt.Sprintf("score %.3f against %.3f for the runner-up", ranked[0].score, ranked[1].score)
-		}
+		win, why = ranked[0].doc, fmt.Sprintf("score %.3f against %.3f for the runner-up", ranked[0].score, ranked[1].score)
 	}
 	if win >= 0 {
 		d := &ix.docs[win]
 		return detailResult{Status: statusOK, Match: matchSingle, Tool: d.show(verbosity),
-			Note: fmt.Sprintf("Resolved %q -> %q (%s)", tool, d.name, why)}
+			Note: fmt.Sprintf("Resolved %q -> %q (%s)", clip(tool), d.name, why)}
 	}
 	res := detailResult{Status: statusOK, Match: matchAmbiguous,
 		NextStep: fmt.Sprintf("Several tools match: call %s with tool: the chosen candidate's name.", e.opts.DetailName)}
@@ -291,6 +292,22 @@ func (d *doc) show(verbosity string) *toolEntry {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// maxEcho bounds how much of an argument an answer or an error repeats.
+const maxEcho = 200
+
+// clip returns s cut to maxEcho bytes (never inside a UTF-8 sequence),
+// marked with "…" when cut, for echoing an argument.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
 
 // sinceMs is the time since start in milliseconds, to 3 decimals, for
 // meta.serverMs.

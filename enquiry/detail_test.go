@@ -316,7 +316,8 @@ func TestNamedPicksMostSpecific(t *testing.T) {
 		want   string
 	}{
 		{[]string{"ek9_edit", "ek9_edit_file", "ek9_file_info"}, "edit the file please", "ek9_edit_file"},
-		{[]string{"ek9_edit", "ek9_edit_file"}, "edit it", "ek9_edit"},
+		{[]string{"ek9_edit", "ek9_edit_file"}, "edit it", ""}, // a one-word name is no evidence
+		{[]string{"ek9_edit", "ek9_edit_file"}, "edit the file", "ek9_edit_file"},
 		{[]string{"ek9_edit_file", "ek9_edit-file"}, "edit the file", ""},      // same name words: no winner
 		{[]string{"ek9_edit_file", "ek9_file_info"}, "edit the file info", ""}, // neither includes the other
 		{[]string{"ek9_edit_file", "ek9_run_tests"}, "run some tests", "ek9_run_tests"},

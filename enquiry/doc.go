@@ -18,21 +18,29 @@
 // (lower case, white space to "_", the configured product prefix followed by
 // "_", "-" or "." removed, on both sides), so that "edit file" finds
 // "ek9_edit_file" with Prefix "ek9"; a normalised hit is reported in note.
-// Otherwise the argument is an intent phrase ranked with BM25F over six
+// Otherwise the argument is an intent phrase ranked with BM25F over seven
 // fields of every tool (name tokens, title, description, whenToUse, details,
-// examples) with per-field weights and length normalisation. There is no
-// query syntax: the phrase is split into terms by the same tokeniser as the
-// tools (see below), each distinct term counts once, and the product prefix
-// itself is ignored (every tool belongs to the product).
+// examples, and the names and descriptions of the input schema's properties)
+// with per-field weights and length normalisation; the ranking engine is the
+// one code_search uses (internal/bm25f). There is no query syntax: the
+// phrase is split into terms by the same tokeniser as the tools (see below),
+// each distinct term counts once, and the product prefix itself is ignored
+// (every tool belongs to the product).
 //
 // The answer's match is
 //
 //   - "exact": a registered name, before or after normalisation, or the one
 //     tool that lists the given errorCode;
-//   - "single": the one tool whose name tokens all appear in the phrase (when
-//     several do, the one whose name tokens include all the others', e.g.
-//     edit_file over edit), or the top-ranked tool when it is the only one
-//     that scores or scores at least 1.5 times the runner-up;
+//   - "single": the one tool whose name has two words or more, all of them
+//     in the phrase (when several do, the one whose name words include all
+//     the others', e.g. edit_file over edit), or the top-ranked tool when it
+//     is a clear winner: it scores at least 1.5 times the runner-up (or is
+//     the only tool that scores), more than one weak term stands behind it
+//     (a term found in its name, title, description or whenToUse, or two
+//     terms anywhere), and it holds at least half of the phrase's terms. A
+//     term found only in details, examples or parameter names is weak: it
+//     alone never makes a "single" answer, and a one-word tool name in a
+//     phrase ("goroutine count" and a tool named count) is no evidence;
 //   - "ambiguous": up to five ranked candidates, without schemas;
 //   - "none": status "not-found" with a nextStep.
 //
@@ -45,10 +53,11 @@
 // Text is split into runs of letters and digits; snake_case, kebab-case,
 // dotted, camelCase and PascalCase identifiers are split into their words;
 // letters and digits that touch stay together ("ek9", "E11066"). Words are
-// lower-cased, a light plural stemmer maps plurals to their singular
-// ("parameters" → "parameter", "classes" → "class", "dependencies" →
-// "dependency"; nothing else is stemmed), and a short list of English stop
-// words ("a", "the", "with", "into", ...) is dropped.
+// lower-cased, a short list of English stop words ("a", "the", "with",
+// "where", ...) is dropped, inflections are removed with the inflectional
+// steps of Porter's stemmer ("parameters" → parameter, "checked" and
+// "checking" → check), and common abbreviations of code meet the words they
+// abbreviate ("max" and "maximum", "req" and "request").
 //
 // # Authorization
 //
@@ -71,5 +80,6 @@
 // The index is built once per registry change, on the first call after it
 // (the registry's Watch tells), not per call. A call costs the
 // Authorizer once per distinct permission in the registry, plus the postings
-// of the query's terms.
+// of the query's terms. An answer or an error repeats at most 200 bytes of
+// an argument.
 package enquiry

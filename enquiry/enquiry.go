@@ -46,13 +46,16 @@ type Weights struct {
 	WhenToUse   float64 // Guide.WhenToUse
 	Details     float64 // Guide.Details
 	Examples    float64 // Guide.Examples: arguments and outcomes
+	// Parameters are the names and descriptions of the input schema's
+	// top-level properties.
+	Parameters float64
 }
 
 // DefaultWeights returns the default field weights, which favour the fields
 // written to say what a tool is for: Name 3, Title 2, Description 1.5,
-// WhenToUse 1.5, Details 0.75, Examples 0.5.
+// WhenToUse 1.5, Details 0.75, Examples 0.5, Parameters 0.3.
 func DefaultWeights() Weights {
-	return Weights{Name: 3, Title: 2, Description: 1.5, WhenToUse: 1.5, Details: 0.75, Examples: 0.5}
+	return Weights{Name: 3, Title: 2, Description: 1.5, WhenToUse: 1.5, Details: 0.75, Examples: 0.5, Parameters: 0.3}
 }
 
 // Source is what the enquiry tools read, and follow for changes;
@@ -145,5 +148,5 @@ func (contextAuthorizer) Allowed(ctx context.Context, c mcp.Caller, permission s
 
 // fields returns the weights in field order.
 func (w Weights) fields() [numFields]float64 {
-	return [numFields]float64{w.Name, w.Title, w.Description, w.WhenToUse, w.Details, w.Examples}
+	return [numFields]float64{w.Name, w.Title, w.Description, w.WhenToUse, w.Details, w.Examples, w.Parameters}
 }

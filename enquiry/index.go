@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/internal/bm25f"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -19,6 +20,7 @@ const (
 	fieldWhenToUse
 	fieldDetails
 	fieldExamples
+	fieldParameters
 	numFields
 )
 
@@ -43,22 +45,20 @@ type enquirer struct {
 // and shared by all calls until the source changes.
 type index struct {
 	gen    uint64
-	w      [numFields]float64   // the field weights
-	docs   []doc                // sorted by name
-	group  []int32              // docs[i].group, packed for ranking
-	lens   [][numFields]float64 // docs[i]'s field lengths, packed for ranking
+	params bm25f.Params // the field weights and length normalisation
+	docs   []doc        // sorted by name
+	group  []int32      // docs[i].group, packed for ranking
+	bm     *bm25f.Index // the searched fields of docs, by doc number
+	all    bm25f.Stats  // statistics over every doc
 	byName map[string]int32
 	byNorm map[string][]int32 // normalised name → docs
-	terms  map[string][]posting
 	codes  map[string][]int32 // lower-case error code → docs, by name
 
 	byFirstWord map[string][]int32 // first name word → docs
 
 	// Permission groups: docs sharing a permission share one Authorizer
 	// question per call.
-	perms      []string
-	groupCount []int
-	groupLen   [][numFields]float64 // summed field lengths of a group
+	perms []string
 
 	catalogue []int32 // docs in catalogue order: category, then name
 }
@@ -78,13 +78,6 @@ type doc struct {
 	input      *jsonschema.Schema
 	schemaOnce sync.Once
 	schema     json.RawMessage
-}
-
-// posting is one doc's term frequencies, per field, of one term.
-type posting struct {
-	doc int32
-	tf  [numFields]uint16
-	pre float64 // pseudoTF over the whole index
 }
 
 // index returns the index of the source's current generation, building it
@@ -112,10 +105,9 @@ func (e *enquirer) index() *index {
 func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float64) *index {
 	ix := &index{
 		gen:    gen,
-		w:      w,
+		params: bm25Params(w),
 		byName: make(map[string]int32, len(tools)),
 		byNorm: make(map[string][]int32, len(tools)),
-		terms:  map[string][]posting{},
 		codes:  map[string][]int32{},
 
 		byFirstWord: map[string][]int32{},
@@ -134,13 +126,9 @@ func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float6
 	}
 	slices.SortFunc(infos, func(a, b *mcp.ToolInfo) int { return strings.Compare(a.Name, b.Name) })
 	groups := map[string]int32{}
-	// Scratch space for counting one doc's terms, reused across docs.
-	slot := map[string]int{}
-	var counts [][numFields]uint16
-	var order, buf []string
+	b := bm25f.NewBuilder(numFields)
 	ix.docs = make([]doc, len(infos))
 	ix.group = make([]int32, len(infos))
-	ix.lens = make([][numFields]float64, len(infos))
 	for i, info := range infos {
 		id := int32(i)
 		d := &ix.docs[i]
@@ -149,14 +137,12 @@ func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float6
 			g = int32(len(ix.perms))
 			groups[info.Permission] = g
 			ix.perms = append(ix.perms, info.Permission)
-			ix.groupCount = append(ix.groupCount, 0)
-			ix.groupLen = append(ix.groupLen, [numFields]float64{})
 		}
 		d.group = g
 		ix.group[i] = g
 		d.name = info.Name
 		d.norm = normalize(info.Name, prefix)
-		d.nameWords = distinct(words(d.norm))
+		d.nameWords = distinct(bm25f.Words(d.norm))
 		if len(d.nameWords) > 0 {
 			ix.byFirstWord[d.nameWords[0]] = append(ix.byFirstWord[d.nameWords[0]], id)
 		}
@@ -175,60 +161,18 @@ func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float6
 			}
 		}
 
-		// The searched text of each field.
-		title := info.Title
-		if title == "" && info.Annotations != nil {
-			title = info.Annotations.Title
-		}
-		var examples strings.Builder
-		for _, ex := range d.entry.Examples {
-			examples.Write(ex.Arguments)
-			examples.WriteByte(' ')
-			examples.WriteString(ex.Outcome)
-			examples.WriteByte(' ')
-		}
-		texts := [numFields]string{d.norm, title, info.Description, d.entry.WhenToUse, d.entry.Details, examples.String()}
-		clear(slot)
-		counts = counts[:0]
-		order = order[:0]
-		for f, text := range texts {
+		// The searched text of each field; a field of weight 0 is left
+		// empty.
+		texts := searchedText(info, d)
+		for f := range texts {
 			if w[f] == 0 {
-				continue // not searched
-			}
-			buf = appendTerms(buf[:0], text)
-			ix.lens[i][f] = float64(len(buf))
-			for _, t := range buf {
-				k, ok := slot[t]
-				if !ok {
-					k = len(counts)
-					slot[t] = k
-					counts = append(counts, [numFields]uint16{})
-					order = append(order, t)
-				}
-				if counts[k][f] < ^uint16(0) {
-					counts[k][f]++
-				}
+				texts[f] = ""
 			}
 		}
-		for k, t := range order {
-			ix.terms[t] = append(ix.terms[t], posting{doc: id, tf: counts[k]})
-		}
-		ix.groupCount[g]++
-		for f := range ix.lens[i] {
-			ix.groupLen[g][f] += ix.lens[i][f]
-		}
+		b.Add(texts[:]...)
 	}
-
-	all := make([]bool, len(ix.perms))
-	for g := range all {
-		all[g] = true
-	}
-	nm := ix.norms(all)
-	for _, ps := range ix.terms {
-		for i := range ps {
-			ps[i].pre = ix.pseudoTF(&ps[i], &nm)
-		}
-	}
+	ix.bm = b.Build()
+	ix.all = ix.bm.Stats(nil)
 
 	ix.catalogue = make([]int32, len(ix.docs))
 	for i := range ix.catalogue {
@@ -264,6 +208,34 @@ func (ix *index) allowed(ask func(permission string) bool) []bool {
 		out[g] = ask(p)
 	}
 	return out
+}
+
+// searchedText returns the text of each searched field of a tool.
+func searchedText(info *mcp.ToolInfo, d *doc) [numFields]string {
+	title := info.Title
+	if title == "" && info.Annotations != nil {
+		title = info.Annotations.Title
+	}
+	var examples strings.Builder
+	for _, ex := range d.entry.Examples {
+		examples.Write(ex.Arguments)
+		examples.WriteByte(' ')
+		examples.WriteString(ex.Outcome)
+		examples.WriteByte(' ')
+	}
+	var params strings.Builder
+	if s := info.InputSchema; s != nil {
+		for _, p := range d.params {
+			params.WriteString(p.Name)
+			params.WriteByte(' ')
+			if ps := s.Properties[p.Name]; ps != nil {
+				params.WriteString(ps.Description)
+				params.WriteByte(' ')
+			}
+		}
+	}
+	return [numFields]string{d.norm, title, info.Description, d.entry.WhenToUse, d.entry.Details,
+		examples.String(), params.String()}
 }
 
 // present computes what the answers show of a tool.

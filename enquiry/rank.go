@@ -2,7 +2,10 @@ package enquiry
 
 import (
 	"math"
+	"math/bits"
 	"slices"
+
+	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
 // BM25F parameters: k1 saturates the term frequency; b is the length
@@ -10,9 +13,6 @@ import (
 // they are normalised less).
 const (
 	k1 = 1.2
-
-	// maxQueryTerms bounds the distinct terms of one phrase.
-	maxQueryTerms = 64
 
 	// singleRatio is how far the top score must lead the runner-up for a
 	// "single" match.
@@ -22,143 +22,81 @@ const (
 	maxCandidates = 5
 )
 
-var fieldB = [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0.75}
+var fieldB = [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0.75, 0.75}
+
+// strongFields are the fields written to say what a tool is for; a term
+// found only in the others (details, examples, parameters) is weak
+// evidence.
+const strongFields = 1<<fieldName | 1<<fieldTitle | 1<<fieldDescription | 1<<fieldWhenToUse
+
+// bm25Params returns the ranking parameters for the field weights w.
+func bm25Params(w [numFields]float64) bm25f.Params {
+	p := bm25f.Params{K1: k1, Strong: strongFields}
+	copy(p.W[:], w[:])
+	copy(p.B[:], fieldB[:])
+	return p
+}
 
 // scored is a ranked doc.
 type scored struct {
 	doc   int32
 	score float64 // rounded to 3 decimals
+	// matched and strong count the distinct query terms the doc holds, and
+	// those it holds in a strong field.
+	matched, strong int
 }
 
-// norms are the per-call BM25F length normalisation: n permitted docs, and
-// per field bl = b/avgLen and one = 1-b (both 0 for a field not searched).
-type norms struct {
-	n       float64
-	bl, one [numFields]float64
-}
-
-// norms computes the normalisation over the docs of the allowed groups.
-func (ix *index) norms(allowed []bool) norms {
-	var nm norms
-	var avg [numFields]float64
-	for g, ok := range allowed {
-		if ok {
-			nm.n += float64(ix.groupCount[g])
-			for f := range avg {
-				avg[f] += ix.groupLen[g][f]
-			}
-		}
-	}
-	if nm.n == 0 {
-		return nm
-	}
-	for f := range avg {
-		avg[f] /= nm.n
-		if ix.w[f] > 0 && avg[f] > 0 {
-			nm.bl[f] = fieldB[f] / avg[f]
-			nm.one[f] = 1 - fieldB[f]
-		}
-	}
-	return nm
-}
-
-// pseudoTF is BM25F's weighted, length-normalised term frequency of one
-// posting: Σ_f w_f·tf_f/(1-b_f+b_f·len_f/avg_f).
-func (ix *index) pseudoTF(p *posting, nm *norms) float64 {
-	lens := &ix.lens[p.doc]
-	var tf float64
-	for f, c := range p.tf {
-		if c != 0 && nm.bl[f] != 0 {
-			tf += ix.w[f] * float64(c) / (nm.one[f] + nm.bl[f]*lens[f])
-		}
-	}
-	return tf
-}
-
-// rank scores the permitted docs against the distinct terms of phrase
-// (without the product prefix) with BM25F: a doc scores Σ_t idf_t·tf/(k1+tf)
-// with tf its pseudoTF for t. The corpus statistics (document count,
-// document frequencies, average field lengths) are those of the permitted
-// docs only. It returns the best top docs that score above zero, best
-// first, ties by name, and how many docs scored.
-//
-// When every doc is permitted the statistics are the whole index's, and
-// each posting's pseudoTF, computed at build time by the same function from
-// the same numbers, is used as it is.
-func (ix *index) rank(phrase, prefix string, allowed []bool, top int) ([]scored, int) {
-	q := distinct(terms(phrase))
+// query returns the distinct terms of phrase without the product prefix
+// (every tool belongs to the product: its name says nothing).
+func query(phrase, prefix string) []string {
+	q := distinct(bm25f.Terms(phrase))
 	if i := slices.Index(q, prefix); prefix != "" && i >= 0 {
-		q = slices.Delete(q, i, i+1) // the product's own name says nothing
+		q = slices.Delete(q, i, i+1)
 	}
-	if len(q) > maxQueryTerms {
-		q = q[:maxQueryTerms]
+	if len(q) > bm25f.MaxQueryTerms {
+		q = q[:bm25f.MaxQueryTerms]
 	}
-	nm := ix.norms(allowed)
-	if nm.n == 0 {
-		return nil, 0
+	return q
+}
+
+// rank scores the permitted docs against the query terms q with BM25F (see
+// bm25f.Index.Score). The corpus statistics (document count, document
+// frequencies, average field lengths) are those of the permitted docs only.
+// It returns the best top docs that score above zero, best first, ties by
+// name, and how many docs scored.
+func (ix *index) rank(q []string, allowed []bool, top int) ([]scored, int) {
+	var allow func(int32) bool
+	st := &ix.all
+	if slices.Contains(allowed, false) {
+		allow = func(d int32) bool { return allowed[ix.group[d]] }
+		sub := ix.bm.Stats(allow)
+		st = &sub
 	}
-	all := !slices.Contains(allowed, false)
-	var scores []float64
-	var touched []int32 // docs with a score, in the order they got one
-	for _, t := range q {
-		ps := ix.terms[t]
-		df := len(ps)
-		if !all {
-			df = 0
-			for i := range ps {
-				if allowed[ix.group[ps[i].doc]] {
-					df++
-				}
-			}
-		}
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (nm.n-float64(df)+0.5)/(float64(df)+0.5))
-		if scores == nil {
-			scores = make([]float64, len(ix.docs))
-			touched = make([]int32, 0, min(len(ix.docs), 4*len(ps)))
-		}
-		for i := range ps {
-			p := &ps[i]
-			var tf float64
-			switch {
-			case all:
-				tf = p.pre
-			case allowed[ix.group[p.doc]]:
-				tf = ix.pseudoTF(p, &nm)
-			}
-			if tf == 0 {
-				continue
-			}
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
-			}
-			scores[p.doc] += idf * tf / (k1 + tf)
-		}
-	}
+	var s bm25f.Scores
+	ix.bm.Score(q, &ix.params, st, allow, &s)
 	// Keep the best top, in order, by insertion: top is small.
 	best := make([]scored, 0, top+1)
-	for _, id := range touched {
+	for _, id := range s.Touched {
 		// Rounding moves a score by at most 0.0005: one that far below the
 		// last kept cannot enter.
-		if len(best) == top && scores[id]+0.0005 < best[top-1].score {
+		if len(best) == top && s.Score[id]+0.0005 < best[top-1].score {
 			continue
 		}
-		s := scored{doc: id, score: round3(scores[id])}
-		if len(best) == top && !better(s, best[top-1]) {
+		c := scored{doc: id, score: round3(s.Score[id]),
+			matched: bits.OnesCount64(s.Matched[id]), strong: bits.OnesCount64(s.Strong[id])}
+		if len(best) == top && !better(c, best[top-1]) {
 			continue
 		}
 		i := len(best)
-		for i > 0 && better(s, best[i-1]) {
+		for i > 0 && better(c, best[i-1]) {
 			i--
 		}
-		best = slices.Insert(best, i, s)
+		best = slices.Insert(best, i, c)
 		if len(best) > top {
 			best = best[:top]
 		}
 	}
-	return best, len(touched)
+	return best, len(s.Touched)
 }
 
 // better orders ranked docs: higher score first, then by name (docs are
@@ -167,17 +105,38 @@ func better(a, b scored) bool {
 	return a.score > b.score || a.score == b.score && a.doc < b.doc
 }
 
-// named returns the one permitted doc whose name words all appear in
-// phrase; when several do, the one whose name words include every other's
-// (edit_file over edit). It returns -1 when there is none or no such most
-// specific one.
+// confident reports whether the top of a ranking of nterms query terms is
+// a clear winner: it leads the runner-up (if any) by singleRatio, more than
+// one weak term stands behind it (a term in a strong field, or two terms),
+// and it holds at least half of the query's terms.
+func confident(ranked []scored, nterms int) bool {
+	if len(ranked) == 0 {
+		return false
+	}
+	top := ranked[0]
+	switch {
+	case len(ranked) > 1 && top.score < singleRatio*ranked[1].score:
+		return false
+	case top.strong == 0 && top.matched < 2:
+		return false
+	default:
+		return 2*top.matched >= nterms
+	}
+}
+
+// named returns the one permitted doc whose name has two words or more and
+// whose name words all appear in phrase; when several do, the one whose
+// name words include every other's (edit_file over edit_file_info is no
+// winner, run_tests over run is). A one-word name in a phrase is no
+// evidence of intent ("goroutine count" is not a call for a tool named
+// count). It returns -1 when there is none or no most specific one.
 func (ix *index) named(phrase string, allowed []bool) int32 {
-	ws := words(phrase)
+	ws := bm25f.Words(phrase)
 	var hits []int32
 	for _, w := range distinct(slices.Clone(ws)) {
 		// A doc can only qualify through its first name word.
 		for _, id := range ix.byFirstWord[w] {
-			if allowed[ix.group[id]] && subset(ix.docs[id].nameWords, ws) {
+			if allowed[ix.group[id]] && len(ix.docs[id].nameWords) >= 2 && subset(ix.docs[id].nameWords, ws) {
 				hits = append(hits, id)
 			}
 		}

@@ -2,12 +2,14 @@ package enquiry
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
 // refScores is a plain BM25F written from the formula, for checking rank:
@@ -33,9 +35,16 @@ func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phr
 		for _, e := range g.Examples {
 			ex = append(ex, string(e.Arguments), e.Outcome)
 		}
-		texts := []string{normalize(info.Name, prefix), info.Title, info.Description, g.WhenToUse, g.Details, strings.Join(ex, " ")}
+		var params []string
+		if s := info.InputSchema; s != nil {
+			for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+				params = append(params, name, s.Properties[name].Description)
+			}
+		}
+		texts := []string{normalize(info.Name, prefix), info.Title, info.Description, g.WhenToUse, g.Details,
+			strings.Join(ex, " "), strings.Join(params, " ")}
 		for f, text := range texts {
-			d.fields[f] = terms(text)
+			d.fields[f] = bm25f.Terms(text)
 		}
 		docs = append(docs, d)
 	}
@@ -47,7 +56,7 @@ func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phr
 		}
 	}
 	var q []string
-	for _, t := range terms(phrase) {
+	for _, t := range bm25f.Terms(phrase) {
 		if t != prefix && !slices.Contains(q, t) {
 			q = append(q, t)
 		}
@@ -108,7 +117,7 @@ func TestRankMatchesFormula(t *testing.T) {
 		allowed := ix.allowed(may)
 		for _, p := range phrases {
 			want := refScores(infos, func(i *mcp.ToolInfo) bool { return may(i.Permission) }, "ek9", p, w)
-			got, scoring := ix.rank(p, "ek9", allowed, len(ix.docs))
+			got, scoring := ix.rank(query(p, "ek9"), allowed, len(ix.docs))
 			if scoring != len(want) || len(got) != len(want) {
 				t.Errorf("grants %v %q: %d scored, want %d", grants, p, scoring, len(want))
 				continue
@@ -134,9 +143,9 @@ func TestRankTopK(t *testing.T) {
 	}
 	ix := buildIndex(1, tools, "ek9", DefaultWeights().fields())
 	allowed := ix.allowed(func(string) bool { return true })
-	full, n := ix.rank(seedPhrase, "ek9", allowed, len(ix.docs))
+	full, n := ix.rank(query(seedPhrase, "ek9"), allowed, len(ix.docs))
 	for k := 1; k <= 6; k++ {
-		top, m := ix.rank(seedPhrase, "ek9", allowed, k)
+		top, m := ix.rank(query(seedPhrase, "ek9"), allowed, k)
 		if m != n || !slices.Equal(top, full[:k]) {
 			t.Errorf("top %d = %v, want %v", k, top, full[:k])
 		}

@@ -1,0 +1,114 @@
+package bm25f
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"ek9_extract_method", []string{"ek9", "extract", "method"}},
+		{"insertedLineRange", []string{"insert", "line", "rang"}},
+		{"JSONSchema parser", []string{"json", "schema", "parser"}},
+		{"HTTPServer2Go", []string{"http", "server2go"}},
+		{"kebab-case.dotted_name", []string{"kebab", "case", "dot", "name"}},
+		{"Fix E11066 now!", []string{"fix", "e11066", "now"}},
+		{"Parameters, classes & dependencies; status", []string{"parameter", "class", "dependenci", "statu"}},
+		{"github.com/embedmcp/mcp.(*Server).Handle", []string{"github", "com", "embedmcp", "mcp", "server", "handl"}},
+		{"MaxBodyBytes", []string{"maximum", "bodi", "byte"}},
+		{"Größe ändern", []string{"größe", "ändern"}},
+		{"  ", nil},
+		{"", nil},
+	} {
+		if got := Words(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestTermsDropStopWords(t *testing.T) {
+	got := Terms("Where is the bearer token checked, and which handler does it?")
+	want := []string{"bearer", "token", "check", "handler"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+// Forms of one word meet; different words stay apart.
+func TestStemJoinsInflections(t *testing.T) {
+	for _, group := range [][]string{
+		{"check", "checks", "checked", "checking"},
+		{"parse", "parses", "parsed", "parsing"},
+		{"handle", "handles", "handled", "handling"},
+		{"route", "routes", "routed", "routing"},
+		{"close", "closes", "closed", "closing"},
+		{"write", "writes", "writing"},
+		{"time", "times", "timing"},
+		{"file", "files"},
+		{"byte", "bytes"},
+		{"class", "classes"},
+		{"dependency", "dependencies"},
+		{"embed", "embedded", "embedding"},
+		{"panic", "panics", "panicked", "panicking"},
+		{"log", "logs", "logging", "logged"},
+		{"run", "runs", "running"},
+		{"string", "strings"},
+	} {
+		want := Stem(group[0])
+		for _, w := range group[1:] {
+			if got := Stem(w); got != want {
+				t.Errorf("Stem(%q) = %q, want %q as for %q", w, got, want, group[0])
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"state", "stat"}, {"handler", "handle"}, {"server", "serve"}, {"note", "not"}, {"mode", "mod"}} {
+		if Stem(pair[0]) == Stem(pair[1]) {
+			t.Errorf("Stem joins %q and %q", pair[0], pair[1])
+		}
+	}
+	for _, w := range []string{"go", "v2", "ek9", "größe", "sha256"} {
+		if got := Stem(w); got != w {
+			t.Errorf("Stem(%q) = %q, want it unchanged", w, got)
+		}
+	}
+}
+
+// Abbreviations meet the words they abbreviate, and every entry of the
+// table is used.
+func TestCanonical(t *testing.T) {
+	pairs := [][2]string{
+		{"addr", "address"}, {"args", "arguments"}, {"attr", "attribute"}, {"authn", "authentication"},
+		{"authz", "authorization"}, {"buf", "buffer"}, {"cert", "certificate"}, {"cfg", "config"},
+		{"conf", "configure"}, {"configured", "configuration"}, {"conn", "connection"}, {"ctx", "context"},
+		{"db", "database"}, {"dest", "destination"}, {"dir", "directories"}, {"docs", "documentation"},
+		{"doc", "document"}, {"dst", "destination"}, {"env", "environment"}, {"err", "errors"},
+		{"exec", "execute"}, {"fn", "function"}, {"func", "functions"}, {"hdr", "header"},
+		{"idx", "index"}, {"impl", "implementation"}, {"info", "information"}, {"init", "initialise"},
+		{"init", "initialize"}, {"init", "initialization"}, {"init", "initialisation"}, {"len", "length"},
+		{"max", "maximum"}, {"min", "minimum"}, {"msg", "message"}, {"num", "number"},
+		{"obj", "object"}, {"params", "parameters"}, {"pkg", "package"}, {"prev", "previous"},
+		{"proto", "protocol"}, {"pwd", "password"}, {"passwd", "password"}, {"repo", "repository"},
+		{"req", "requests"}, {"resp", "response"}, {"sig", "signature"}, {"spec", "specification"},
+		{"spec", "specify"}, {"src", "source"}, {"srv", "server"}, {"stats", "statistics"},
+		{"str", "string"}, {"svr", "server"}, {"tmp", "temporary"}, {"temp", "temporary"},
+		{"util", "utilities"}, {"val", "value"}, {"var", "variable"},
+	}
+	used := map[string]bool{}
+	for _, pair := range pairs {
+		if a, b := Normalize(pair[0]), Normalize(pair[1]); a != b {
+			t.Errorf("Normalize(%q) = %q, Normalize(%q) = %q", pair[0], a, pair[1], b)
+		}
+		used[Stem(pair[0])], used[Stem(pair[1])] = true, true
+	}
+	for k, v := range canonical {
+		if !used[k] {
+			t.Errorf("canonical[%q] is not covered by the test", k)
+		}
+		if _, chained := canonical[v]; chained {
+			t.Errorf("canonical[%q] = %q is itself a key", k, v)
+		}
+	}
+}
