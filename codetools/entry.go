@@ -104,7 +104,8 @@ type entry struct {
 	reg     int32 // registered document index, -1 if none
 	kind    kind
 	sources sourceSet
-	rtExact bool // the runtime line is the declaration's, not a closure's
+	rtExact bool  // the runtime line is the declaration's, not a closure's
+	endLine int32 // last line of the snapshot definition span, 0 if none
 }
 
 // Bounds on the documentation bytes kept per entry for search.

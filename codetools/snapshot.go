@@ -105,7 +105,7 @@ func (s *snapshot) indexPackage(p ManifestPackage, in interner) ([]entry, error)
 		line := func(pos token.Pos) int32 { return int32(tf.Line(pos)) }
 		mk := func(id string, k kind, doc *ast.CommentGroup, from, to, at token.Pos) entry {
 			e := entry{id: id, pkg: pkg, file: display, kind: k, sources: srcSnapshot, snap: fi,
-				start: off(from), end: off(to), line: line(at), reg: -1}
+				start: off(from), end: off(to), line: line(at), endLine: line(to), reg: -1}
 			if doc != nil {
 				e.docBeg, e.docEnd = off(doc.Pos()), off(doc.End())
 				e.doc = docPrefix(doc.Text(), maxIndexedDoc)
