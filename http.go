@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -52,6 +51,19 @@ type HandlerOptions struct {
 	// subscriptions/listen stream), so that proxies do not close it. Zero
 	// means 25 seconds; negative sends none.
 	KeepAlive time.Duration
+	// BodyTimeout is how long the Handler waits for the whole request body
+	// once the headers have arrived; a body still incomplete then is
+	// answered with 408 and its connection closed, so a client that
+	// declares a large body and trickles it holds nothing for long. Zero
+	// means DefaultBodyTimeout (30 seconds); negative sets no deadline and
+	// leaves slow bodies to http.Server.ReadTimeout. The deadline is set
+	// with http.ResponseController, so it needs a ResponseWriter that
+	// supports read deadlines (net/http's do; middleware wrapping them
+	// should implement Unwrap). Once the body is read the connection's read
+	// deadline is cleared, so that neither this deadline nor an
+	// http.Server.ReadTimeout ends a streamed answer (a long call's
+	// progress, a subscriptions/listen stream).
+	BodyTimeout time.Duration
 }
 
 // Handler serves a Protocol over the Streamable HTTP transport, stateless:
@@ -92,13 +104,14 @@ type HandlerOptions struct {
 // The request's context is cancelled when the client goes away, and with it
 // the tool's; Options.CallTimeout of Server adds a deadline per call.
 type Handler struct {
-	p         Protocol
-	auth      Authenticator
-	maxBody   int64
-	policy    *originPolicy
-	metaURL   string
-	logger    *slog.Logger
-	keepAlive time.Duration
+	p           Protocol
+	auth        Authenticator
+	maxBody     int64
+	policy      *originPolicy
+	metaURL     string
+	logger      *slog.Logger
+	keepAlive   time.Duration
+	bodyTimeout time.Duration
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -108,7 +121,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 		o = *opts
 	}
 	h := &Handler{p: p, auth: o.Authenticator, maxBody: o.MaxBodyBytes, metaURL: o.ResourceMetadataURL,
-		logger: o.Logger, keepAlive: o.KeepAlive, policy: newOriginPolicy(o.AllowedOrigins, o.AllowedHosts)}
+		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout, policy: newOriginPolicy(o.AllowedOrigins, o.AllowedHosts)}
 	if h.auth == nil {
 		h.auth = Anonymous(Caller{})
 	}
@@ -120,6 +133,9 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	}
 	if h.keepAlive == 0 {
 		h.keepAlive = 25 * time.Second
+	}
+	if h.bodyTimeout == 0 {
+		h.bodyTimeout = DefaultBodyTimeout
 	}
 	return h
 }
@@ -185,7 +201,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
+			w.Header().Set("Connection", "close")
 			h.fail(w, http.StatusRequestEntityTooLarge, "Request body larger than "+strconv.FormatInt(h.maxBody, 10)+" bytes", nil)
+			return
+		}
+		if errors.Is(err, errBodyTimeout) {
+			h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: request body too slow", slog.String("remote", r.RemoteAddr))
+			w.Header().Set("Connection", "close")
+			h.fail(w, http.StatusRequestTimeout, "Request body not received within "+h.bodyTimeout.String()+
+				" (HandlerOptions.BodyTimeout)", nil)
 			return
 		}
 		h.fail(w, http.StatusBadRequest, "Reading the request body failed", nil)
@@ -199,21 +223,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	status, resp := h.p.Handle(ContextWithExchange(r.Context(), &st.ex), caller, body)
 	st.finish(status, resp)
-}
-
-// readBody reads the body under the size limit, into a buffer of the exact
-// size when the length is known. The buffer is not pooled: the Protocol may
-// hand slices of it to tools (Request.Arguments), which may keep them.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > h.maxBody {
-		return nil, &http.MaxBytesError{Limit: h.maxBody}
-	}
-	if r.ContentLength >= 0 {
-		b := make([]byte, r.ContentLength)
-		_, err := io.ReadFull(r.Body, b)
-		return b, err
-	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 }
 
 // fail writes a transport-level JSON-RPC error without id.
