@@ -18,6 +18,7 @@ const (
 	CodeMissingClientCapability      = -32021 // the request needs a client capability it did not declare
 	CodeUnsupportedProtocolVersion   = -32022 // the request's protocol version is not served
 	CodeUnsupportedProtocolVersionV1 = -32000 // HTTP header version errors before 2026-07-28 (implementation-defined)
+	CodeLimitExceeded                = -32001 // a server limit refused or cut the request: streams or requests in flight, batch size or deadline (implementation-defined)
 )
 
 // Error is a JSON-RPC error: the error member of a response. Tools may return

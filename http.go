@@ -57,13 +57,23 @@ type HandlerOptions struct {
 	// declares a large body and trickles it holds nothing for long. Zero
 	// means DefaultBodyTimeout (30 seconds); negative sets no deadline and
 	// leaves slow bodies to http.Server.ReadTimeout. The deadline is set
-	// with http.ResponseController, so it needs a ResponseWriter that
+	// as http.ResponseController sets it, so it needs a ResponseWriter that
 	// supports read deadlines (net/http's do; middleware wrapping them
 	// should implement Unwrap). Once the body is read the connection's read
 	// deadline is cleared, so that neither this deadline nor an
 	// http.Server.ReadTimeout ends a streamed answer (a long call's
 	// progress, a subscriptions/listen stream).
 	BodyTimeout time.Duration
+	// MaxListenStreams caps the subscriptions/listen streams open at once
+	// on this Handler; one more is refused with 503, a Retry-After header
+	// and a -32001 error, and ordinary requests are served as ever. Zero
+	// means DefaultMaxListenStreams (1000); negative means no cap.
+	MaxListenStreams int
+	// ListenLifetime is how long a subscriptions/listen stream lasts: it
+	// then ends cleanly, with its completion result, and the client listens
+	// again. Zero means DefaultListenLifetime (10 minutes); negative means
+	// until the client leaves or Close.
+	ListenLifetime time.Duration
 }
 
 // Handler serves a Protocol over the Streamable HTTP transport, stateless:
@@ -83,7 +93,13 @@ type HandlerOptions struct {
 //   - Content-Type other than application/json (UTF-8): 415.
 //   - Accept allowing neither application/json nor text/event-stream: 406.
 //     A missing Accept allows both.
-//   - Body larger than MaxBodyBytes: 413.
+//   - Body larger than MaxBodyBytes: 413. Body not complete within
+//     BodyTimeout: 408, and the connection is closed.
+//   - A subscriptions/listen (named in the Mcp-Method header, as 2026-07-28
+//     requires) beyond MaxListenStreams, or after Close: 503 with
+//     Retry-After and code -32001, with the request's id; the connection
+//     is closed. An admitted stream ends after ListenLifetime with its
+//     completion result.
 //
 // The body then goes to Protocol.Handle with the request's headers and its
 // MCP-Protocol-Version in the Exchange; its status and body are the answer:
@@ -112,6 +128,7 @@ type Handler struct {
 	logger      *slog.Logger
 	keepAlive   time.Duration
 	bodyTimeout time.Duration
+	listens     *listenStreams
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -137,6 +154,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	if h.bodyTimeout == 0 {
 		h.bodyTimeout = DefaultBodyTimeout
 	}
+	h.listens = newListenStreams(o.MaxListenStreams, o.ListenLifetime)
 	return h
 }
 
@@ -215,13 +233,25 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusBadRequest, "Reading the request body failed", nil)
 		return
 	}
+	ctx := r.Context()
+	if isListen(r.Header) {
+		lctx, release, err := h.listens.acquire(ctx)
+		if err != nil {
+			h.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: listen stream refused", slog.String("remote", r.RemoteAddr),
+				slog.String("error", err.Error()))
+			h.refuseListen(w, body, err)
+			return
+		}
+		defer release()
+		ctx = lctx
+	}
 	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive}
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	if sseOK {
 		st.ex.Notify = st.notify
 	}
-	status, resp := h.p.Handle(ContextWithExchange(r.Context(), &st.ex), caller, body)
+	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
 	st.finish(status, resp)
 }
 

@@ -18,7 +18,6 @@ package main
 import (
 	"context"
 	"embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -73,11 +72,8 @@ func run(cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           newMux(server, cfg, logger),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
+	mux, handler := newMux(server, cfg, logger)
+	srv := newHTTPServer(mux, handler)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
 	fmt.Fprintf(os.Stderr, "try:\n  npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/call --tool-name code_search --tool-arg query=ServeHTTP%s\n", url, authFlag(cfg.token, true))
@@ -90,10 +86,7 @@ func run(cfg config, logger *slog.Logger) error {
 	case <-ctx.Done():
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
+		return srv.Shutdown(shutdown)
 	}
 }
 
@@ -140,13 +133,30 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	}), nil
 }
 
+// newHTTPServer returns the http.Server for mux, with the limits a server
+// open to untrusted callers needs. Shutdown first ends the MCP handler's
+// listen streams, which would otherwise keep it waiting.
+func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
+		ReadTimeout:       30 * time.Second, // bodies sent slowly; streamed answers are not cut
+		IdleTimeout:       2 * time.Minute,  // keep-alive connections left idle
+		MaxHeaderBytes:    64 << 10,
+		// No WriteTimeout: it would cut progress and listen streams.
+	}
+	srv.RegisterOnShutdown(func() { handler.Close() })
+	return srv
+}
+
 // newMux mounts the MCP handler at /mcp.
-func newMux(server *mcp.Server, cfg config, logger *slog.Logger) *http.ServeMux {
+func newMux(server *mcp.Server, cfg config, logger *slog.Logger) (*http.ServeMux, *mcp.Handler) {
 	var auth mcp.Authenticator = mcp.Anonymous(caller())
 	if cfg.token != "" {
 		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger}))
-	return mux
+	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger})
+	mux.Handle("/mcp", handler)
+	return mux, handler
 }

@@ -42,7 +42,8 @@ func start(t *testing.T, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newMux(server, config{token: token}, logger))
+	mux, _ := newMux(server, config{token: token}, logger)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
 }

@@ -75,7 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newMux(server, logger), ReadHeaderTimeout: 10 * time.Second}
+	mux, handler := newMux(server, logger)
+	srv := newHTTPServer(mux, handler)
 	fmt.Fprintf(stdout, "MCP conformance server listening on http://%s/mcp\n", ln.Addr())
 
 	errc := make(chan error, 1)
@@ -90,12 +91,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return srv.Shutdown(shutdown)
 }
 
+// newHTTPServer returns the http.Server for mux, with the limits a server
+// open to untrusted callers needs. Shutdown first ends the MCP handler's
+// listen streams, which would otherwise keep it waiting.
+func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
+		ReadTimeout:       30 * time.Second, // bodies sent slowly; streamed answers are not cut
+		IdleTimeout:       2 * time.Minute,  // keep-alive connections left idle
+		MaxHeaderBytes:    64 << 10,
+		// No WriteTimeout: it would cut progress and listen streams.
+	}
+	srv.RegisterOnShutdown(func() { handler.Close() })
+	return srv
+}
+
 // newMux mounts the MCP endpoint at /mcp for anonymous callers, with the
 // handler's default origin and DNS-rebinding protection.
-func newMux(server mcp.Protocol, logger *slog.Logger) http.Handler {
+func newMux(server mcp.Protocol, logger *slog.Logger) (http.Handler, *mcp.Handler) {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewHandler(server, &mcp.HandlerOptions{Logger: logger}))
-	return mux
+	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Logger: logger})
+	mux.Handle("/mcp", handler)
+	return mux, handler
 }
 
 // newServer registers the tools and returns the Protocol serving them to

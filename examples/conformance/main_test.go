@@ -23,7 +23,8 @@ func newTestServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newMux(server, slog.New(slog.DiscardHandler)))
+	mux, _ := newMux(server, slog.New(slog.DiscardHandler))
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
 }

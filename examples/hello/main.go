@@ -73,7 +73,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	base := "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: newMux(server, cfg, base, logger), ReadHeaderTimeout: 10 * time.Second}
+	mux, handler := newMux(server, cfg, base, logger)
+	srv := newHTTPServer(mux, handler)
 	fmt.Fprintf(stdout, "MCP server listening on %s/mcp\n", base)
 	auth := ""
 	if cfg.token != "" {
@@ -99,9 +100,25 @@ func caller(principal string) mcp.Caller {
 	return mcp.Caller{Principal: principal, Grants: []string{"hello.*"}}
 }
 
+// newHTTPServer returns the http.Server for mux, with the limits a server
+// open to untrusted callers needs. Shutdown first ends the MCP handler's
+// listen streams, which would otherwise keep it waiting.
+func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
+		ReadTimeout:       30 * time.Second, // bodies sent slowly; streamed answers are not cut
+		IdleTimeout:       2 * time.Minute,  // keep-alive connections left idle
+		MaxHeaderBytes:    64 << 10,
+		// No WriteTimeout: it would cut progress and listen streams.
+	}
+	srv.RegisterOnShutdown(func() { handler.Close() })
+	return srv
+}
+
 // newMux mounts the MCP endpoint at /mcp and, with -token, the protected
 // resource metadata that 401 answers point to.
-func newMux(server mcp.Protocol, cfg config, base string, logger *slog.Logger) http.Handler {
+func newMux(server mcp.Protocol, cfg config, base string, logger *slog.Logger) (http.Handler, *mcp.Handler) {
 	opts := &mcp.HandlerOptions{Authenticator: mcp.Anonymous(caller("anonymous")), Logger: logger}
 	mux := http.NewServeMux()
 	if cfg.token != "" {
@@ -114,8 +131,9 @@ func newMux(server mcp.Protocol, cfg config, base string, logger *slog.Logger) h
 		mux.Handle("GET "+path, mcp.ProtectedResourceMetadata(md))
 		opts.ResourceMetadataURL = base + path
 	}
-	mux.Handle("/mcp", mcp.NewHandler(server, opts))
-	return mux
+	handler := mcp.NewHandler(server, opts)
+	mux.Handle("/mcp", handler)
+	return mux, handler
 }
 
 // Tool inputs and outputs.

@@ -22,7 +22,7 @@ func newTestServer(t *testing.T, cfg config) *httptest.Server {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(nil)
-	srv.Config.Handler = newMux(server, cfg, "http://"+srv.Listener.Addr().String(), slog.New(slog.DiscardHandler))
+	srv.Config.Handler, _ = newMux(server, cfg, "http://"+srv.Listener.Addr().String(), slog.New(slog.DiscardHandler))
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
@@ -193,6 +193,24 @@ func TestRunStdio(t *testing.T) {
 	}
 }
 
+// listenRequest is a 2026-07-28 subscriptions/listen request.
+func listenRequest(t *testing.T, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen",`+
+		`"params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+		`"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", mcp.Version20260728)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	return req
+}
+
+// TestRunHTTP: the server answers, and stops at once when its context
+// ends, even with a listen stream open.
 func TestRunHTTP(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -212,6 +230,16 @@ func TestRunHTTP(t *testing.T) {
 	result(t, post(t, url, "", call("echo", `{"text":"hi"}`)), &echo)
 	if echo.Text != "hi" {
 		t.Fatalf("echo %q", echo.Text)
+	}
+	// An open subscriptions/listen stream must not hold up the shutdown.
+	listen := listenRequest(t, url)
+	resp, err := http.DefaultClient.Do(listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ack, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("listen: %d %q %v", resp.StatusCode, ack, err)
 	}
 	cancel()
 	select {
