@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 )
 
@@ -17,41 +16,48 @@ type message struct {
 	method  string
 	params  map[string]any
 	argsRaw []byte
-	caller  Caller
-	tr      *transport
-	meta    map[string]any // params._meta, checked by selectEra
-	version string         // the revision whose rules apply
-	modern  bool           // 2026-07-28 era
+	// progressRaw is params._meta.progressToken as sent, echoed byte for
+	// byte in notifications/progress.
+	progressRaw []byte
+	caller      Caller
+	tr          transport
+	meta        map[string]any // params._meta, checked by selectEra
+	version     string         // the revision whose rules apply
+	modern      bool           // 2026-07-28 era
 }
 
-// method is one JSON-RPC method: the eras that have it and its function,
-// which returns the complete response (see message.respond).
-type method struct {
-	legacy, modern bool
-	run            func(s *Server, ctx context.Context, m *message) ([]byte, error)
-}
-
-// methods are the methods served. server/discover is served in every era,
-// so that probing clients learn the versions; 2026-07-28 has no
-// initialize, ping or logging/setLevel.
-var methods = map[string]method{
-	"initialize":           {legacy: true, run: (*Server).initialize},
-	"ping":                 {legacy: true, run: (*Server).ping},
-	"logging/setLevel":     {legacy: true, run: (*Server).setLevel},
-	"tools/list":           {legacy: true, modern: true, run: (*Server).listTools},
-	"tools/call":           {legacy: true, modern: true, run: (*Server).callTool},
-	"server/discover":      {legacy: true, modern: true, run: (*Server).discover},
-	"subscriptions/listen": {modern: true, run: (*Server).listen},
-}
-
-// dispatch runs one method. Errors are *Error, *ArgumentError,
-// *UnknownToolError or internal errors; rpcError maps them to codes.
+// dispatch runs one method and returns the complete response (see
+// message.respond). Errors are *Error, *ArgumentError, *UnknownToolError or
+// internal errors; rpcError maps them to codes. server/discover is served
+// in every era, so that probing clients learn the versions; 2026-07-28 has
+// no initialize, ping or logging/setLevel, and only it has
+// subscriptions/listen. (A switch, not a table of functions: the message
+// stays on the stack.)
 func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
-	mt, ok := methods[m.method]
-	if !ok || (m.modern && !mt.modern) || (!m.modern && !mt.legacy) {
-		return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
+	switch m.method {
+	case "tools/call":
+		return s.callTool(ctx, m)
+	case "tools/list":
+		return s.listTools(ctx, m)
+	case "server/discover":
+		return s.discover(ctx, m)
 	}
-	return mt.run(s, ctx, m)
+	if m.modern {
+		switch m.method {
+		case "subscriptions/listen":
+			return s.listen(ctx, m)
+		}
+	} else {
+		switch m.method {
+		case "initialize":
+			return s.initialize(ctx, m)
+		case "ping":
+			return s.ping(ctx, m)
+		case "logging/setLevel":
+			return s.setLevel(ctx, m)
+		}
+	}
+	return nil, &Error{Code: CodeMethodNotFound, Message: "Method not found"}
 }
 
 // rpcError maps an error from dispatch to the JSON-RPC error sent.
@@ -163,36 +169,52 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		}
 		after = string(raw[len(cursorPrefix):])
 	}
-	sc := scope{caller: &m.caller, az: s.az}
+	caller := m.caller // a copy: the message stays on the stack
+	sc := scope{caller: &caller, az: s.az}
 	ctx = context.WithValue(ctx, scopeKey{}, &sc)
 	bp := scratchBufs.Get().(*[]byte)
 	defer putScratch(bp)
-	b := append((*bp)[:0], `{"tools":[`...)
-	n, last, more := 0, "", false
-	for t := range s.reg.All() {
-		c, err := s.tools.get(t, s.reg)
+	// The loop's state is one value: the body of a range over a Registry's
+	// iterator is a closure, and what it writes moves to the heap.
+	st := &struct {
+		b        []byte
+		n        int
+		last     string
+		more     bool
+		pageSize int
+		after    string
+		caller   Caller
+		reg      Registry
+		az       Authorizer
+		tools    *toolCache
+		logger   *slog.Logger
+	}{b: append((*bp)[:0], `{"tools":[`...), pageSize: s.opts.PageSize, after: after, caller: caller,
+		reg: s.reg, az: s.az, tools: &s.tools, logger: s.logger}
+	for t := range st.reg.All() {
+		c, err := st.tools.get(t, st.reg)
 		if err != nil {
-			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool not listed", slog.String("error", err.Error()))
+			st.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool not listed", slog.String("error", err.Error()))
 			continue
 		}
 		name := c.info.Name
-		if after != "" && name <= after {
+		if st.after != "" && name <= st.after {
 			continue
 		}
-		if !allowed(ctx, s.az, m.caller, c.info.Permission) {
+		if !allowed(ctx, st.az, st.caller, c.info.Permission) {
 			continue
 		}
-		if s.opts.PageSize > 0 && n == s.opts.PageSize {
-			more = true
+		if st.pageSize > 0 && st.n == st.pageSize {
+			st.more = true
 			break
 		}
-		if n > 0 {
-			b = append(b, ',')
+		if st.n > 0 {
+			st.b = append(st.b, ',')
 		}
-		b = append(b, c.desc...)
-		n++
-		last = name
+		st.b = append(st.b, c.desc...)
+		st.n++
+		st.last = name
 	}
+	b, more, last := st.b, st.more, st.last
 	b = append(b, ']')
 	if more {
 		b = append(b, `,"nextCursor":`...)
@@ -232,20 +254,19 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
 	}
-	var need *InputRequired
-	if errors.As(err, &need) {
-		if m.modern {
-			return s.inputRequired(req, need, m)
-		}
-		res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
-	}
 	if err != nil {
+		var need *InputRequired
 		var ae *ArgumentError
-		if errors.As(err, &ae) && m.version >= Version20251125 {
+		switch {
+		case errors.As(err, &need) && m.modern:
+			return s.inputRequired(req, need, m)
+		case need != nil:
+			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
+		case errors.As(err, &ae) && m.version >= Version20251125:
 			// SEP-1303: invalid arguments are a tool execution error the
 			// model can correct.
 			res, err = ErrorResult(ae.Error()), nil
-		} else {
+		default:
 			return nil, err
 		}
 	}
@@ -305,11 +326,9 @@ func (s *Server) notifierFor(m *message) *notifier {
 		return nil
 	}
 	n := &notifier{send: m.tr.notify}
-	switch tok := m.meta["progressToken"].(type) {
-	case string:
-		n.token = appendString(nil, tok)
-	case float64:
-		n.token = strconv.AppendFloat(nil, tok, 'g', -1, 64)
+	switch m.meta["progressToken"].(type) {
+	case string, float64: // checked by selectEra; sent back exactly as received
+		n.token = m.progressRaw
 	}
 	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
 		n.level = LogLevel(l)

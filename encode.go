@@ -2,81 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"strconv"
-	"unicode/utf8"
 )
 
 // discardLogger is the default logger: it drops everything cheaply.
 var discardLogger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.Level(127)}))
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD;
-// U+2028 and U+2029 are escaped so the output is safe in JavaScript too.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// appendJSON appends v encoded with encoding/json (or verbatim when it is
-// raw JSON, which the caller has checked: see appendCheckedJSON).
-func appendJSON(b []byte, v any) ([]byte, error) {
-	raw, err := rawJSON(v)
-	if err != nil {
-		return b, err
-	}
-
-	if raw == nil {
-		return append(b, "null"...), nil
-	}
-	return append(b, raw...), nil
-}
 
 // encodeDescriptor encodes a tool as tools/list shows it.
 func encodeDescriptor(c *compiled) ([]byte, error) {
@@ -200,22 +132,4 @@ var nullJSON = []byte("null")
 // appendErr encodes rpc as the error response to id.
 func appendErr(b []byte, id []byte, rpc *Error) []byte {
 	return appendError(b, id, rpc.Code, rpc.Message, rpc.Data)
-}
-
-var errInvalidRawJSON = errors.New("mcp: raw JSON value is not valid JSON")
-
-// appendCheckedJSON is appendJSON for values from outside the package,
-// whose raw JSON must be valid or the whole message would not be.
-func appendCheckedJSON(b []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case json.RawMessage:
-		if !json.Valid(x) {
-			return b, errInvalidRawJSON
-		}
-	case []byte:
-		if !json.Valid(x) {
-			return b, errInvalidRawJSON
-		}
-	}
-	return appendJSON(b, v)
 }

@@ -62,7 +62,7 @@ func ExampleServer_Handle() {
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"greeting\":\"Hello, Ada!\"}"}],"structuredContent":{"greeting":"Hello, Ada!"}}}
 	// 200 {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid arguments for tool \"greet\": argument /name: expected string, got integer 42"}}
 	// 202
-	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}
+	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end of input at /method"}}
 }
 
 // GrantsAuthorizer checks a tool's Permission against the caller's grants;

@@ -18,8 +18,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -28,6 +26,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/embedmcp/mcp/internal/jsonshape"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -128,166 +128,6 @@ func fuzzSeeds() [][]byte {
 		out[i] = []byte(s[i])
 	}
 	return out
-}
-
-// jsonShape measures a document with encoding/json's tokenizer: the deepest
-// nesting, the longest string (values and member names, in bytes after
-// unescaping), the largest container, the longest number, and whether an
-// object repeats a member name.
-type jsonShape struct {
-	depth, str, members, number int
-	dup                         bool
-}
-
-func measureJSON(data []byte) (jsonShape, bool) {
-	var sh jsonShape
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		obj  bool
-		n    int
-		keys map[string]bool
-		key  bool // the next token of an object is a member name
-	}
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return sh, true
-		}
-		if err != nil {
-			return sh, false
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			continue
-		}
-		if top != nil && top.obj && top.key {
-			k := tok.(string)
-			if top.keys[k] {
-				sh.dup = true
-			}
-			top.keys[k] = true
-			top.n++
-			top.key = false
-			sh.str = max(sh.str, len(k))
-			sh.members = max(sh.members, top.n)
-			continue
-		}
-		if top != nil {
-			if top.obj {
-				top.key = true
-			} else {
-				top.n++
-				sh.members = max(sh.members, top.n)
-			}
-		}
-		switch x := tok.(type) {
-		case json.Delim:
-			stack = append(stack, &frame{obj: x == '{', keys: map[string]bool{}, key: x == '{'})
-			sh.depth = max(sh.depth, len(stack))
-		case string:
-			sh.str = max(sh.str, len(x))
-		case json.Number:
-			sh.number = max(sh.number, len(x))
-		}
-	}
-}
-
-// within reports whether the shape respects lim.
-func (sh jsonShape) within(lim Limits) bool {
-	return sh.depth <= lim.MaxDepth && sh.str <= lim.MaxString && sh.members <= lim.MaxMembers && sh.number <= maxNumberLen
-}
-
-// hasSurrogateEscape reports whether data has a \uD800-\uDFFF escape, which
-// encoding/json turns into U+FFFD when unpaired and the parser refuses.
-func hasSurrogateEscape(data []byte) bool {
-	low := bytes.ToLower(data)
-	for _, p := range []string{`\ud8`, `\ud9`, `\uda`, `\udb`, `\udc`, `\udd`, `\ude`, `\udf`} {
-		if bytes.Contains(low, []byte(p)) {
-			return true
-		}
-	}
-	return false
-}
-
-// checkParsedWithin walks a parsed value and checks it against lim.
-func checkParsedWithin(t *testing.T, v any, lim Limits, depth int) {
-	switch x := v.(type) {
-	case map[string]any:
-		if depth > lim.MaxDepth || len(x) > lim.MaxMembers {
-			t.Fatalf("accepted an object at depth %d with %d members, over %+v", depth, len(x), lim)
-		}
-		for k, e := range x {
-			if len(k) > lim.MaxString {
-				t.Fatalf("accepted a %d-byte member name, over %d", len(k), lim.MaxString)
-			}
-			checkParsedWithin(t, e, lim, depth+1)
-		}
-	case []any:
-		if depth > lim.MaxDepth || len(x) > lim.MaxMembers {
-			t.Fatalf("accepted an array at depth %d with %d elements, over %+v", depth, len(x), lim)
-		}
-		for _, e := range x {
-			checkParsedWithin(t, e, lim, depth+1)
-		}
-	case string:
-		if len(x) > lim.MaxString || !utf8.ValidString(x) {
-			t.Fatalf("accepted a %d-byte string (valid UTF-8: %v), over %d", len(x), utf8.ValidString(x), lim.MaxString)
-		}
-	}
-}
-
-// FuzzParseLimits checks the bounded parser's invariants under small
-// limits: what it accepts is valid JSON (encoding/json agrees) within every
-// bound; what it refuses is refused with a *SyntaxError, and is either not
-// valid JSON to encoding/json or breaks a documented rule that
-// encoding/json does not have (a bound, a duplicate member name, invalid
-// UTF-8, an unpaired surrogate escape).
-func FuzzParseLimits(f *testing.F) {
-	for _, s := range fuzzSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, lim := range []Limits{fuzzLimits, DefaultLimits()} {
-			v, err := parseJSON(data, lim)
-			if err == nil {
-				if !json.Valid(data) {
-					t.Fatalf("accepted %q, which encoding/json rejects", data)
-				}
-				checkParsedWithin(t, v, lim, 1)
-				continue
-			}
-			var se *SyntaxError
-			if !errors.As(err, &se) {
-				t.Fatalf("rejected %q with %T %v, want *SyntaxError", data, err, err)
-			}
-			if se.Offset < 0 || se.Offset > len(data) {
-				t.Fatalf("error offset %d outside the %d-byte input", se.Offset, len(data))
-			}
-			var std any
-			if json.Unmarshal(data, &std) != nil {
-				continue // both reject
-			}
-			sh, ok := measureJSON(data)
-			if !ok {
-				t.Fatalf("encoding/json decodes %q but cannot tokenize it", data)
-			}
-			if errors.Is(err, errDuplicateMember) {
-				if !sh.dup {
-					t.Fatalf("rejected %q for a duplicate member it does not have", data)
-				}
-				continue
-			}
-			if sh.within(lim) && !sh.dup && utf8.Valid(data) && !hasSurrogateEscape(data) {
-				t.Fatalf("rejected valid JSON within %+v: %q: %v", lim, data, err)
-			}
-		}
-	})
 }
 
 // fuzzServer is the Server the Handle, HTTP and stdio targets fuzz: a tool
@@ -443,11 +283,11 @@ func FuzzHandle(f *testing.F) {
 			t.Fatalf("status %d for %q", status, body)
 		}
 		if ran > 0 {
-			sh, ok := measureJSON(body)
-			if !ok || !sh.within(fuzzLimits) {
+			sh, ok := jsonshape.Measure(body)
+			if !ok || !sh.Within(fuzzLimits.MaxDepth, fuzzLimits.MaxString, fuzzLimits.MaxMembers, boundedjson.MaxNumberLen) {
 				t.Fatalf("a tool ran for a body outside the bounds %+v: %+v %q", fuzzLimits, sh, body)
 			}
-			if sh.dup {
+			if sh.Dup {
 				// In a batch a duplicate member invalidates only its own
 				// element: tools may run for the others, never for it.
 				var elems []json.RawMessage
@@ -456,7 +296,7 @@ func FuzzHandle(f *testing.F) {
 				}
 				clean := 0
 				for _, e := range elems {
-					if esh, ok := measureJSON(e); ok && !esh.dup {
+					if esh, ok := jsonshape.Measure(e); ok && !esh.Dup {
 						clean++
 					}
 				}

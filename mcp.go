@@ -86,18 +86,5 @@ type ToolAnnotations struct {
 // Bool returns a pointer to b, for ToolAnnotations hints.
 func Bool(b bool) *bool { return &b }
 
-// rawJSON is a helper that marshals v unless it is already raw JSON.
-func rawJSON(v any) (json.RawMessage, error) {
-	switch x := v.(type) {
-	case nil:
-		return nil, nil
-	case json.RawMessage:
-		return x, nil
-	case []byte:
-		return json.RawMessage(x), nil
-	}
-	return json.Marshal(v)
-}
-
 // rawJSONValue wraps encoded JSON so encoding/json writes it verbatim.
 func rawJSONValue(b []byte) json.RawMessage { return json.RawMessage(b) }

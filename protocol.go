@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // A Protocol serves MCP over any transport: it takes one request body and
@@ -266,17 +268,17 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 	if tr.version != "" && tr.version != Version20250326 {
 		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
 	}
-	p := parser{data: body, lim: s.limits, batch: true}
-	v, err := p.document()
+	p := boundedjson.Parser{Limits: boundedjson.Limits(s.limits), Elements: true}
+	v, err := p.Parse(body)
 	if err != nil {
-		return s.parseFailure(err)
+		return parseFailure(err)
 	}
 	if len(v.([]any)) == 0 {
 		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
 	}
 	out := []byte{'['}
 	n := 0
-	for _, el := range p.elems {
+	for _, el := range p.Elems {
 		_, resp, isNote := s.handleOne(ctx, caller, el, tr)
 		if isNote {
 			continue
@@ -296,14 +298,16 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 // handleOne answers one message; note reports that there is no response.
 func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *transport) (status int, resp []byte, note bool) {
 	start := time.Now()
-	p := parser{data: body, lim: s.limits, envelope: true}
-	defer p.release()
-	v, err := p.document()
+	p := envelopeParser(s.limits)
+	defer p.Release()
+	v, err := p.Parse(body)
 	if err != nil {
-		status, resp = s.parseFailure(err)
+		status, resp = parseFailure(err)
 		return status, resp, false
 	}
-	m := &message{caller: caller, tr: tr}
+	var msg message
+	m := &msg
+	m.caller, m.tr = caller, *tr
 	if !checkEnvelope(v, &p, m) {
 		if isResponse(v) {
 			return http.StatusAccepted, nil, true
@@ -333,17 +337,10 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 	return http.StatusOK, res, false
 }
 
-func (s *Server) parseFailure(err error) (int, []byte) {
-	if isDuplicate(err) {
-		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
-	}
-	return http.StatusBadRequest, appendError(nil, nil, CodeParseError, "Parse error", nil)
-}
-
 // checkEnvelope checks a parsed body is a JSON-RPC 2.0 request or
 // notification: jsonrpc "2.0", a string method, a string or number id when
 // present, an object params when present.
-func checkEnvelope(v any, p *parser, m *message) bool {
+func checkEnvelope(v any, p *boundedjson.Parser, m *message) bool {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return false
@@ -351,11 +348,12 @@ func checkEnvelope(v any, p *parser, m *message) bool {
 	if obj["jsonrpc"] != "2.0" {
 		return false
 	}
-	m.argsRaw = p.argsRaw
+	m.argsRaw = p.Captured[capturedArguments]
+	m.progressRaw = p.Captured[capturedProgressToken]
 	if id, has := obj["id"]; has {
 		switch id.(type) {
 		case string, float64:
-			m.id = p.idRaw
+			m.id = p.Captured[capturedID]
 		default:
 			return false
 		}

@@ -168,15 +168,3 @@ func instancePath(schemaPath string) string {
 	}
 	return "/" + strings.Join(out, "/")
 }
-
-func shorten(s string) string {
-	const max = 200
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}

@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"context"
-	"encoding"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,15 +41,16 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
 		}
 		info.InputSchema = s
-		// The arguments of a plain In are decoded from the validated
-		// generic value, without parsing them again (decode.go).
-		t.generic = reflect.TypeFor[In]().Kind() == reflect.Struct && plainDecodeType(reflect.TypeFor[In]())
 	}
+	// The arguments of a plain In are decoded from the validated generic
+	// value, without parsing them again, and by the schema's rules (1.0 is
+	// an integer).
+	t.generic = reflect.TypeFor[In]().Kind() == reflect.Struct && boundedjson.PlainDecodable(reflect.TypeFor[In]())
 	outType := reflect.TypeFor[Out]()
 	if info.OutputSchema == nil && outType.Kind() != reflect.Interface {
 		// Every value of a plain type encodes to JSON that matches the
 		// schema inferred from that type, so its output needs no check.
-		t.conforms = plainType(outType, map[reflect.Type]bool{})
+		t.conforms = boundedjson.PlainEncodable(outType)
 		s, err := schemaForType(outType)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
@@ -118,22 +121,32 @@ func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
 	}
 	in := new(In)
 	if t.generic && req.args != nil {
-		err := decodeGeneric(req.args, reflect.ValueOf(in).Elem(), "")
+		err := boundedjson.Decode(req.args, in)
 		if err == nil {
 			return in, nil
 		}
-		if !errors.Is(err, errImprecise) {
-			path, msg, _ := strings.Cut(err.Error(), ": ")
-			return nil, &ArgumentError{Tool: req.Name, Path: path, Msg: msg}
+		var de *boundedjson.DecodeError
+		if errors.As(err, &de) {
+			return nil, &ArgumentError{Tool: req.Name, Path: de.Path, Msg: de.Msg}
 		}
-		*in = *new(In) // start again from the bytes
+		*in = *new(In) // an integer beyond 2^53: start again from the bytes
 	}
-	if err := json.Unmarshal(req.Arguments, in); err != nil {
-		path := decodePath(err)
-		if path == "" {
-			path = failingMember[In](req.Arguments)
+	// encoding/json, for types with custom unmarshalers and for integers
+	// a float64 cannot hold. Without the latter, the validated arguments
+	// are encoded again first, so that a number the schema counts as an
+	// integer (1.0) reaches an int field as one.
+	src := []byte(req.Arguments)
+	if req.args != nil && !boundedjson.HasImprecise(req.args) {
+		if enc, err := json.Marshal(req.args); err == nil {
+			src = enc
 		}
-		return nil, &ArgumentError{Tool: req.Name, Path: path, Msg: decodeMessage(err)}
+	}
+	if err := json.Unmarshal(src, in); err != nil {
+		path, msg := decodeFailure(err)
+		if path == "" {
+			path = failingMember[In](src)
+		}
+		return nil, &ArgumentError{Tool: req.Name, Path: path, Msg: msg}
 	}
 	return in, nil
 }
@@ -191,84 +204,15 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 	}, nil
 }
 
-// outputLimits bound a tool's own output as parsed for validation: deep and
-// wide, since the tool and not a client produced it.
-var outputLimits = Limits{MaxDepth: 256, MaxString: 1 << 30, MaxMembers: 1 << 30}
-
-func decodePath(err error) string {
-	var ute *json.UnmarshalTypeError
-	if errors.As(err, &ute) && ute.Field != "" {
-		return "/" + strings.ReplaceAll(ute.Field, ".", "/")
-	}
-	return ""
-}
-
-func decodeMessage(err error) string {
+// decodeFailure says where and why encoding/json refused the arguments,
+// from the fields of its error.
+func decodeFailure(err error) (path, msg string) {
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) {
-		return fmt.Sprintf("expected %s, got %s", ute.Type, ute.Value)
-	}
-	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-var (
-	jsonMarshaler   = reflect.TypeFor[json.Marshaler]()
-	textMarshaler   = reflect.TypeFor[encoding.TextMarshaler]()
-	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-	marshalers      = []reflect.Type{jsonMarshaler, textMarshaler}
-	unmarshalers    = []reflect.Type{jsonUnmarshaler, textUnmarshaler}
-)
-
-// plainType reports whether encoding/json encodes every value of t by the
-// same rules jsonschema-go infers t's schema with: booleans, numbers,
-// strings, and structs, slices, arrays, string-keyed maps and pointers of
-// them, without custom marshalers, embedded fields, interfaces or []byte.
-func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
-	return plainFor(t, marshalers, seen)
-}
-
-// plainDecodeType is plainType for decoding: no custom unmarshalers.
-func plainDecodeType(t reflect.Type) bool {
-	return plainFor(t, unmarshalers, map[reflect.Type]bool{})
-}
-
-// plainFor is plainType with the custom-coding interfaces to refuse.
-func plainFor(t reflect.Type, custom []reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return true
-	}
-	seen[t] = true
-	for _, c := range custom {
-		if t.Implements(c) || reflect.PointerTo(t).Implements(c) {
-			return false
+		if ute.Field != "" {
+			path = "/" + strings.ReplaceAll(ute.Field, ".", "/")
 		}
+		return path, "expected " + boundedjson.Kind(ute.Type) + ", got " + shorten(ute.Value)
 	}
-	switch t.Kind() {
-	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return true
-	case reflect.Pointer:
-		return plainFor(t.Elem(), custom, seen)
-	case reflect.Slice, reflect.Array:
-		return t.Elem().Kind() != reflect.Uint8 && plainFor(t.Elem(), custom, seen)
-	case reflect.Map:
-		return t.Key().Kind() == reflect.String && t.Key().PkgPath() == "" && plainFor(t.Elem(), custom, seen)
-	case reflect.Struct:
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if f.Anonymous {
-				return false
-			}
-			if !f.IsExported() || f.Tag.Get("json") == "-" {
-				continue
-			}
-			if strings.Contains(f.Tag.Get("json"), ",string") || !plainFor(f.Type, custom, seen) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return "", shorten(err.Error())
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/quick"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 type weatherIn struct {
@@ -234,8 +236,8 @@ func TestTypedDecodeError(t *testing.T) {
 	}
 	s := NewServer(ts, AllowAll(), nil)
 	_, r, _ := callTool(t, s, context.Background(), `{"name":"byte","arguments":{"n":300}}`)
-	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "/n") || !strings.Contains(r.Error.Message, "uint8") {
-		t.Errorf("got %+v, want -32602 naming /n and uint8", r.Error)
+	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "/n") || !strings.Contains(r.Error.Message, "300 is out of range 0..255") {
+		t.Errorf("got %+v, want -32602 naming /n and the range", r.Error)
 	}
 }
 
@@ -310,7 +312,7 @@ type stringTagOut struct {
 // JSON that jsonschema-go accepts under the schema inferred from the type.
 func TestPlainTypeConformsByConstruction(t *testing.T) {
 	typ := reflect.TypeFor[plainOut]()
-	if !plainType(typ, map[reflect.Type]bool{}) {
+	if !boundedjson.PlainEncodable(typ) {
 		t.Fatal("plainOut must be plain")
 	}
 	schema, err := schemaForType(typ)
@@ -343,7 +345,7 @@ func TestPlainTypeConformsByConstruction(t *testing.T) {
 		reflect.TypeFor[stampOut](), reflect.TypeFor[embedOut](), reflect.TypeFor[anyOut](),
 		reflect.TypeFor[bytesOut](), reflect.TypeFor[stringTagOut](), reflect.TypeFor[json.RawMessage](),
 	} {
-		if plainType(nonPlain, map[reflect.Type]bool{}) {
+		if boundedjson.PlainEncodable(nonPlain) {
 			t.Errorf("%v must not count as plain: its encoding is not decided by its schema alone", nonPlain)
 		}
 	}
@@ -406,7 +408,7 @@ type decodeIn struct {
 // bytes, for random values including integers beyond float64 precision.
 func TestGenericDecodeAgrees(t *testing.T) {
 	typ := reflect.TypeFor[decodeIn]()
-	if !plainDecodeType(typ) {
+	if !boundedjson.PlainDecodable(typ) {
 		t.Fatal("decodeIn must decode generically")
 	}
 	var got decodeIn
@@ -446,7 +448,7 @@ func TestGenericDecodeAgrees(t *testing.T) {
 		}
 	}
 	// A custom unmarshaler anywhere sends decoding back to encoding/json.
-	if plainDecodeType(reflect.TypeFor[struct{ T time.Time }]()) {
+	if boundedjson.PlainDecodable(reflect.TypeFor[struct{ T time.Time }]()) {
 		t.Error("time.Time has UnmarshalJSON: not plain for decoding")
 	}
 }
