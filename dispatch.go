@@ -24,6 +24,7 @@ type message struct {
 	meta        map[string]any // params._meta, checked by selectEra
 	version     string         // the revision whose rules apply
 	modern      bool           // 2026-07-28 era
+	isError     bool           // answered with an isError tools/call result
 }
 
 // dispatch runs one method and returns the complete response (see
@@ -288,6 +289,7 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 		b = s.appendModernResult(b, len(res.Meta) > 0)
 		*bp = b
 	}
+	m.isError = res.IsError
 	return m.respond(b), nil
 }
 

@@ -1,6 +1,9 @@
 package mcp
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // A ToolHandler runs one tools/call that was looked up and authorized: it
 // validates the arguments, calls the tool and checks its output. Its
@@ -34,4 +37,90 @@ func chainTools(mw []ToolMiddleware, run ToolHandler) ToolHandler {
 		h = func(ctx context.Context, req *Request) (*Result, error) { return m(ctx, req, next) }
 	}
 	return h
+}
+
+// Message is one JSON-RPC request as Middleware sees it: parsed, its
+// revision chosen and its revision rules checked, about to be dispatched.
+// Notifications are never dispatched and never reach Middleware.
+type Message struct {
+	// Method is the JSON-RPC method, e.g. "tools/call".
+	Method string
+	// ID is the request's id exactly as sent (a JSON string or number).
+	ID json.RawMessage
+	// ProtocolVersion is the revision the request is served under.
+	ProtocolVersion string
+	// Caller is the authenticated caller.
+	Caller Caller
+	// Name is the target of the request: the tool of a tools/call, ""
+	// for other methods.
+	Name string
+	// Meta is the request's params._meta (where a client puts
+	// traceparent, tracestate and baggage), nil when it has none. It is
+	// the request's own: read it, do not change it.
+	Meta map[string]any
+
+	m *message
+}
+
+// Outcome is how a request was answered, as Middleware sees it.
+type Outcome struct {
+	// Err is the JSON-RPC error the request is answered with; nil when it
+	// succeeded.
+	Err *Error
+	// IsError reports a tools/call answered with a result whose isError
+	// is set: the tool failed in a way the model can read.
+	IsError bool
+
+	response []byte // the encoded response; nil for Err
+}
+
+// A MessageHandler answers one request.
+type MessageHandler func(ctx context.Context, msg *Message) Outcome
+
+// A Middleware wraps the answering of every request the Server dispatches
+// (Options.Middleware), whatever its method: it runs after the body was
+// parsed and the revision rules passed, sees the request (method, target,
+// id, revision, caller, _meta), may put values in the context that flows
+// to the tool, and sees how the request was answered. It may answer on its
+// own, without calling next, with an Outcome carrying an Err. It is where
+// tracing and metrics plug in: one Middleware instruments every method.
+type Middleware func(ctx context.Context, msg *Message, next MessageHandler) Outcome
+
+// chainMessages builds the handler that runs mw around serve, the first
+// middleware outermost; nil when there is none.
+func chainMessages(mw []Middleware, serve MessageHandler) MessageHandler {
+	if len(mw) == 0 {
+		return nil
+	}
+	h := serve
+	for i := len(mw) - 1; i >= 0; i-- {
+		m, next := mw[i], h
+		if m == nil {
+			continue
+		}
+		h = func(ctx context.Context, msg *Message) Outcome { return m(ctx, msg, next) }
+	}
+	return h
+}
+
+// answer dispatches m and says how it was answered: the innermost
+// MessageHandler.
+func (s *Server) answer(ctx context.Context, m *message) Outcome {
+	res, err := s.dispatch(ctx, m)
+	if err != nil {
+		return Outcome{Err: s.rpcError(ctx, err)}
+	}
+	return Outcome{response: res, IsError: m.isError}
+}
+
+// answerWithMiddleware runs the request through Options.Middleware. The
+// message is copied for them, so that without Middleware it stays on the
+// stack.
+func (s *Server) answerWithMiddleware(ctx context.Context, m *message) Outcome {
+	hm := *m
+	msg := &Message{Method: hm.method, ID: hm.id, ProtocolVersion: hm.version, Caller: hm.caller, Meta: hm.meta, m: &hm}
+	if hm.method == "tools/call" {
+		msg.Name, _ = hm.params["name"].(string)
+	}
+	return s.chain(ctx, msg)
 }

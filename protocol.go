@@ -95,8 +95,12 @@ type Options struct {
 	// Changes is the source of tool-list changes for subscriptions/listen.
 	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
 	Changes ChangeNotifier
+	// Middleware wraps the answering of every request, whatever its
+	// method, the first outermost (see Middleware): tracing, metrics,
+	// limits across methods.
+	Middleware []Middleware
 	// ToolMiddleware wraps every tools/call, the first outermost (see
-	// ToolMiddleware).
+	// ToolMiddleware): what only concerns running tools.
 	ToolMiddleware []ToolMiddleware
 }
 
@@ -117,7 +121,8 @@ type Server struct {
 	configErr error  // Options that mean nothing; every request is refused
 
 	tools     toolCache
-	toolChain ToolHandler // Options.ToolMiddleware around run; nil without
+	toolChain ToolHandler    // Options.ToolMiddleware around run; nil without
+	chain     MessageHandler // Options.Middleware around answer; nil without
 	sealer    *stateSealer
 	sealerErr error
 }
@@ -178,6 +183,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	}
 	s.limits = o.Limits.orDefault()
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
+	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL)
 	b := []byte(`{"name":`)
 	b = appendString(b, o.Name)
@@ -323,9 +329,17 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		return http.StatusBadRequest, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
-	res, err := s.dispatch(ctx, m)
-	if err != nil {
-		rpc := s.rpcError(ctx, err)
+	var out Outcome
+	if s.chain != nil {
+		out = s.answerWithMiddleware(ctx, m)
+	} else {
+		out = s.answer(ctx, m)
+	}
+	if out.Err == nil && out.response == nil {
+		out.Err = &Error{Code: CodeInternalError, Message: "Internal error"}
+		s.logger.LogAttrs(ctx, slog.LevelError, "mcp: a Middleware returned neither a response nor an error")
+	}
+	if rpc := out.Err; rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		status := http.StatusOK
 		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
@@ -334,7 +348,7 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		return status, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
 	s.logRequest(ctx, m, start, "ok")
-	return http.StatusOK, res, false
+	return http.StatusOK, out.response, false
 }
 
 // checkEnvelope checks a parsed body is a JSON-RPC 2.0 request or
