@@ -106,10 +106,10 @@ func TestDecode(t *testing.T) {
 		t.Errorf("Decode = %+v", got)
 	}
 	for v, want := range map[string]any{
-		"/n: expected integer, got number 1.5":      map[string]any{"n": 1.5},
-		"/u: integer 256 is out of range 0..255":    map[string]any{"u": 256.0},
+		"/n: expected integer, got number 1.5":       map[string]any{"n": 1.5},
+		"/u: integer 256 is out of range 0..255":     map[string]any{"u": 256.0},
 		"/l/0: expected integer, got string \"two\"": map[string]any{"l": []any{"two"}},
-		"expected object, got array":                []any{},
+		"expected object, got array":                 []any{},
 	} {
 		err := Decode(want, &got)
 		var de *DecodeError
