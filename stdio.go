@@ -18,13 +18,27 @@ type StdioOptions struct {
 	// skipped and answered with a -32700 parse error. Zero or negative
 	// means DefaultMaxBodyBytes.
 	MaxMessageBytes int
-	// MaxConcurrent bounds the requests handled at once; reading waits
-	// while that many run. Zero or negative means 64.
+	// MaxConcurrent bounds the requests handled at once
+	// (subscriptions/listen streams aside). A request beyond it is answered
+	// at once with a -32001 error naming the limit: reading never waits, so
+	// cancellations and the end of the input are always seen. Zero or
+	// negative means DefaultStdioConcurrent (64).
 	MaxConcurrent int
+	// MaxListens bounds the subscriptions/listen streams open at once; one
+	// more is refused with a -32001 error. Streams do not count against
+	// MaxConcurrent, so open streams never keep requests from running. Zero
+	// means DefaultStdioListens (16); negative means no cap.
+	MaxListens int
 	// Logger receives transport events (write failures, messages that could
 	// not be framed). It must not write to the output stream. Nil discards.
 	Logger *slog.Logger
 }
+
+// Defaults of StdioOptions.
+const (
+	DefaultStdioConcurrent = 64
+	DefaultStdioListens    = 16
+)
 
 // ServeStdio serves p over the stdio transport: newline-delimited JSON-RPC
 // messages read from r, answers and notifications written to w, one per
@@ -32,9 +46,10 @@ type StdioOptions struct {
 // contains line breaks (a tool's pretty-printed raw JSON) is compacted first.
 //
 // Every request is served as caller: the host decides who the local client
-// is. Requests run concurrently (up to StdioOptions.MaxConcurrent), so the
-// notifications of one call interleave with other answers; initialize runs
-// alone, and the protocol version it negotiates applies to later requests
+// is. Requests run concurrently (up to StdioOptions.MaxConcurrent, and
+// StdioOptions.MaxListens subscriptions/listen streams besides; beyond them
+// a request is refused at once, never queued), so the notifications of one
+// call interleave with other answers; initialize runs alone, and the protocol version it negotiates applies to later requests
 // (2026-07-28 requests carry their version in _meta). A
 // notifications/cancelled message cancels the named request's context, and
 // nothing more is written for that request.
@@ -53,10 +68,16 @@ func ServeStdio(ctx context.Context, p Protocol, caller Caller, r io.Reader, w i
 		o.MaxMessageBytes = DefaultMaxBodyBytes
 	}
 	if o.MaxConcurrent <= 0 {
-		o.MaxConcurrent = 64
+		o.MaxConcurrent = DefaultStdioConcurrent
+	}
+	if o.MaxListens == 0 {
+		o.MaxListens = DefaultStdioListens
 	}
 	c := &stdioConn{p: p, caller: caller, w: w, logger: o.Logger, inflight: make(map[*stdioCall]struct{}),
 		sem: make(chan struct{}, o.MaxConcurrent), failed: make(chan struct{})}
+	if o.MaxListens > 0 {
+		c.lsem = make(chan struct{}, o.MaxListens)
+	}
 	if c.logger == nil {
 		c.logger = discardLogger
 	}
@@ -112,10 +133,7 @@ func ServeStdio(ctx context.Context, p Protocol, caller Caller, r io.Reader, w i
 					"Parse error: message longer than "+strconv.Itoa(o.MaxMessageBytes)+" bytes", nil), false)
 				continue
 			}
-			if err := c.serve(ctx, l.data); err != nil {
-				c.shutdown()
-				return err
-			}
+			c.serve(ctx, l.data)
 		}
 	}
 }
@@ -158,7 +176,8 @@ type stdioConn struct {
 	caller Caller
 	w      io.Writer
 	logger *slog.Logger
-	sem    chan struct{}
+	sem    chan struct{} // request slots
+	lsem   chan struct{} // subscriptions/listen slots; nil: no cap
 	wg     sync.WaitGroup
 
 	wmu    sync.Mutex // guards the output and every call's done flag
@@ -180,7 +199,8 @@ type stdioCall struct {
 	method string
 	ctx    context.Context
 	cancel context.CancelFunc
-	done   bool // answered or cancelled; guarded by conn.wmu
+	done   bool          // answered or cancelled; guarded by conn.wmu
+	sem    chan struct{} // the slot it holds, if any
 }
 
 // stdioEnvelope is what the transport reads of a message before the
@@ -194,36 +214,75 @@ type stdioEnvelope struct {
 }
 
 // serve handles one message: cancellations here, initialize in line, the
-// rest concurrently. It returns an error only when ctx ends while waiting
-// for a free slot.
-func (c *stdioConn) serve(ctx context.Context, data []byte) error {
+// rest concurrently, each request taking a slot (a listen slot for
+// subscriptions/listen). It never waits: without a free slot, a request is
+// refused with a -32001 error, a notification is dropped, and a message
+// that is not a JSON object (a batch aside) is answered in line, which for
+// Server is only a parse.
+func (c *stdioConn) serve(ctx context.Context, data []byte) {
 	var env stdioEnvelope
-	if json.Unmarshal(data, &env) != nil {
+	isObject := json.Unmarshal(data, &env) == nil
+	if !isObject {
 		env = stdioEnvelope{} // not an object: the Protocol answers it
 	}
 	switch env.Method {
 	case "notifications/cancelled":
 		c.cancelCall(canonicalID(env.Params.RequestID))
-		return nil
+		return
 	case "initialize":
 		c.run(c.track(ctx, &env), data)
-		return nil
+		return
 	}
-	select {
-	case c.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.failed:
-		return c.writeErr()
+	id := validID(env.ID)
+	sem, isListen := c.sem, env.Method == "subscriptions/listen" && id != nil
+	if isListen {
+		sem = c.lsem
+	}
+	if sem != nil {
+		select {
+		case sem <- struct{}{}:
+		default:
+			c.refuse(ctx, data, &env, id, isListen, cap(sem))
+			return
+		}
 	}
 	// Track the call before it starts, so that a cancellation or the end
 	// of the input that follows it always finds it.
 	call := c.track(ctx, &env)
+	call.sem = sem
 	c.wg.Add(1)
 	go func() {
-		defer func() { <-c.sem; c.wg.Done() }()
+		defer c.wg.Done()
 		c.run(call, data)
 	}()
+}
+
+// refuse answers a message there is no slot for.
+func (c *stdioConn) refuse(ctx context.Context, data []byte, env *stdioEnvelope, id []byte, isListen bool, limit int) {
+	isBatch := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r"), []byte("["))
+	switch {
+	case isListen:
+		c.write(nil, appendError(nil, id, CodeLimitExceeded, "Too many subscriptions/listen streams: "+strconv.Itoa(limit)+
+			" are open, the most this connection allows (StdioOptions.MaxListens); cancel one first", nil), false)
+	case id != nil || isBatch:
+		c.write(nil, appendError(nil, id, CodeLimitExceeded, "Server busy: "+strconv.Itoa(limit)+
+			" requests are running, the most this connection allows (StdioOptions.MaxConcurrent); send it again when one has been answered", nil), false)
+	case env.Method != "" || len(env.ID) > 0:
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: stdio: message dropped: every request slot is taken",
+			slog.String("method", env.Method), slog.Int("slots", limit))
+	default:
+		c.run(c.track(ctx, env), data) // not a message: the Protocol's parse error, in line
+	}
+}
+
+// validID returns raw if it is a JSON-RPC id (a string or a number).
+func validID(raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return nil
+	}
+	if c := raw[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {
+		return raw
+	}
 	return nil
 }
 
@@ -249,6 +308,9 @@ func (c *stdioConn) run(call *stdioCall, data []byte) {
 
 	ex := &Exchange{ProtocolVersion: version, Notify: call.notify}
 	status, resp := c.p.Handle(ContextWithExchange(call.ctx, ex), c.caller, data)
+	if call.sem != nil {
+		<-call.sem // free before the answer is written: an answered request holds no slot
+	}
 
 	c.imu.Lock()
 	delete(c.inflight, call)
