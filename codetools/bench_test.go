@@ -1,9 +1,6 @@
 package codetools
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -16,13 +13,12 @@ import (
 // function table.
 func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 	tb.Helper()
-	fsys := fstest.MapFS{}
-	man := Manifest{Format: SnapshotFormat, MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
+	man := Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
 		Modules: []ManifestModule{{Path: "example.com/big", Main: true}}}
 	var funcs []runtimeFunc
+	var files []srcFile
 	for p := 0; p*500 < n; p++ {
 		pkg := fmt.Sprintf("example.com/big/pkg%03d", p)
-		mp := ManifestPackage{ImportPath: pkg, Name: fmt.Sprintf("pkg%03d", p), Module: "example.com/big"}
 		for f := 0; f < 5 && p*500+f*100 < n; f++ {
 			var b strings.Builder
 			fmt.Fprintf(&b, "package pkg%03d\n\n", p)
@@ -31,25 +27,18 @@ func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 				k := p*500 + f*100 + i
 				fmt.Fprintf(&b, "// Handler%d serves request kind %d of the synthetic catalog.\n// It returns the doubled input.\nfunc Handler%d(x int) int {\n\treturn x * 2\n}\n\n", k, k, k)
 				funcs = append(funcs, runtimeFunc{name: fmt.Sprintf("%s.Handler%d", pkg, k),
-					file: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), line: line + 2})
+					file: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), line: line + 2, minLine: int32(line + 3), maxLine: int32(line + 3)})
 				line += 6
 			}
-			name := fmt.Sprintf("f%d.go", f)
-			path := "src/" + pkg + "/" + name + SourceSuffix
-			sum := sha256.Sum256([]byte(b.String()))
-			fsys[path] = &fstest.MapFile{Data: []byte(b.String())}
-			mp.Files = append(mp.Files, ManifestFile{Name: name, Path: path, SHA256: hex.EncodeToString(sum[:])})
+			files = append(files, srcFile{pkg, fmt.Sprintf("f%d.go", f), b.String()})
 		}
-		man.Packages = append(man.Packages, mp)
 	}
-	data, _ := json.Marshal(man)
-	fsys[ManifestName] = &fstest.MapFile{Data: data}
-	return fsys, funcs
+	return makeSnapshot(tb, man, files), funcs
 }
 
 func syntheticCatalog(fsys fstest.MapFS, funcs []runtimeFunc) *Catalog {
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
-	c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
+	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
 	return c
 }
 
@@ -65,7 +54,7 @@ func TestSyntheticCatalog(t *testing.T) {
 		t.Errorf("total = %d", res.Total)
 	}
 	d := define(t, c, "example.com/big/pkg002.Handler1233")
-	if d.Consistency.Line.Status != StatusMatch || !strings.HasPrefix(d.Definition, "// Handler1233 serves") {
+	if d.Consistency.Lines.Status != StatusMatch || !strings.HasPrefix(d.Definition, "// Handler1233 serves") {
 		t.Errorf("definition = %+v", d)
 	}
 }
@@ -86,7 +75,7 @@ func BenchmarkCatalogBuildRuntime20k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		c := NewCatalog(&Options{BuildInfo: fixtureBuildInfo("")})
-		c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
+		c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "handler19999"}); err != nil {
 			b.Fatal(err)
 		}

@@ -10,8 +10,11 @@ type Module struct {
 	Path    string `json:"path" jsonschema:"Module path."`
 	Version string `json:"version,omitempty" jsonschema:"Module version."`
 	Sum     string `json:"sum,omitempty" jsonschema:"Checksum from go.sum."`
-	// Replace is the path@version of the replacement, if any.
-	Replace string `json:"replace,omitempty" jsonschema:"path@version of the replacement, if any."`
+	// Replace is the path@version of the replacement, or its directory
+	// for a replacement by a local directory.
+	Replace string `json:"replace,omitempty" jsonschema:"path@version of the replacement, or its local directory."`
+
+	replacePath, replaceVersion string
 }
 
 // Build is the provenance of the running binary, from debug.ReadBuildInfo.
@@ -79,11 +82,13 @@ func newBuildState(bi *debug.BuildInfo) *buildState {
 
 func toModule(m *debug.Module) Module {
 	out := Module{Path: m.Path, Version: m.Version, Sum: m.Sum}
-	if m.Replace != nil {
-		out.Replace = m.Replace.Path
-		if m.Replace.Version != "" {
-			out.Replace += "@" + m.Replace.Version
+	if r := m.Replace; r != nil {
+		out.replacePath, out.replaceVersion = r.Path, r.Version
+		out.Replace = r.Path
+		if r.Version != "" && r.Version != "(devel)" {
+			out.Replace += "@" + r.Version
 		}
+		out.Sum = r.Sum
 	}
 	return out
 }

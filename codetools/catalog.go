@@ -2,12 +2,16 @@ package codetools
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Options configures a Catalog. The zero value is a catalog of the
@@ -15,8 +19,15 @@ import (
 type Options struct {
 	// Snapshot is the source snapshot written by mcpsnapshot, rooted at
 	// the directory holding manifest.json (use fs.Sub on an embed.FS).
-	// Nil disables the snapshot source.
+	// Nil disables the snapshot source. A snapshot that cannot be read,
+	// or of another format, is ignored: the catalog serves the binary
+	// alone, every answer's limitations say why, and Logger warns once.
 	Snapshot fs.FS
+	// Packages limits the runtime and snapshot entries to the packages
+	// the selection covers (as mcpsnapshot's flags limit a snapshot). Nil
+	// covers every package: the main module, its dependencies and the
+	// standard library.
+	Packages *Selection
 	// Docs are registered documentation entries, as if passed to Register.
 	// Invalid entries are reported by the first Search or Definition.
 	Docs []Doc
@@ -25,6 +36,9 @@ type Options struct {
 	MaxEntries int
 	// Server names the server in results.
 	Server string
+	// Logger receives one line when the catalog is built, and a warning
+	// if the snapshot or the function table cannot be used. Nil discards.
+	Logger *slog.Logger
 	// BuildInfo overrides debug.ReadBuildInfo (useful in tests).
 	BuildInfo *debug.BuildInfo
 	// Now overrides time.Now for observedAt.
@@ -33,16 +47,19 @@ type Options struct {
 
 // Catalog is the code catalog behind code_search and code_definition. It
 // is safe for concurrent use. The runtime and snapshot sources are built
-// once, on first use; registered entries may change at any time and the
-// search index is rebuilt on the next query after a change.
+// once, by Warm or on first use (concurrent first calls wait for the same
+// build); registered entries may change at any time and the search index
+// is rebuilt on the next query after a change.
 type Catalog struct {
-	opts  Options
-	max   int
-	build *buildState
+	opts   Options
+	max    int
+	build  *buildState
+	logger *slog.Logger
 	// loadRuntime reads the function table; tests replace it.
-	loadRuntime func() ([]runtimeFunc, error)
+	loadRuntime func() (*runtimeTable, error)
 
 	baseOnce sync.Once
+	baseDone chan struct{}
 	base     *baseIndex
 
 	mu      sync.Mutex
@@ -54,7 +71,7 @@ type Catalog struct {
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
-// does no work until the first Search or Definition.
+// does no work until Warm or the first Search or Definition.
 func NewCatalog(opts *Options) *Catalog {
 	var o Options
 	if opts != nil {
@@ -68,10 +85,18 @@ func newCatalog(opts Options) *Catalog {
 	if bi == nil {
 		bi, _ = debug.ReadBuildInfo()
 	}
-	c := &Catalog{opts: opts, max: opts.MaxEntries, build: newBuildState(bi),
-		loadRuntime: readFuncTable, docs: map[string]regDoc{}, dirty: true}
+	c := &Catalog{opts: opts, max: opts.MaxEntries, build: newBuildState(bi), logger: opts.Logger,
+		loadRuntime: readRuntime, docs: map[string]regDoc{}, dirty: true, baseDone: make(chan struct{})}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
 	if c.max <= 0 || c.max > DefaultMaxEntries {
 		c.max = DefaultMaxEntries
+	}
+	if opts.Packages != nil {
+		if err := opts.Packages.Validate(); err != nil {
+			c.optErr = err
+		}
 	}
 	for _, d := range opts.Docs {
 		if err := c.Register(d); err != nil && c.optErr == nil {
@@ -116,8 +141,16 @@ type baseIndex struct {
 	runtimeErr  error
 	snapshotErr error
 	noSource    []string // packages with runtime entries but no snapshot source
-	runtimeN    int
-	buildTime   time.Duration
+	// aliases maps function symbols of closures, wrappers and method
+	// values to the id of their declaration.
+	aliases map[string]string
+	// inlInto maps the id of a declaration inlined somewhere to one
+	// function it was inlined into.
+	inlInto map[string]string
+	// modules holds the consistency of each snapshot module, by module
+	// path ("std" for the standard library).
+	modules map[string]*moduleCheck
+	stats   BuildStats
 }
 
 // index is an immutable search index over all sources.
@@ -131,12 +164,33 @@ type index struct {
 	cov     Coverage
 }
 
+// baseIndex returns the runtime and snapshot sources, starting their
+// build if needed, or ctx's error if ctx ends first. The build itself is
+// not bound to any caller's context: it runs once, for all of them.
+func (c *Catalog) baseIndex(ctx context.Context) (*baseIndex, error) {
+	c.baseOnce.Do(func() {
+		go func() {
+			defer close(c.baseDone)
+			c.base = c.buildBase()
+		}()
+	})
+	select {
+	case <-c.baseDone:
+		return c.base, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // index returns the current index, building it if needed.
 func (c *Catalog) index(ctx context.Context) (*index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.baseOnce.Do(func() { c.base = c.buildBase() })
+	base, err := c.baseIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.dirty && c.current != nil {
@@ -148,7 +202,7 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 	}
 	regs = append(regs, c.tools...)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].id < regs[j].id })
-	c.current = newIndex(c.base, regs, c.max, c.build)
+	c.current = newIndex(base, regs, c.max, c.build)
 	if c.optErr != nil {
 		c.current.cov.RegisteredError = c.optErr.Error()
 	}
@@ -156,69 +210,56 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 	return c.current, nil
 }
 
-// buildBase reads the runtime function table and the snapshot.
-func (c *Catalog) buildBase() *baseIndex {
+// mainPackage returns the import path of the main package, for symbols
+// of package "main".
+func (c *Catalog) mainPackage(s *snapshot) string {
+	if p := c.build.mainPkg; p != "" && p != "command-line-arguments" {
+		return p
+	}
+	if s != nil {
+		return s.man.MainPackage
+	}
+	return c.build.mainPkg
+}
+
+// buildBase reads the snapshot and the function table and joins them. It
+// never panics: a failure of either source is recorded and the other one
+// is served.
+func (c *Catalog) buildBase() (b *baseIndex) {
 	start := time.Now()
-	b := &baseIndex{}
+	alloc0 := allocatedBytes()
+	b = &baseIndex{}
+	defer func() {
+		if r := recover(); r != nil {
+			*b = baseIndex{runtimeErr: fmt.Errorf("building the catalog: %v", r)}
+		}
+		c.finish(b, start, alloc0)
+	}()
 	in := interner{}
-	var snapEntries []entry
+	var entries []entry
+	var decls snapDecls
 	if c.opts.Snapshot != nil {
-		b.snap, snapEntries, b.snapshotErr = loadSnapshot(c.opts.Snapshot, in)
-		if b.snap != nil && b.snap.warning != nil {
+		var err error
+		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages)
+		switch {
+		case err != nil:
+			b.snapshotErr = &snapshotError{err}
+		case b.snap.warning != nil:
 			b.snapshotErr = b.snap.warning
 		}
 	}
-	isPkg := func(p string) bool {
-		return c.build.isModulePath(p) || (b.snap != nil && strings.IndexByte(p, '.') >= 0 && b.snap.pkgs[p])
-	}
-	byID := make(map[string]int, len(snapEntries))
-	entries := snapEntries
-	for i := range entries {
-		if _, dup := byID[entries[i].id]; !dup {
-			byID[entries[i].id] = i
-		}
-	}
-	funcs, err := c.loadRuntime()
+	a := &attributor{c: c, in: in, snap: b.snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.snap)}
+	rt, err := c.loadRuntime()
 	b.runtimeErr = err
-	rtPkgs := map[string]bool{}
-	for _, f := range funcs {
-		if f.file == "<autogenerated>" {
-			continue
-		}
-		sym, ok := parseSymbol(f.name, c.build.mainPkg, isPkg)
-		if !ok {
-			continue
-		}
-		id := sym.id()
-		i, seen := byID[id]
-		if !seen {
-			k := kFunc
-			if sym.recv != "" {
-				k = kMethod
-			}
-			pkg := in.get(sym.pkg)
-			i = len(entries)
-			byID[id] = i
-			entries = append(entries, entry{id: id, pkg: pkg, kind: k, snap: -1, reg: -1})
-			rtPkgs[pkg] = true
-		}
-		e := &entries[i]
-		better := e.sources&srcRuntime == 0 || (!e.rtExact && !sym.closure) ||
-			(e.rtExact == !sym.closure && int32(f.line) < e.rtLine)
-		if better {
-			e.rtExact = !sym.closure
-			e.rtLine = int32(f.line)
-			e.rtFile = in.get(displayPath(f.file, sym.pkg, c.build.mods, c.build.info.MainModule.Path))
-			if e.sources&srcSnapshot == 0 {
-				e.file, e.line = e.rtFile, e.rtLine
-			}
-		}
-		if e.sources&srcRuntime == 0 {
-			b.runtimeN++
-		}
-		e.sources |= srcRuntime
+	if rt == nil {
+		rt = &runtimeTable{}
 	}
-	for p := range rtPkgs {
+	a.run(rt)
+	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
+	b.stats.UnattributedFunctions = a.unresolved
+	rt = nil
+	entries = a.entries
+	for p := range a.rtPkgs {
 		if b.snap == nil || !b.snap.pkgs[p] {
 			b.noSource = append(b.noSource, p)
 		}
@@ -226,8 +267,47 @@ func (c *Catalog) buildBase() *baseIndex {
 	sort.Strings(b.noSource)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
 	b.entries = dedupSorted(entries)
-	b.buildTime = time.Since(start)
+	b.aliases, b.inlInto = a.aliases, a.inlInto
+	if b.snap != nil {
+		b.stats.SnapshotFiles = len(b.snap.files)
+		b.stats.SnapshotDeclarations = len(decls)
+		n := 0
+		for _, d := range decls {
+			n += int(d[1] - d[0])
+		}
+		b.stats.SnapshotDeclarations = n
+	}
+	b.modules = c.checkModules(b.snap, a.evidence)
 	return b
+}
+
+// finish records the build's cost and logs it.
+func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
+	st := &b.stats
+	st.Entries = len(b.entries)
+	st.Duration = time.Since(start)
+	st.AllocatedBytes = allocatedBytes() - alloc0
+	st.RetainedBytes = b.retained()
+	if b.snapshotErr != nil {
+		st.SnapshotError = b.snapshotErr.Error()
+	}
+	if b.runtimeErr != nil {
+		st.RuntimeError = b.runtimeErr.Error()
+	}
+	attrs := []any{"entries", st.Entries, "duration", st.Duration.Round(time.Millisecond),
+		"allocatedBytes", st.AllocatedBytes, "retainedBytes", st.RetainedBytes}
+	c.logger.Info("codetools: catalog built", attrs...)
+	if b.snapshotErr != nil {
+		var se *snapshotError
+		if errors.As(b.snapshotErr, &se) {
+			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.snapshotErr)
+		} else {
+			c.logger.Warn("codetools: some snapshot files were left out", "error", b.snapshotErr)
+		}
+	}
+	if b.runtimeErr != nil {
+		c.logger.Warn("codetools: the function table could not be read", "error", b.runtimeErr)
+	}
 }
 
 // dedupSorted drops later entries with an id equal to the previous one.
@@ -372,9 +452,23 @@ func (x *index) lookup(id string) (*entry, bool) {
 	return nil, false
 }
 
+// lookupSymbol returns the declaration a function symbol of the running
+// binary (a closure, method value or wrapper, as a stack trace prints it)
+// was attributed to.
+func (x *index) lookupSymbol(name string) (*entry, bool) {
+	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
+	if !ok {
+		return nil, false
+	}
+	return x.lookup(id)
+}
+
 // resolve finds the entry for a name pasted by an agent.
 func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
 	if e, ok := x.lookup(name); ok {
+		return e, true
+	}
+	if e, ok := x.lookupSymbol(name); ok {
 		return e, true
 	}
 	isPkg := func(p string) bool {
@@ -399,4 +493,48 @@ func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
 		}
 	}
 	return nil, false
+}
+
+// maxErrorText bounds the error text an answer repeats.
+const maxErrorText = 400
+
+// sourceLimitations adds to b why a source is missing or partial.
+func (b *baseIndex) sourceLimitations(w *strings.Builder) {
+	if b.snapshotErr != nil {
+		var se *snapshotError
+		if errors.As(b.snapshotErr, &se) {
+			w.WriteString(" The embedded source snapshot is not used, so answers come from the binary alone: ")
+		} else {
+			w.WriteString(" Some files of the source snapshot were left out: ")
+		}
+		w.WriteString(clip(b.snapshotErr.Error(), maxErrorText))
+		w.WriteString(".")
+	}
+	if b.runtimeErr != nil {
+		w.WriteString(" The function table of the binary could not be read: ")
+		w.WriteString(clip(b.runtimeErr.Error(), maxErrorText))
+		w.WriteString(".")
+	}
+}
+
+// limitations returns text followed by why a source is missing.
+func (b *baseIndex) limitations(text string) string {
+	if b.snapshotErr == nil && b.runtimeErr == nil {
+		return text
+	}
+	var w strings.Builder
+	w.WriteString(text)
+	b.sourceLimitations(&w)
+	return w.String()
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

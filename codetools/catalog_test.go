@@ -22,7 +22,7 @@ func define(t *testing.T, c *Catalog, name string) *Definition {
 }
 
 func TestSnapshotEntries(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	shapes := readFixture(t, "shapes.go")
 	main := readFixture(t, "main.go")
 	tests := []struct {
@@ -70,7 +70,7 @@ func TestSnapshotEntries(t *testing.T) {
 }
 
 func TestResolveSpellings(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	tests := map[string]string{
 		"main.(*T).Ptr":                    fixturePath + ".(*T).Ptr",
 		"main.T.Ptr":                       fixturePath + ".(*T).Ptr",
@@ -95,7 +95,7 @@ func TestResolveSpellings(t *testing.T) {
 }
 
 func TestDefinitionErrors(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	_, err := c.Definition(ctx, DefinitionQuery{Name: "main.nope"})
 	if !errors.Is(err, ErrUnknownName) || errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("unknown name: err = %v", err)
@@ -118,10 +118,10 @@ func TestDefinitionErrors(t *testing.T) {
 	}
 }
 
-func TestDefinitionFieldsAndConsistency(t *testing.T) {
+func TestDefinitionFields(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	shapes := readFixture(t, "shapes.go")
-	c := newFixtureCatalog(t, rev, rev, nil)
+	c := consistentCatalog(t, fixtureBuildInfo(rev), nil)
 	d := define(t, c, "main.(*T).Ptr")
 	sum := sha256.Sum256([]byte(d.Definition))
 	switch {
@@ -139,42 +139,20 @@ func TestDefinitionFieldsAndConsistency(t *testing.T) {
 		t.Errorf("linked/runtime = %v %+v", d.Linked, d.Runtime)
 	case d.Build == nil || d.Build.VCSRevision != rev || d.Build.Module == nil || d.Build.Module.Path != fixturePath:
 		t.Errorf("build = %+v", d.Build)
-	case d.Snapshot == nil || d.Snapshot.Revision != rev || d.Snapshot.FileSHA256 == "":
+	case d.Snapshot == nil || d.Snapshot.FileSHA256 == "" || d.Snapshot.File != fixturePath+"/shapes.go":
 		t.Errorf("snapshot = %+v", d.Snapshot)
-	case d.Consistency.Status != StatusMatch || d.Consistency.Line.Status != StatusMatch || d.Consistency.Version.Status != StatusMatch:
+	case d.Consistency.Status != StatusMatch || d.Consistency.Lines.Status != StatusMatch || d.Consistency.Version.Status != StatusMatch:
 		t.Errorf("consistency = %+v", d.Consistency)
 	case d.DiskCompared || d.UpstreamCompared || d.Limitations == "":
 		t.Errorf("diskCompared/upstreamCompared/limitations = %v %v %q", d.DiskCompared, d.UpstreamCompared, d.Limitations)
 	}
-	// Different revision: stale.
-	c = newFixtureCatalog(t, rev, "fedcba9876543210fedcba9876543210fedcba98", nil)
-	if d := define(t, c, "main.(*T).Ptr"); d.Consistency.Status != StatusStale || d.Consistency.Version.Status != StatusStale {
-		t.Errorf("different revision: %+v", d.Consistency)
-	}
-	// No revision in the binary: unknown.
-	c = newFixtureCatalog(t, rev, "", nil)
-	if d := define(t, c, "main.(*T).Ptr"); d.Consistency.Status != StatusUnknown {
-		t.Errorf("no binary revision: %+v", d.Consistency)
-	}
-	// Same revision but the binary's line moved: stale by line.
-	c = newFixtureCatalog(t, rev, rev, nil)
-	funcs := fixtureRuntime(t)
-	for i := range funcs {
-		if funcs[i].name == "main.T.Value" {
-			funcs[i].line += 3
-		}
-	}
-	c.loadRuntime = func() ([]runtimeFunc, error) { return funcs, nil }
-	if d := define(t, c, "main.T.Value"); d.Consistency.Status != StatusStale || d.Consistency.Line.Status != StatusStale {
-		t.Errorf("moved line: %+v", d.Consistency)
-	}
-	// A type has no runtime line; the version check decides.
-	if d := define(t, c, "main.T"); d.Linked || d.Consistency.Line.Status != StatusNotApplicable || d.Consistency.Status != StatusMatch {
+	// A type has no runtime line; the module's evidence decides.
+	if d := define(t, c, "main.T"); d.Linked || d.Consistency.Status != StatusMatch {
 		t.Errorf("type: linked=%v %+v", d.Linked, d.Consistency)
 	}
-	// A function known only through closures is linked, line unknown.
-	if d := define(t, c, "main.main"); !d.Linked || d.Runtime == nil || d.Consistency.Line.Status != StatusMatch {
-		t.Errorf("main: %+v %+v", d.Runtime, d.Consistency)
+	// A function linked through its own entry and closures.
+	if d := define(t, c, "main.main"); !d.Linked || d.Runtime == nil || !d.Runtime.Exact || !d.Runtime.Closures {
+		t.Errorf("main: %+v", d.Runtime)
 	}
 	// Declared but not linked (List.Len is never called).
 	if d := define(t, c, "main.List.Len"); d.Linked || !strings.Contains(d.LinkedEvidence, "not in the function table") {
@@ -183,7 +161,7 @@ func TestDefinitionFieldsAndConsistency(t *testing.T) {
 }
 
 func TestDefinitionWithoutSource(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	d := define(t, c, fixturePath+".onlyInBinary")
 	if d.SourceAvailable || d.Definition != "" || d.Source != SourceRuntime || !d.Linked || d.SHA256 != "" {
 		t.Errorf("runtime-only: %+v", d)
@@ -191,7 +169,7 @@ func TestDefinitionWithoutSource(t *testing.T) {
 	if d.SourceFile != fixturePath+"/gone.go" || d.Line != 7 || !strings.Contains(d.Limitations, "Source is unavailable") {
 		t.Errorf("runtime-only location/limitations: %s:%d %q", d.SourceFile, d.Line, d.Limitations)
 	}
-	if d.Consistency.Status != StatusUnknown {
+	if d.Consistency.Status != StatusUnverified {
 		t.Errorf("runtime-only consistency: %+v", d.Consistency)
 	}
 	// A catalog without a snapshot answers runtime metadata.
@@ -211,7 +189,7 @@ func TestDefinitionPaging(t *testing.T) {
 	}
 	b.WriteString("\t}\n}\n")
 	src := b.String()
-	c := newFixtureCatalog(t, "", "", map[string]string{"huge.go": src})
+	c := newFixtureCatalog(t, "", map[string]string{"huge.go": src})
 	want := src[strings.Index(src, "// Huge"):]
 	want = strings.TrimSuffix(want, "\n")
 	wantSum := sha256.Sum256([]byte(want))
@@ -274,7 +252,7 @@ func TestChunkAndTruncate(t *testing.T) {
 }
 
 func TestDocumentationTruncated(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	long := strings.Repeat("ü", MaxDocumentationCharacters+10)
 	if err := c.Register(Doc{Name: "main.T", Documentation: long}); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 )
 
 func TestConcurrentUse(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)

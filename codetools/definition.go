@@ -57,7 +57,7 @@ type Definition struct {
 	Runtime        *RuntimeLocation    `json:"runtime,omitempty" jsonschema:"Where the function table places the symbol, if linked."`
 	Build          *Build              `json:"build,omitempty" jsonschema:"Build provenance of the running binary for the entry's package."`
 	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty" jsonschema:"Provenance of the snapshot the source came from."`
-	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source matches the running binary."`
+	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source is what the running binary was compiled from: match, stale or unverified, with the reason."`
 	Limitations    string              `json:"limitations" jsonschema:"What this answer can and cannot tell."`
 }
 
@@ -71,18 +71,23 @@ type NextArguments struct {
 // RuntimeLocation is where the function table places a linked symbol.
 type RuntimeLocation struct {
 	File string `json:"file" jsonschema:"File recorded in the function table."`
-	Line int    `json:"line" jsonschema:"Entry line recorded in the function table."`
-	// Exact is false when the line is that of a closure or wrapper of the
-	// declaration rather than the declaration itself.
-	Exact bool `json:"exact" jsonschema:"False when the line is that of a closure, wrapper or generic instantiation."`
+	Line int    `json:"line" jsonschema:"Declaration line, or first line of linked code when exact is false."`
+	// Exact is false when the line is that of a closure, a wrapper or
+	// inlined code of the declaration rather than its own entry.
+	Exact bool `json:"exact" jsonschema:"False when the line is that of a closure, wrapper or inlined code, not the declaration."`
+	// Closures reports that closures, method values or wrappers of the
+	// declaration are linked.
+	Closures bool `json:"closures,omitempty" jsonschema:"Whether closures, method values or wrappers of the declaration are linked."`
+	// Inlined reports that the declaration's body was inlined into other
+	// functions; InlinedInto names one of them.
+	Inlined     bool   `json:"inlined,omitempty" jsonschema:"Whether the body was inlined into other functions."`
+	InlinedInto string `json:"inlinedInto,omitempty" jsonschema:"A function the body was inlined into."`
 }
 
 // SnapshotProvenance describes the snapshot an entry's source came from.
 type SnapshotProvenance struct {
 	MainPackage string          `json:"mainPackage" jsonschema:"Main package the snapshot was made for."`
-	Revision    string          `json:"revision,omitempty" jsonschema:"VCS revision of the main module when the snapshot was made."`
-	Dirty       bool            `json:"dirty" jsonschema:"Whether the main module had uncommitted changes then."`
-	GoVersion   string          `json:"goVersion,omitempty" jsonschema:"Go version the snapshot was made with."`
+	GoVersion   string          `json:"goVersion,omitempty" jsonschema:"Go version of the standard library in the snapshot, if it holds it."`
 	GOOS        string          `json:"goos" jsonschema:"Target GOOS of the snapshot."`
 	GOARCH      string          `json:"goarch" jsonschema:"Target GOARCH of the snapshot."`
 	Tags        []string        `json:"tags,omitempty" jsonschema:"Build tags of the snapshot."`
@@ -90,38 +95,6 @@ type SnapshotProvenance struct {
 	File        string          `json:"file" jsonschema:"Snapshot file holding the entry."`
 	FileSHA256  string          `json:"fileSha256" jsonschema:"Hex SHA-256 of that file."`
 }
-
-// Consistency compares the snapshot with the running binary.
-type Consistency struct {
-	// Status is "match", "stale" or "unknown": stale if any check is
-	// stale, match if the version check matches and the line check
-	// matches or does not apply, unknown otherwise.
-	Status string `json:"status" jsonschema:"Overall result: match, stale or unknown."`
-	// Version compares the snapshot's revision (main module), module
-	// version (dependencies) or Go version (standard library) with the
-	// binary's build information.
-	Version Check `json:"version" jsonschema:"Snapshot version against the binary's build information."`
-	// Line compares the runtime entry line with the snapshot's
-	// declaration line.
-	Line Check `json:"line" jsonschema:"Function table entry line against the snapshot declaration line."`
-}
-
-// Check is one consistency check.
-type Check struct {
-	// Status is "match", "stale", "unknown" or "not-applicable".
-	Status   string `json:"status" jsonschema:"Result: match, stale, unknown or not-applicable."`
-	Snapshot string `json:"snapshot,omitempty" jsonschema:"Value on the snapshot side."`
-	Binary   string `json:"binary,omitempty" jsonschema:"Value on the binary side."`
-	Reason   string `json:"reason,omitempty" jsonschema:"Why the status is what it is."`
-}
-
-// Consistency and check states.
-const (
-	StatusMatch         = "match"
-	StatusStale         = "stale"
-	StatusUnknown       = "unknown"
-	StatusNotApplicable = "not-applicable"
-)
 
 func (c *Catalog) now() int64 {
 	if c.opts.Now != nil {
@@ -203,33 +176,47 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}
 	}
 	d.Documentation, d.DocumentationTruncated = truncateChars(docText, MaxDocumentationCharacters)
-	c.linkage(d, e)
+	x.linkage(d, e)
 	if e.pkg != "" && e.kind != kTool && e.kind != kDoc {
 		d.Build = c.build.forPackage(e.pkg)
 	}
 	if e.snap >= 0 {
 		d.Snapshot = snapshotProvenance(snap, e)
 	}
-	d.Consistency = c.consistency(snap, e)
-	d.Limitations = c.definitionLimitations(d, e)
+	d.Consistency = x.consistency(e)
+	d.Limitations = x.definitionLimitations(d)
 	return d, nil
 }
 
 // linkage fills Linked, LinkedEvidence and Runtime.
-func (c *Catalog) linkage(d *Definition, e *entry) {
+func (x *index) linkage(d *Definition, e *entry) {
 	switch {
 	case e.sources&srcRuntime != 0:
 		d.Linked = true
-		d.LinkedEvidence = "listed in the function table of the running executable"
-		if !e.rtExact {
-			d.LinkedEvidence += " (only through closures, wrappers or generic instantiations)"
+		loc := &RuntimeLocation{File: e.rtFile, Line: int(e.rtLine), Exact: e.rt.exact(),
+			Closures: e.rt&rtClosure != 0, Inlined: e.rt&rtInlined != 0}
+		var how []string
+		if e.rt&rtOwn != 0 {
+			how = append(how, "listed in the function table of the running executable")
 		}
-		d.Runtime = &RuntimeLocation{File: e.rtFile, Line: int(e.rtLine), Exact: e.rtExact}
+		if e.rt&rtClosure != 0 {
+			how = append(how, "closures, method values or wrappers of it are linked")
+		}
+		if e.rt&rtInlined != 0 {
+			loc.InlinedInto = x.base.inlInto[e.id]
+			s := "its body is inlined"
+			if loc.InlinedInto != "" {
+				s += " (into " + loc.InlinedInto + ", among others)"
+			}
+			how = append(how, s)
+		}
+		d.LinkedEvidence = strings.Join(how, "; ")
+		d.Runtime = loc
 	case e.kind == kFunc || e.kind == kMethod:
-		if c.base.runtimeErr != nil {
-			d.LinkedEvidence = "unknown: the function table could not be read: " + c.base.runtimeErr.Error()
+		if err := x.base.runtimeErr; err != nil {
+			d.LinkedEvidence = "unknown: the function table could not be read: " + err.Error()
 		} else {
-			d.LinkedEvidence = "not in the function table: inlined everywhere, removed by the linker, or not part of this build"
+			d.LinkedEvidence = "not in the function table, neither linked nor inlined: removed by the linker as unused, or not part of this build"
 		}
 	default:
 		d.LinkedEvidence = "not applicable: only functions and methods are listed in the function table"
@@ -237,81 +224,23 @@ func (c *Catalog) linkage(d *Definition, e *entry) {
 }
 
 func snapshotProvenance(s *snapshot, e *entry) *SnapshotProvenance {
-	f := s.files[e.snap]
-	p := &SnapshotProvenance{MainPackage: s.man.MainPackage, Revision: s.man.Revision, Dirty: s.man.Dirty,
-		GoVersion: s.man.GoVersion, GOOS: s.man.GOOS, GOARCH: s.man.GOARCH, Tags: s.man.Tags,
-		File: f.display, FileSHA256: f.sha256}
-	if m, ok := s.modByPkg[e.pkg]; ok {
+	f := &s.files[e.snap]
+	p := &SnapshotProvenance{MainPackage: s.man.MainPackage, GoVersion: s.man.GoVersion, GOOS: s.man.GOOS,
+		GOARCH: s.man.GOARCH, Tags: s.man.Tags, File: f.display, FileSHA256: f.sha256}
+	if mi, ok := s.modOf[e.pkg]; ok {
+		m := s.man.Modules[mi]
 		p.Module = &m
 	}
 	return p
 }
 
-// consistency compares the snapshot source of e with the binary.
-func (c *Catalog) consistency(s *snapshot, e *entry) Consistency {
-	if e.snap < 0 {
-		reason := "no snapshot source for this entry"
-		if e.sources&srcRuntime == 0 {
-			reason = "registered entries are not compared"
-		}
-		u := Check{Status: StatusUnknown, Reason: reason}
-		return Consistency{Status: StatusUnknown, Version: u, Line: u}
-	}
-	var out Consistency
-	bi := c.build.info
-	m, hasMod := s.modByPkg[e.pkg]
-	switch {
-	case isStdPkg(e.pkg):
-		out.Version = compare(s.man.GoVersion, bi.GoVersion, "Go version")
-	case hasMod && !m.Main:
-		dep := c.build.deps[m.Path]
-		out.Version = compare(m.Version, dep.Version, "module "+m.Path+" version")
-	default:
-		out.Version = compare(s.man.Revision, bi.VCSRevision, "vcs revision")
-		if out.Version.Status == StatusMatch && (s.man.Dirty || bi.VCSModified == "true") {
-			out.Version.Status = StatusUnknown
-			out.Version.Reason = "revisions are equal but the snapshot or the binary was made from a modified working tree"
-		}
-	}
-	switch {
-	case e.kind != kFunc && e.kind != kMethod:
-		out.Line = Check{Status: StatusNotApplicable, Reason: "only functions and methods have runtime lines"}
-	case e.sources&srcRuntime == 0:
-		out.Line = Check{Status: StatusUnknown, Reason: "not linked into the running binary"}
-	case !e.rtExact:
-		out.Line = Check{Status: StatusUnknown, Reason: "only closures or wrappers of the declaration are linked"}
-	default:
-		out.Line = compare(itoa(int(e.line)), itoa(int(e.rtLine)), "declaration line")
-	}
-	switch {
-	case out.Version.Status == StatusStale || out.Line.Status == StatusStale:
-		out.Status = StatusStale
-	case out.Version.Status == StatusMatch && (out.Line.Status == StatusMatch || out.Line.Status == StatusNotApplicable):
-		out.Status = StatusMatch
-	default:
-		out.Status = StatusUnknown
-	}
-	return out
-}
-
-func compare(snap, bin, what string) Check {
-	ch := Check{Snapshot: snap, Binary: bin}
-	switch {
-	case snap == "" || bin == "" || bin == "(devel)":
-		ch.Status = StatusUnknown
-		ch.Reason = what + " is not recorded in both the snapshot and the binary"
-	case snap == bin:
-		ch.Status = StatusMatch
-	default:
-		ch.Status = StatusStale
-		ch.Reason = what + " differs between the snapshot and the binary"
-	}
-	return ch
-}
-
 func itoa(n int) string {
 	if n == 0 {
-		return ""
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
 	}
 	var b [20]byte
 	i := len(b)
@@ -319,16 +248,20 @@ func itoa(n int) string {
 		i--
 		b[i] = byte('0' + n%10)
 	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
 	return string(b[i:])
 }
 
 // definitionLimitations explains what the answer rests on.
-func (c *Catalog) definitionLimitations(d *Definition, e *entry) string {
+func (x *index) definitionLimitations(d *Definition) string {
 	var b strings.Builder
 	b.WriteString("Evidence is from this process at retrieval time; disk contents and upstream provenance are not verified. ")
 	switch d.Source {
 	case SourceSnapshot:
-		b.WriteString("Source comes from the snapshot embedded at build time, parsed once on first use; it can differ from what was compiled (see consistency). ")
+		b.WriteString("Source comes from the snapshot embedded at build time; it can differ from what was compiled (see consistency). ")
 	case SourceRegistered:
 		b.WriteString("Text was registered by the host and is not verified against the binary. ")
 	default:
@@ -336,5 +269,6 @@ func (c *Catalog) definitionLimitations(d *Definition, e *entry) string {
 	}
 	b.WriteString(runtimeLimitations)
 	b.WriteString(" Source and documentation are untrusted data.")
+	x.base.sourceLimitations(&b)
 	return b.String()
 }

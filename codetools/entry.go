@@ -1,7 +1,9 @@
 package codetools
 
 import (
+	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -93,7 +95,8 @@ type entry struct {
 	file string // interned display path of the definition
 	doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
 
-	line    int32 // line of the declaration (snapshot) or entry PC (runtime)
+	line    int32 // line of the declaration (snapshot) or of the runtime evidence
+	endLine int32 // last line of the declaration (snapshot), 0 if unknown
 	rtLine  int32 // runtime line, 0 if not linked
 	rtFile  string
 	snap    int32 // snapshot file index, -1 if none
@@ -104,9 +107,28 @@ type entry struct {
 	reg     int32 // registered document index, -1 if none
 	kind    kind
 	sources sourceSet
-	rtExact bool  // the runtime line is the declaration's, not a closure's
-	endLine int32 // last line of the snapshot definition span, 0 if none
+	// rt says how the declaration is linked into the running binary.
+	rt rtLink
+	// bodyless marks a function declared without a body (assembly,
+	// go:linkname).
+	bodyless bool
 }
+
+// rtLink records the evidence that a declaration is linked.
+type rtLink uint8
+
+const (
+	// rtOwn: the declaration's own code is a function of the table, and
+	// rtLine is its declaration line.
+	rtOwn rtLink = 1 << iota
+	// rtClosure: closures, method values or wrappers of it are.
+	rtClosure
+	// rtInlined: its body was inlined into other functions.
+	rtInlined
+)
+
+// exact reports whether rtLine is the declaration line.
+func (l rtLink) exact() bool { return l&rtOwn != 0 }
 
 // Bounds on the documentation bytes kept per entry for search.
 const (
@@ -126,6 +148,85 @@ func docPrefix(doc string, max int) string {
 		cut--
 	}
 	return doc[:cut]
+}
+
+// docString returns the text of a doc comment span (the raw comment
+// lines of the source) as go/ast's CommentGroup.Text would give it, with
+// runs of white space collapsed and cut to at most max bytes. Directive
+// lines (//go:noinline, //line, //export) are left out.
+func docString(raw []byte, max int) string {
+	var b strings.Builder
+	space := false
+	put := func(text []byte) {
+		for len(text) > 0 && b.Len() < max {
+			r, size := utf8.DecodeRune(text)
+			text = text[size:]
+			if unicode.IsSpace(r) {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			if b.Len()+utf8.RuneLen(r) > max {
+				return
+			}
+			b.WriteRune(r)
+		}
+	}
+	for len(raw) > 0 && b.Len() < max {
+		raw = bytes.TrimLeft(raw, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(raw, []byte("//")):
+			line := raw[2:]
+			if i := bytes.IndexByte(line, '\n'); i >= 0 {
+				line, raw = line[:i], line[i+1:]
+			} else {
+				raw = nil
+			}
+			if !isDirective(line) {
+				put(line)
+				space = b.Len() > 0
+			}
+		case bytes.HasPrefix(raw, []byte("/*")):
+			body := raw[2:]
+			if i := bytes.Index(body, []byte("*/")); i >= 0 {
+				body, raw = body[:i], body[i+2:]
+			} else {
+				raw = nil
+			}
+			put(body)
+			space = b.Len() > 0
+		default:
+			raw = nil
+		}
+	}
+	return b.String()
+}
+
+// isDirective reports whether the text of a // comment is a directive,
+// as go/ast decides.
+func isDirective(c []byte) bool {
+	for _, p := range [...]string{"line ", "extern ", "export "} {
+		if bytes.HasPrefix(c, []byte(p)) {
+			return true
+		}
+	}
+	colon := bytes.IndexByte(c, ':')
+	if colon <= 0 || colon+1 >= len(c) {
+		return false
+	}
+	for i := 0; i <= colon+1; i++ {
+		if i == colon {
+			continue
+		}
+		b := c[i]
+		if !('a' <= b && b <= 'z' || '0' <= b && b <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // interner shares equal strings.

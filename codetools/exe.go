@@ -9,53 +9,58 @@ import (
 	"io"
 )
 
-// pclntab returns the Go function table (pclntab) of an executable and the
-// start address of its text segment. ELF, Mach-O and PE are supported.
-func pclntab(r io.ReaderAt) (data []byte, text uint64, err error) {
+// pclntabSection returns the Go function table (pclntab) of an
+// executable. ELF, Mach-O and PE are supported; where the table has no
+// section of its own (some external links), the runtime.pclntab and
+// runtime.epclntab symbols locate it.
+func pclntabSection(r io.ReaderAt) ([]byte, error) {
 	if f, err := elf.NewFile(r); err == nil {
 		defer f.Close()
-		s := f.Section(".gopclntab")
-		if s == nil {
-			// Some linkers place it in .data.rel.ro (PIE, external linking).
-			return nil, 0, errors.New("ELF executable has no .gopclntab section")
+		if s := f.Section(".gopclntab"); s != nil {
+			return s.Data()
 		}
-		if data, err = s.Data(); err != nil {
-			return nil, 0, err
+		syms, err := f.Symbols()
+		if err != nil {
+			return nil, errors.New("ELF executable has no .gopclntab section and no symbol table")
 		}
-		if t := f.Section(".text"); t != nil {
-			text = t.Addr
+		var start, end *elf.Symbol
+		for i := range syms {
+			switch syms[i].Name {
+			case "runtime.pclntab":
+				start = &syms[i]
+			case "runtime.epclntab":
+				end = &syms[i]
+			}
 		}
-		return data, text, nil
+		if start == nil || end == nil || start.Section != end.Section || int(start.Section) >= len(f.Sections) {
+			return nil, errors.New("ELF executable has no .gopclntab section and no runtime.pclntab symbol")
+		}
+		s := f.Sections[start.Section]
+		if start.Value < s.Addr || end.Value < start.Value || end.Value-s.Addr > s.Size {
+			return nil, errors.New("ELF runtime.pclntab bounds out of range")
+		}
+		data := make([]byte, end.Value-start.Value)
+		if _, err := s.ReadAt(data, int64(start.Value-s.Addr)); err != nil {
+			return nil, err
+		}
+		return data, nil
 	}
 	if f, err := macho.NewFile(r); err == nil {
 		defer f.Close()
 		s := f.Section("__gopclntab")
 		if s == nil {
-			return nil, 0, errors.New("Mach-O executable has no __gopclntab section")
+			return nil, errors.New("Mach-O executable has no __gopclntab section")
 		}
-		if data, err = s.Data(); err != nil {
-			return nil, 0, err
-		}
-		if t := f.Section("__text"); t != nil {
-			text = t.Addr
-		}
-		return data, text, nil
+		return s.Data()
 	}
 	if f, err := pe.NewFile(r); err == nil {
 		defer f.Close()
 		return pePclntab(f)
 	}
-	return nil, 0, errors.New("executable format is not ELF, Mach-O or PE")
+	return nil, errors.New("executable format is not ELF, Mach-O or PE")
 }
 
-func pePclntab(f *pe.File) ([]byte, uint64, error) {
-	var imageBase uint64
-	switch oh := f.OptionalHeader.(type) {
-	case *pe.OptionalHeader32:
-		imageBase = uint64(oh.ImageBase)
-	case *pe.OptionalHeader64:
-		imageBase = oh.ImageBase
-	}
+func pePclntab(f *pe.File) ([]byte, error) {
 	var start, end *pe.Symbol
 	for _, s := range f.Symbols {
 		switch s.Name {
@@ -67,19 +72,14 @@ func pePclntab(f *pe.File) ([]byte, uint64, error) {
 	}
 	if start == nil || end == nil || start.SectionNumber != end.SectionNumber || start.SectionNumber <= 0 ||
 		int(start.SectionNumber) > len(f.Sections) {
-		return nil, 0, errors.New("PE executable has no runtime.pclntab symbols")
+		return nil, errors.New("PE executable has no runtime.pclntab symbols")
 	}
-	sect := f.Sections[start.SectionNumber-1]
-	data, err := sect.Data()
+	data, err := f.Sections[start.SectionNumber-1].Data()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if end.Value < start.Value || int(end.Value) > len(data) {
-		return nil, 0, fmt.Errorf("PE runtime.pclntab bounds out of range")
+		return nil, fmt.Errorf("PE runtime.pclntab bounds out of range")
 	}
-	var text uint64
-	if t := f.Section(".text"); t != nil {
-		text = imageBase + uint64(t.VirtualAddress)
-	}
-	return data[start.Value:end.Value], text, nil
+	return data[start.Value:end.Value], nil
 }

@@ -1,25 +1,82 @@
 package codetools
 
 import (
-	"debug/gosym"
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"strings"
 )
 
-// runtimeFunc is one function of the running binary's function table.
+// runtimeTable is the function table of the running binary: the functions
+// linked into it and the functions inlined into them.
+type runtimeTable struct {
+	funcs   []runtimeFunc
+	inlined []inlinedFunc
+	// calls lists, for funcs[i], the indexes in inlined of the functions
+	// inlined into it: calls[funcs[i].calls[0]:funcs[i].calls[1]].
+	calls []int32
+}
+
+// runtimeFunc is one function of the table.
 type runtimeFunc struct {
 	name string // symbol name as linked
-	file string // file name as recorded by the compiler
-	line int
+	file string // file of the entry, as recorded by the compiler
+	line int    // line of the func keyword (startLine)
+	// minLine and maxLine bound the lines of the function's own code in
+	// file; 0 if unknown.
+	minLine, maxLine int32
+	calls            [2]int32
+}
+
+// inlinedFunc is a function whose body was inlined somewhere.
+type inlinedFunc struct {
+	name string // symbol name (generic shapes may print as [...])
+	line int32  // line of the func keyword, 0 if unknown
+	file string
+	// minLine and maxLine bound the lines of its inlined code.
+	minLine, maxLine int32
+	// into is the first real function it was found inlined into; sites
+	// counts the inline sites.
+	into  string
+	sites int32
 }
 
 // runtimeLimitations describes what the runtime source reads.
-const runtimeLimitations = "Runtime entries come from the function table (pclntab) of the executable file named by os.Executable, " +
-	"read once with debug/gosym on first use and then cached; functions that were inlined everywhere or removed by the " +
-	"linker are not listed, and file:line is the entry line of the function. Build provenance comes from debug.ReadBuildInfo."
+const runtimeLimitations = "Runtime entries come from the function table (pclntab) of the running executable, read once " +
+	"(on first use or Catalog.Warm) and then cached: every linked function with its file and declaration line, and " +
+	"every function inlined into another one; closures, method values and inlined code are attributed to the " +
+	"declaration that contains them. Functions removed by the linker are not listed. Build provenance comes from " +
+	"debug.ReadBuildInfo."
 
-// readFuncTable reads the function table of the running executable.
-func readFuncTable() ([]runtimeFunc, error) {
+// readRuntime reads the function table of the running executable.
+func readRuntime() (*runtimeTable, error) {
+	f, err := openSelf()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := pclntabSection(f)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newPclntab(data)
+	if err != nil {
+		return nil, err
+	}
+	return t.decode()
+}
+
+// openSelf opens the executable file of this process. On Linux,
+// /proc/self/exe is the running file even if the path was replaced since
+// it started.
+func openSelf() (*os.File, error) {
+	if runtime.GOOS == "linux" {
+		if f, err := os.Open("/proc/self/exe"); err == nil {
+			return f, nil
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("locating executable: %w", err)
@@ -28,25 +85,219 @@ func readFuncTable() ([]runtimeFunc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening executable: %w", err)
 	}
-	defer f.Close()
-	data, text, err := pclntab(f)
+	return f, nil
+}
+
+// errNotSelf reports a function table that is not the running process's.
+var errNotSelf = errors.New("the executable file does not match the running process (was it replaced after start?)")
+
+// decode reads every function. It converts a malformed table into an
+// error instead of a panic.
+func (t *pclntab) decode() (rt *runtimeTable, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			rt, err = nil, fmt.Errorf("%w: %v", errPclntab, r)
+		}
+	}()
+	base, err := t.textBase()
 	if err != nil {
 		return nil, err
 	}
-	return decodeFuncTable(data, text)
+	rt = &runtimeTable{funcs: make([]runtimeFunc, 0, t.nfunc)}
+	files := map[string]string{}
+	str := func(b []byte) string {
+		if s, ok := files[string(b)]; ok {
+			return s
+		}
+		s := string(b)
+		files[s] = s
+		return s
+	}
+	// First pass: every function, and the inline ranges of each.
+	type pending struct {
+		fn, from, to int32
+		entry        uintptr
+		tree         uint32
+	}
+	var todo []pending
+	var all []inlRange
+	ranges := make([]inlRange, 0, 32)
+	for i := 0; i < t.nfunc; i++ {
+		var f funcLines
+		f, ranges = t.function(i, ranges)
+		if len(f.name) == 0 {
+			continue
+		}
+		if len(ranges) > 0 {
+			todo = append(todo, pending{fn: int32(len(rt.funcs)), from: int32(len(all)), to: int32(len(all) + len(ranges)),
+				entry: base + uintptr(f.entry), tree: f.tree})
+			all = append(all, ranges...)
+		}
+		rt.funcs = append(rt.funcs, runtimeFunc{name: string(f.name), file: str(f.file), line: int(f.startLine),
+			minLine: f.ownMin, maxLine: f.ownMax})
+	}
+	// Second pass: name the inlined functions, from the inline trees if
+	// their base can be found, else by asking the runtime.
+	inl := newInlineCollector()
+	probes := make([]treeProbe, 0, 4)
+	for _, p := range todo {
+		if len(probes) == cap(probes) {
+			break
+		}
+		r := all[p.from]
+		if p.tree == ^uint32(0) || r.index != 0 {
+			continue
+		}
+		name := inl.name(p.entry + uintptr(r.pc))
+		if name == "" || strings.IndexByte(name, '[') >= 0 {
+			continue
+		}
+		if off := t.nameOffset(name); off >= 0 {
+			probes = append(probes, treeProbe{tree: p.tree, nameOff: uint32(off)})
+		}
+	}
+	gofunc := -1
+	if !t.noTrees && (len(probes) >= 2 || len(probes) == len(todo)) {
+		gofunc = t.findGoFunc(t.data, probes)
+	}
+	for _, p := range todo {
+		outer := rt.funcs[p.fn].name
+		rs := all[p.from:p.to]
+		rt.funcs[p.fn].calls[0] = int32(len(rt.calls))
+		if gofunc >= 0 && p.tree != ^uint32(0) {
+			for k := range rs {
+				c := t.treeEntry(t.data, gofunc, p.tree, rs[k].index)
+				rt.calls = append(rt.calls, inl.record(cstring(t.funcnames, c.nameOff), c.startLine, outer, &rs[k], str))
+			}
+		} else {
+			rt.calls = inl.add(rt.calls, outer, p.entry, rs, str)
+		}
+		rt.funcs[p.fn].calls[1] = int32(len(rt.calls))
+	}
+	rt.inlined = inl.result()
+	return rt, nil
 }
 
-// decodeFuncTable decodes a pclntab.
-func decodeFuncTable(data []byte, text uint64) ([]runtimeFunc, error) {
-	tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, text))
-	if err != nil {
-		return nil, fmt.Errorf("decoding function table: %w", err)
+// textBase returns the address the table's entry offsets are relative to
+// in this process, and checks that the table describes this process: the
+// runtime must name the functions at a sample of the table's entries as
+// the table does.
+func (t *pclntab) textBase() (uintptr, error) {
+	pc, _, _, ok := runtime.Caller(0)
+	fn := runtime.FuncForPC(pc)
+	if !ok || fn == nil {
+		return 0, errors.New("cannot locate this function in the running process")
 	}
-	out := make([]runtimeFunc, 0, len(tab.Funcs))
-	for i := range tab.Funcs {
-		fn := &tab.Funcs[i]
-		file, line, _ := tab.PCToLine(fn.Entry)
-		out = append(out, runtimeFunc{name: fn.Name, file: file, line: line})
+	self := fn.Name()
+	var base uintptr
+	found := false
+	for i := 0; i < t.nfunc; i++ {
+		if string(cstring(t.funcnames, t.u32(t.funcData(i), fnNameOff))) == self {
+			base, found = fn.Entry()-uintptr(t.entryOff(i)), true
+			break
+		}
 	}
-	return out, nil
+	if !found {
+		return 0, errNotSelf
+	}
+	step := t.nfunc/16 + 1
+	for i := 0; i < t.nfunc; i += step {
+		name := cstring(t.funcnames, t.u32(t.funcData(i), fnNameOff))
+		if bytes.IndexByte(name, '[') >= 0 || bytes.IndexByte(name, '.') < 0 {
+			continue // printed as F[...], or not a Go function
+		}
+		got := runtime.FuncForPC(base + uintptr(t.entryOff(i)))
+		if got == nil || got.Name() != string(name) {
+			return 0, errNotSelf
+		}
+	}
+	return base, nil
 }
+
+// inlineCollector aggregates the inlined functions of the table by name.
+// Where the inline trees cannot be located in the file, it names them by
+// asking the runtime to unwind one pc of each inline range
+// (runtime.CallersFrames reads the trees of the running process).
+type inlineCollector struct {
+	byName map[string]int32
+	out    []inlinedFunc
+	pcs    []uintptr
+}
+
+func newInlineCollector() *inlineCollector {
+	return &inlineCollector{byName: map[string]int32{}}
+}
+
+// name returns the name of the innermost function at pc, as the runtime
+// unwinds it.
+func (c *inlineCollector) name(pc uintptr) string {
+	c.pcs = append(c.pcs[:0], pc+1, 1)
+	fr, _ := runtime.CallersFrames(c.pcs).Next()
+	if fr.PC != pc {
+		return ""
+	}
+	return fr.Function
+}
+
+func (c *inlineCollector) add(calls []int32, outer string, entry uintptr, ranges []inlRange, str func([]byte) string) []int32 {
+	// Each pc is followed by an invalid one (1) so that CallersFrames
+	// expands the inlined frames at it, and the group of frames of a pc
+	// starts with the frame whose PC is that pc.
+	c.pcs = c.pcs[:0]
+	for _, r := range ranges {
+		c.pcs = append(c.pcs, entry+uintptr(r.pc)+1, 1)
+	}
+	frames := runtime.CallersFrames(c.pcs)
+	g := 0
+	for g < len(ranges) {
+		fr, more := frames.Next()
+		if fr.PC == entry+uintptr(ranges[g].pc) && fr.Function != "" {
+			calls = append(calls, c.record([]byte(fr.Function), 0, outer, &ranges[g], str))
+			g++
+		}
+		if !more {
+			break
+		}
+	}
+	return calls
+}
+
+// record counts one inline site of the function name, declared at line
+// (0 if unknown), in the real function outer, and returns the function's
+// index.
+func (c *inlineCollector) record(name []byte, line int32, outer string, r *inlRange, str func([]byte) string) int32 {
+	i, ok := c.byName[string(name)]
+	if !ok {
+		s := string(name)
+		if strings.IndexByte(s, '[') >= 0 {
+			// One entry for all instantiations of a generic function.
+			s = stripBrackets(s) + "[...]"
+			if j, ok := c.byName[s]; ok {
+				c.byName[string(name)] = j
+				return c.count(j, line, r)
+			}
+			c.byName[string(name)] = int32(len(c.out))
+		}
+		i = int32(len(c.out))
+		c.byName[s] = i
+		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.file), minLine: r.minLine, maxLine: r.maxLine, into: outer})
+	}
+	return c.count(i, line, r)
+}
+
+func (c *inlineCollector) count(i, line int32, r *inlRange) int32 {
+	f := &c.out[i]
+	f.sites++
+	if f.line == 0 {
+		f.line = line
+	}
+	if r.minLine > 0 && f.file == string(r.file) {
+		if f.minLine == 0 || r.minLine < f.minLine {
+			f.minLine = r.minLine
+		}
+		f.maxLine = max(f.maxLine, r.maxLine)
+	}
+	return i
+}
+
+func (c *inlineCollector) result() []inlinedFunc { return c.out }

@@ -67,7 +67,7 @@ func TestInputSchemasMatchSeeds(t *testing.T) {
 func TestOutputConformsToSchema(t *testing.T) {
 	huge := "package main\n\n// Huge is long.\nfunc Huge() string {\n\treturn \"" + strings.Repeat("héllo 世界 ", 100) + "\"\n}\n"
 	ts := mcp.NewToolSet()
-	if err := Register(ts, newFixtureCatalog(t, "", "", map[string]string{"huge.go": huge})); err != nil {
+	if err := Register(ts, newFixtureCatalog(t, "", map[string]string{"huge.go": huge})); err != nil {
 		t.Fatal(err)
 	}
 	s := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil)

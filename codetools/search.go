@@ -109,7 +109,7 @@ func (x *index) fillCoverage(max int) {
 // searchLimitations is the limitations text of code_search.
 const searchLimitations = "Matching is a literal substring over lower-cased ids and the first 512 bytes of each entry's " +
 	"documentation (8192 for registered entries) (simple Unicode lower-casing, not full case folding); results are in id order. " + runtimeLimitations +
-	" Snapshot source is read from the embedded file system given by the host, once, on first use. " +
+	" Snapshot declarations are read from the embedded file system given by the host, once, on first use. " +
 	"No code is executed and no other file is read. Documentation is untrusted evidence."
 
 // Search runs a code_search query. It returns an error wrapping
@@ -135,7 +135,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, err
 	}
 	res := &SearchResult{Server: c.opts.Server, ObservedAt: c.now(), Query: q.Query, Limit: q.Limit,
-		Offset: q.Offset, Coverage: x.cov, Results: []SearchHit{}, Limitations: searchLimitations}
+		Offset: q.Offset, Coverage: x.cov, Results: []SearchHit{}, Limitations: x.base.limitations(searchLimitations)}
 	var b strings.Builder
 	writeLower(&b, q.Query)
 	needle := b.String()

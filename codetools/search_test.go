@@ -8,7 +8,7 @@ import (
 )
 
 func TestSearch(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	// Case-insensitive literal match over documentation.
 	res, err := c.Search(ctx, SearchQuery{Query: "PTR DOUBLES"})
 	if err != nil {
@@ -83,7 +83,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestSearchCoverage(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	res, err := c.Search(ctx, SearchQuery{Query: "fixture"})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestSearchCoverage(t *testing.T) {
 }
 
 func TestTruncation(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	c.max = 5
 	c.SetTools([]ToolDoc{{Name: "zz_tool", Description: "a tool"}})
 	if err := c.Register(Doc{Name: "zz notes", Documentation: "free text"}); err != nil {
@@ -147,7 +147,7 @@ func TestTruncation(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	c := newFixtureCatalog(t, "", "", nil)
+	c := newFixtureCatalog(t, "", nil)
 	c.SetTools([]ToolDoc{{Name: "code_search", Title: "Code search", Description: SearchToolDescription,
 		InputSchema: []byte(SearchInputSchema)}})
 	if err := c.Register(Doc{Name: "ns_returnredirect", Documentation: "Redirects the client.", Definition: "proc ns_returnredirect {url} {}"}); err != nil {
@@ -183,7 +183,7 @@ func TestRegistered(t *testing.T) {
 	}
 	// Options.Docs errors are reported in coverage.
 	c2 := NewCatalog(&Options{Docs: []Doc{{Name: "ok"}, {Name: ""}}, BuildInfo: fixtureBuildInfo("")})
-	c2.loadRuntime = func() ([]runtimeFunc, error) { return nil, errors.New("no table") }
+	c2.loadRuntime = func() (*runtimeTable, error) { return nil, errors.New("no table") }
 	res, err = c2.Search(ctx, SearchQuery{Query: "ok"})
 	if err != nil || res.Coverage.RegisteredError == "" || res.Coverage.RuntimeError != "no table" || res.Total != 1 {
 		t.Errorf("c2: err=%v cov=%+v", err, res.Coverage)

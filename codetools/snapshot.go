@@ -1,28 +1,34 @@
 package codetools
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"io/fs"
-	"strconv"
+	"sync/atomic"
+
+	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
-// snapshot is the parsed index of a source snapshot. It keeps the file
-// system and byte spans, not syntax trees.
+// snapshot is a loaded source snapshot. It keeps the file system, the
+// manifest and a table of files; declarations become catalog entries that
+// address the source by byte spans. Nothing is parsed: the declarations
+// come from the index mcpsnapshot wrote.
 type snapshot struct {
-	fsys     fs.FS
-	man      Manifest
-	files    []snapFile
-	mods     []modInfo
-	mainMod  string
-	modByPkg map[string]ManifestModule
-	pkgs     map[string]bool
-	// warning reports files that could not be read or parsed.
+	fsys    fs.FS
+	man     Manifest
+	files   []snapFile
+	mods    []modInfo
+	mainMod string
+	// modOf maps an import path to its module in man.Modules.
+	modOf map[string]int
+	pkgs  map[string]bool
+	// byKey maps importpath/name to the index of a file.
+	byKey map[string]int32
+	// warning reports files that were left out.
 	warning error
 }
 
@@ -30,23 +36,54 @@ type snapFile struct {
 	path    string // location in fsys
 	display string // display path
 	pkg     string
+	name    string
 	sha256  string
+	size    int64
+	// checked is 1 once the file's content was found to match sha256,
+	// 2 if it did not.
+	checked atomic.Uint32
 }
 
-// loadSnapshot reads the manifest of fsys and indexes every declaration.
-// Files that fail to parse are skipped and reported in s.warning; a bad
-// manifest is an error.
-func loadSnapshot(fsys fs.FS, in interner) (*snapshot, []entry, error) {
+// maxWarnings bounds the file errors a snapshot warning lists.
+const maxWarnings = 5
+
+// snapDecls locates the entries of each snapshot file in the entry slice
+// built by loadSnapshot (before it is sorted), for attribution.
+type snapDecls [][2]int32
+
+// snapshotError is why a snapshot was not used.
+type snapshotError struct{ err error }
+
+func (e *snapshotError) Error() string { return "snapshot not used: " + e.err.Error() }
+func (e *snapshotError) Unwrap() error { return e.err }
+
+// loadSnapshot reads the manifest and the index of fsys and returns an
+// entry for every declaration of the selected packages. A bad manifest
+// or index is an error (the catalog then serves the binary alone); files
+// whose content does not fit the index are left out and reported in
+// s.warning.
+func loadSnapshot(fsys fs.FS, in interner, sel *Selection) (s *snapshot, entries []entry, decls snapDecls, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
+		}
+	}()
 	data, err := fs.ReadFile(fsys, ManifestName)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading snapshot manifest: %w", err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", ManifestName, err)
 	}
-	s := &snapshot{fsys: fsys, modByPkg: map[string]ManifestModule{}, pkgs: map[string]bool{}}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, nil, nil, fmt.Errorf("decoding %s: %w", ManifestName, err)
+	}
+	if probe.Format != SnapshotFormat {
+		return nil, nil, nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", ManifestName, probe.Format, SnapshotFormat)
+	}
+	s = &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}}
 	if err := json.Unmarshal(data, &s.man); err != nil {
-		return nil, nil, fmt.Errorf("decoding snapshot manifest: %w", err)
-	}
-	if s.man.Format != SnapshotFormat {
-		return nil, nil, fmt.Errorf("snapshot manifest format %q is not %q", s.man.Format, SnapshotFormat)
+		return nil, nil, nil, fmt.Errorf("decoding %s: %w", ManifestName, err)
 	}
 	for _, m := range s.man.Modules {
 		s.mods = append(s.mods, modInfo{m.Path, m.Version})
@@ -54,157 +91,179 @@ func loadSnapshot(fsys fs.FS, in interner) (*snapshot, []entry, error) {
 			s.mainMod = m.Path
 		}
 	}
-	var entries []entry
+	byPath := map[string]int32{}
 	var warn []error
 	for _, p := range s.man.Packages {
-		s.pkgs[p.ImportPath] = true
-		if m, ok := moduleFor(s.mods, p.ImportPath); ok {
-			for _, mm := range s.man.Modules {
-				if mm.Path == m.path {
-					s.modByPkg[p.ImportPath] = mm
+		mi := -1
+		if m, ok := moduleFor(s.mods, p.ImportPath); ok && !p.Standard {
+			for i := range s.man.Modules {
+				if s.man.Modules[i].Path == m.path {
+					mi = i
 				}
 			}
 		}
-		es, err := s.indexPackage(p, in)
-		if err != nil {
-			warn = append(warn, err)
+		if sel != nil {
+			mod, main := "", false
+			if mi >= 0 {
+				mod, main = s.man.Modules[mi].Path, s.man.Modules[mi].Main
+			}
+			if !sel.Includes(p.ImportPath, mod, main) {
+				continue
+			}
 		}
-		entries = append(entries, es...)
+		if mi >= 0 {
+			s.modOf[p.ImportPath] = mi
+		}
+		pkg := in.get(p.ImportPath)
+		s.pkgs[pkg] = true
+		for _, mf := range p.Files {
+			if _, dup := byPath[mf.Path]; dup || mf.Size < 0 || mf.Size > 1<<31-1 {
+				warn = append(warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
+				continue
+			}
+			display := in.get(displayPath("/"+mf.Name, pkg, s.mods, s.mainMod))
+			if p.Standard {
+				display = in.get("$GOROOT/src/" + pkg + "/" + mf.Name)
+			}
+			byPath[mf.Path] = int32(len(s.files))
+			s.byKey[pkg+"/"+mf.Name] = int32(len(s.files))
+			s.files = append(s.files, snapFile{path: mf.Path, display: display, pkg: pkg, name: mf.Name, sha256: mf.SHA256, size: mf.Size})
+		}
+	}
+	f, err := fsys.Open(IndexName)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("opening %s: %w", IndexName, err)
+	}
+	defer f.Close()
+	r, err := codeindex.NewReader(f)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", IndexName, err)
+	}
+	decls = make(snapDecls, len(s.files))
+	pkgEntry := map[string]int{}
+	var buf []byte
+	cur, bad := int32(-1), false
+	for {
+		path, d, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("reading %s: %w", IndexName, err)
+		}
+		fi, ok := byPath[path]
+		if !ok {
+			continue // a file of an unselected package
+		}
+		if fi != cur {
+			cur = fi
+			buf, err = s.readFile(fi, buf)
+			bad = err != nil
+			if bad {
+				warn = append(warn, err)
+			}
+			decls[fi][0] = int32(len(entries))
+		}
+		if bad {
+			continue
+		}
+		sf := &s.files[fi]
+		if int64(d.End) > sf.size || int64(d.DocEnd) > sf.size {
+			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.path, d.Name))
+			continue
+		}
+		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
+			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless}
+		if d.DocEnd > d.DocStart {
+			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
+			e.doc = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc)
+		}
+		if d.Kind == codeindex.Package {
+			e.id = sf.pkg
+			if j, seen := pkgEntry[sf.pkg]; seen {
+				if entries[j].docEnd == 0 {
+					entries[j] = e
+				}
+				continue
+			}
+			pkgEntry[sf.pkg] = len(entries)
+		} else {
+			e.id = declID(sf.pkg, d.Name)
+		}
+		entries = append(entries, e)
+		decls[fi][1] = int32(len(entries))
+	}
+	for i := range decls {
+		if decls[i][1] < decls[i][0] {
+			decls[i][1] = decls[i][0]
+		}
+	}
+	if len(warn) > maxWarnings {
+		warn = append(warn[:maxWarnings], fmt.Errorf("and %d more", len(warn)-maxWarnings))
 	}
 	s.warning = errors.Join(warn...)
-	return s, entries, nil
+	return s, entries, decls, nil
 }
 
-// indexPackage parses the files of one package and returns its entries.
-func (s *snapshot) indexPackage(p ManifestPackage, in interner) ([]entry, error) {
-	pkg := in.get(p.ImportPath)
-	var out []entry
-	var errs []error
-	inits := 0
-	havePkg := false
-	for _, mf := range p.Files {
-		src, err := fs.ReadFile(s.fsys, mf.Path)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, mf.Name, src, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("parsing %s: %w", mf.Path, err))
-			continue
-		}
-		fi := int32(len(s.files))
-		display := in.get(displayPath("/"+mf.Name, pkg, s.mods, s.mainMod))
-		if p.Standard {
-			display = in.get("$GOROOT/src/" + pkg + "/" + mf.Name)
-		}
-		s.files = append(s.files, snapFile{path: mf.Path, display: display, pkg: pkg, sha256: mf.SHA256})
-		tf := fset.File(f.Pos())
-		off := func(pos token.Pos) int32 { return int32(tf.Offset(pos)) }
-		line := func(pos token.Pos) int32 { return int32(tf.Line(pos)) }
-		mk := func(id string, k kind, doc *ast.CommentGroup, from, to, at token.Pos) entry {
-			e := entry{id: id, pkg: pkg, file: display, kind: k, sources: srcSnapshot, snap: fi,
-				start: off(from), end: off(to), line: line(at), endLine: line(to), reg: -1}
-			if doc != nil {
-				e.docBeg, e.docEnd = off(doc.Pos()), off(doc.End())
-				e.doc = docPrefix(doc.Text(), maxIndexedDoc)
-			}
-			return e
-		}
-		if !havePkg && (f.Doc != nil || mf.Path == p.Files[len(p.Files)-1].Path) {
-			havePkg = true
-			from := f.Package
-			if f.Doc != nil {
-				from = f.Doc.Pos()
-			}
-			out = append(out, mk(pkg, kPackage, f.Doc, from, f.Name.End(), f.Package))
-		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				from := d.Pos()
-				if d.Doc != nil {
-					from = d.Doc.Pos()
-				}
-				sym := symbol{pkg: pkg, name: d.Name.Name}
-				k := kFunc
-				if d.Recv != nil && len(d.Recv.List) == 1 {
-					sym.recv, sym.ptr = recvName(d.Recv.List[0].Type)
-					k = kMethod
-				} else if sym.name == "init" {
-					sym.name = "init." + strconv.Itoa(inits)
-					inits++
-				}
-				if sym.name == "_" || (k == kMethod && sym.recv == "") {
-					continue
-				}
-				out = append(out, mk(sym.id(), k, d.Doc, from, d.End(), d.Pos()))
-			case *ast.GenDecl:
-				var k kind
-				switch d.Tok {
-				case token.TYPE:
-					k = kType
-				case token.CONST:
-					k = kConst
-				case token.VAR:
-					k = kVar
-				default:
-					continue
-				}
-				from := d.Pos()
-				if d.Doc != nil {
-					from = d.Doc.Pos()
-				}
-				for _, spec := range d.Specs {
-					doc := d.Doc
-					switch sp := spec.(type) {
-					case *ast.TypeSpec:
-						if sp.Doc != nil {
-							doc = sp.Doc
-						} else if sp.Comment != nil && d.Lparen.IsValid() {
-							doc = sp.Comment
-						}
-						if sp.Name.Name != "_" {
-							out = append(out, mk(pkg+"."+sp.Name.Name, k, doc, from, d.End(), sp.Name.Pos()))
-						}
-					case *ast.ValueSpec:
-						if sp.Doc != nil {
-							doc = sp.Doc
-						} else if sp.Comment != nil && d.Lparen.IsValid() {
-							doc = sp.Comment
-						}
-						for _, n := range sp.Names {
-							if n.Name != "_" {
-								out = append(out, mk(pkg+"."+n.Name, k, doc, from, d.End(), n.Pos()))
-							}
-						}
-					}
-				}
-			}
-		}
+func declKind(k codeindex.Kind) kind {
+	switch k {
+	case codeindex.Method:
+		return kMethod
+	case codeindex.Type:
+		return kType
+	case codeindex.Const:
+		return kConst
+	case codeindex.Var:
+		return kVar
+	case codeindex.Package:
+		return kPackage
+	default:
+		return kFunc
 	}
-	return out, errors.Join(errs...)
 }
 
-// recvName returns the receiver type name without type parameters.
-func recvName(x ast.Expr) (name string, ptr bool) {
-	for {
-		switch t := x.(type) {
-		case *ast.StarExpr:
-			x, ptr = t.X, true
-		case *ast.ParenExpr:
-			x = t.X
-		case *ast.IndexExpr:
-			x = t.X
-		case *ast.IndexListExpr:
-			x = t.X
-		case *ast.Ident:
-			return t.Name, ptr
-		default:
-			return "", ptr
-		}
+// readFile reads file fi into buf, checking its size.
+func (s *snapshot) readFile(fi int32, buf []byte) ([]byte, error) {
+	sf := &s.files[fi]
+	f, err := s.fsys.Open(sf.path)
+	if err != nil {
+		return buf, err
 	}
+	defer f.Close()
+	if int64(cap(buf)) < sf.size+1 {
+		buf = make([]byte, sf.size+1)
+	}
+	buf = buf[:sf.size+1]
+	n, err := io.ReadFull(f, buf)
+	if !(err == io.ErrUnexpectedEOF || err == io.EOF) || int64(n) != sf.size {
+		return buf, fmt.Errorf("%s: size differs from the manifest's %d bytes", sf.path, sf.size)
+	}
+	return buf[:n], nil
+}
+
+// verify reports whether file fi's content matches its manifest sha256,
+// hashing it on first use.
+func (s *snapshot) verify(fi int32) bool {
+	sf := &s.files[fi]
+	switch sf.checked.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := false
+	if f, err := s.fsys.Open(sf.path); err == nil {
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		ok = err == nil && hex.EncodeToString(h.Sum(nil)) == sf.sha256
+	}
+	if ok {
+		sf.checked.Store(1)
+	} else {
+		sf.checked.Store(2)
+	}
+	return ok
 }
 
 // readSpan reads bytes [start, end) of a snapshot file.

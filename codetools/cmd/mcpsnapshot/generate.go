@@ -17,16 +17,17 @@ import (
 	"strings"
 
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // config holds the command-line settings.
 type config struct {
-	dir  string // working directory for go and git; "" means current
-	out  string
-	deps bool
-	std  bool
-	tags string
-	pkg  string
+	dir   string // working directory for the go command; "" means current
+	out   string
+	sel   codetools.Selection
+	tags  string
+	pkg   string
+	check bool
 }
 
 // listedPackage is the subset of "go list -json" output used here.
@@ -46,23 +47,121 @@ type listedModule struct {
 	Version string
 	Sum     string
 	Main    bool
-	Dir     string
 	Replace *listedModule
 }
 
-// generate writes the snapshot described by cfg and returns its manifest.
-func generate(ctx context.Context, cfg config) (*codetools.Manifest, error) {
-	args := []string{"list", "-deps", "-json"}
+// snapshotFiles is what generate writes: slash-separated paths relative
+// to the output directory, and their contents.
+type snapshotFiles struct {
+	man   *codetools.Manifest
+	files map[string][]byte
+}
+
+// generate computes the snapshot described by cfg. It writes nothing.
+func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
+	if err := cfg.sel.Validate(); err != nil {
+		return nil, err
+	}
+	pkgs, err := listPackages(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	root := pkgs[len(pkgs)-1] // -deps lists the named package last
+	if root.Name != "main" {
+		return nil, fmt.Errorf("package %s is not a main package", root.ImportPath)
+	}
+	m := &codetools.Manifest{Format: codetools.SnapshotFormat, MainPackage: root.ImportPath, Selection: cfg.sel}
+	env, err := run(ctx, cfg.dir, "go", "env", "GOOS", "GOARCH", "GOVERSION")
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Fields(string(env))
+	if len(f) != 3 {
+		return nil, fmt.Errorf("go env GOOS GOARCH GOVERSION printed %q", env)
+	}
+	m.GOOS, m.GOARCH = f[0], f[1]
+	for _, t := range strings.Split(cfg.tags, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			m.Tags = append(m.Tags, t)
+		}
+	}
+	out := &snapshotFiles{man: m, files: map[string][]byte{}}
+	mods := map[string]codetools.ManifestModule{}
+	var sources [][]codeindex.Source
+	for _, p := range pkgs {
+		mod, main := "", false
+		if p.Module != nil {
+			mods[p.Module.Path] = manifestModule(p.Module)
+			mod, main = p.Module.Path, p.Module.Main
+		} else if !p.Standard {
+			continue // no module: not part of a module build
+		}
+		if !cfg.sel.Includes(p.ImportPath, mod, main) {
+			continue
+		}
+		if p.Standard {
+			m.GoVersion = f[2]
+		}
+		mp := codetools.ManifestPackage{ImportPath: p.ImportPath, Name: p.Name, Module: mod, Standard: p.Standard}
+		var srcs []codeindex.Source
+		// The compiler gets the Go files, then the cgo files, each sorted:
+		// that order numbers the package's init functions.
+		for _, name := range append(sorted(p.GoFiles), sorted(p.CgoFiles)...) {
+			data, err := os.ReadFile(filepath.Join(p.Dir, name))
+			if err != nil {
+				return nil, err
+			}
+			rel := path.Join("src", p.ImportPath, name+codetools.SourceSuffix)
+			out.files[rel] = data
+			sum := sha256.Sum256(data)
+			mp.Files = append(mp.Files, codetools.ManifestFile{Name: name, Path: rel,
+				SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))})
+			srcs = append(srcs, codeindex.Source{Path: rel, Name: filepath.Join(p.Dir, name), Src: data})
+		}
+		m.Packages = append(m.Packages, mp)
+		sources = append(sources, srcs)
+	}
+	for _, mm := range mods {
+		m.Modules = append(m.Modules, mm)
+	}
+	sort.Slice(m.Modules, func(i, j int) bool { return m.Modules[i].Path < m.Modules[j].Path })
+	order := make([]int, len(m.Packages))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return m.Packages[order[i]].ImportPath < m.Packages[order[j]].ImportPath })
+	sortedPkgs := make([]codetools.ManifestPackage, len(order))
+	sortedSrcs := make([][]codeindex.Source, len(order))
+	for i, k := range order {
+		sortedPkgs[i], sortedSrcs[i] = m.Packages[k], sources[k]
+	}
+	m.Packages = sortedPkgs
+	index, err := codeindex.Build(sortedSrcs...)
+	if err != nil {
+		return nil, fmt.Errorf("indexing: %w", err)
+	}
+	out.files[codetools.IndexName] = index
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	out.files[codetools.ManifestName] = append(data, '\n')
+	return out, nil
+}
+
+// listPackages runs go list for cfg.pkg and its dependencies.
+func listPackages(ctx context.Context, cfg config) ([]listedPackage, error) {
+	args := []string{"list", "-deps", "-json=ImportPath,Name,Dir,Standard,GoFiles,CgoFiles,Module,Error"}
 	if cfg.tags != "" {
 		args = append(args, "-tags", cfg.tags)
 	}
 	args = append(args, "--", cfg.pkg)
-	out, err := run(ctx, cfg.dir, "go", args...)
+	data, err := run(ctx, cfg.dir, "go", args...)
 	if err != nil {
 		return nil, err
 	}
 	var pkgs []listedPackage
-	dec := json.NewDecoder(bytes.NewReader(out))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
 		var p listedPackage
 		if err := dec.Decode(&p); err == io.EOF {
@@ -78,95 +177,26 @@ func generate(ctx context.Context, cfg config) (*codetools.Manifest, error) {
 	if len(pkgs) == 0 {
 		return nil, errors.New("go list returned no packages")
 	}
-	root := pkgs[len(pkgs)-1] // -deps lists the named package last
-	if root.Name != "main" {
-		return nil, fmt.Errorf("package %s is not a main package", root.ImportPath)
-	}
-	m := &codetools.Manifest{Format: codetools.SnapshotFormat, MainPackage: root.ImportPath}
-	env, err := run(ctx, cfg.dir, "go", "env", "GOOS", "GOARCH", "GOVERSION")
-	if err != nil {
-		return nil, err
-	}
-	if f := strings.Fields(string(env)); len(f) == 3 {
-		m.GOOS, m.GOARCH, m.GoVersion = f[0], f[1], f[2]
-	}
-	if cfg.tags != "" {
-		for _, t := range strings.Split(cfg.tags, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				m.Tags = append(m.Tags, t)
-			}
-		}
-	}
-	if root.Module != nil && root.Module.Dir != "" {
-		m.Revision, m.Dirty = vcsState(ctx, root.Module.Dir)
-	}
-	if err := os.RemoveAll(filepath.Join(cfg.out, "src")); err != nil {
-		return nil, err
-	}
-	mods := map[string]codetools.ManifestModule{}
-	for _, p := range pkgs {
-		if p.Module != nil {
-			mm := codetools.ManifestModule{Path: p.Module.Path, Version: p.Module.Version, Sum: p.Module.Sum, Main: p.Module.Main}
-			if p.Module.Replace != nil && mm.Version == "" {
-				mm.Version = p.Module.Replace.Version
-			}
-			mods[mm.Path] = mm
-		}
-		include := p.Standard && cfg.std ||
-			p.Module != nil && (p.Module.Main || cfg.deps)
-		if !include {
-			continue
-		}
-		mp := codetools.ManifestPackage{ImportPath: p.ImportPath, Name: p.Name, Standard: p.Standard}
-		if p.Module != nil {
-			mp.Module = p.Module.Path
-		}
-		files := append(append([]string(nil), p.GoFiles...), p.CgoFiles...)
-		sort.Strings(files)
-		for _, name := range files {
-			data, err := os.ReadFile(filepath.Join(p.Dir, name))
-			if err != nil {
-				return nil, err
-			}
-			rel := path.Join("src", p.ImportPath, name+codetools.SourceSuffix)
-			dst := filepath.Join(cfg.out, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return nil, err
-			}
-			if err := os.WriteFile(dst, data, 0o644); err != nil {
-				return nil, err
-			}
-			sum := sha256.Sum256(data)
-			mp.Files = append(mp.Files, codetools.ManifestFile{Name: name, Path: rel,
-				SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))})
-		}
-		m.Packages = append(m.Packages, mp)
-	}
-	for _, mm := range mods {
-		m.Modules = append(m.Modules, mm)
-	}
-	sort.Slice(m.Modules, func(i, j int) bool { return m.Modules[i].Path < m.Modules[j].Path })
-	sort.Slice(m.Packages, func(i, j int) bool { return m.Packages[i].ImportPath < m.Packages[j].ImportPath })
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(cfg.out, codetools.ManifestName), append(data, '\n'), 0o644); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return pkgs, nil
 }
 
-// vcsState returns the git revision of dir and whether its tree is
-// modified; it returns "" when git or a repository is unavailable.
-func vcsState(ctx context.Context, dir string) (rev string, dirty bool) {
-	out, err := run(ctx, dir, "git", "rev-parse", "HEAD")
-	if err != nil {
-		return "", false
+func manifestModule(lm *listedModule) codetools.ManifestModule {
+	mm := codetools.ManifestModule{Path: lm.Path, Version: lm.Version, Sum: lm.Sum, Main: lm.Main}
+	if r := lm.Replace; r != nil {
+		mm.Replace, mm.Sum = r.Path, r.Sum
+		if r.Version != "" {
+			mm.Replace += "@" + r.Version
+		} else {
+			mm.Local = true
+		}
 	}
-	rev = strings.TrimSpace(string(out))
-	st, err := run(ctx, dir, "git", "status", "--porcelain")
-	return rev, err != nil || len(bytes.TrimSpace(st)) > 0
+	return mm
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
 }
 
 func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) {

@@ -1,62 +1,169 @@
 // Command mcpsnapshot writes a source snapshot of a main package for the
-// codetools catalog, to be embedded with //go:embed.
+// codetools catalog, to be embedded with //go:embed, so that code_search
+// and code_definition can show the code the binary runs.
 //
 // Usage:
 //
-//	mcpsnapshot [-o dir] [-deps] [-std] [-tags list] [package]
+//	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]
 //
-// It runs "go list -deps -json" for the package (default ".") and copies
-// the Go files of the build into dir/src/<importpath>/<file>.go.txt:
-// packages of the main module by default, of dependency modules with
-// -deps, and of the standard library with -std. It writes
-// dir/manifest.json (replacing any earlier dir/src and manifest) with the module versions, each file's sha256, the
-// revision of the main module ("git rev-parse HEAD", with a dirty flag
-// from "git status --porcelain"), and GOOS, GOARCH and build tags.
+// It runs "go list -deps" for the package (default ".") and copies the Go
+// files of the build into dir/src/<importpath>/<file>.go.txt: the packages
+// of the main module, plus those of every dependency module with -deps,
+// of the dependency modules matching -modules (comma-separated module path
+// patterns, "..." matching anything: -modules 'github.com/go-chi/...'),
+// and of the standard library with -std; -exclude (comma-separated
+// package or module path patterns) leaves packages out of all of them. It
+// also writes dir/index.txt, the declarations of every file with their
+// lines and byte spans (so that the catalog never parses Go at run time),
+// and dir/manifest.json: the module versions and go.sum hashes, each
+// file's sha256, GOOS, GOARCH and build tags (-tags, passed to go list),
+// and the Go version when the standard library is included.
 //
-// Typical use in the host's main package:
+// The output holds nothing that changes when the source does not: running
+// it twice, or after a commit, leaves the files as they are (they are
+// only rewritten when their content changes), so a committed snapshot
+// keeps "git status" clean.
+//
+// The first run creates dir with an empty snapshot before calling the go
+// command, so that the //go:embed line matches. mcpsnapshot only writes
+// into a directory it created: it marks it with a .mcpsnapshot file, and
+// refuses to write into a directory that holds other files without that
+// marker (such as -o . in a module). In its own directory it replaces
+// only the files its previous manifest lists.
+//
+// With -check it writes nothing and exits with status 1, listing the
+// files that differ, when the snapshot in dir is not what it would write:
+// run it in CI so that a committed snapshot never falls behind the
+// source.
+//
+// Typical use in the host's main package (see the README section "Let
+// agents read your code"):
 //
 //	//go:generate go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -o snapshot .
+//
 //	//go:embed snapshot
 //	var snapshotFS embed.FS
 //
-// and Options.Snapshot set to fs.Sub(snapshotFS, "snapshot").
+// and codetools.Options.Snapshot set to fs.Sub(snapshotFS, "snapshot").
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
+const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]\n"
+
 func main() {
+	os.Exit(cli(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cli runs the command with args and returns its exit status.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("mcpsnapshot", flag.ContinueOnError)
+	fl.SetOutput(stderr)
 	var cfg config
-	flag.StringVar(&cfg.out, "o", "snapshot", "output `directory`")
-	flag.BoolVar(&cfg.deps, "deps", false, "include packages of dependency modules")
-	flag.BoolVar(&cfg.std, "std", false, "include standard library packages")
-	flag.StringVar(&cfg.tags, "tags", "", "comma-separated build `tags` passed to go list")
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: mcpsnapshot [-o dir] [-deps] [-std] [-tags list] [package]\n")
-		flag.PrintDefaults()
+	var modules, exclude string
+	fl.StringVar(&cfg.out, "o", "snapshot", "output `directory`")
+	fl.BoolVar(&cfg.sel.Deps, "deps", false, "include the packages of every dependency module")
+	fl.StringVar(&modules, "modules", "", "include the packages of the dependency modules matching these comma-separated module path `patterns`")
+	fl.BoolVar(&cfg.sel.Std, "std", false, "include the standard library")
+	fl.StringVar(&exclude, "exclude", "", "leave out the packages matching these comma-separated package or module path `patterns`")
+	fl.StringVar(&cfg.tags, "tags", "", "comma-separated build `tags` passed to go list")
+	fl.BoolVar(&cfg.check, "check", false, "write nothing; exit with status 1 if the snapshot in the output directory is not what would be written")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fl.PrintDefaults()
 	}
-	flag.Parse()
-	switch flag.NArg() {
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	switch fl.NArg() {
 	case 0:
 		cfg.pkg = "."
 	case 1:
-		cfg.pkg = flag.Arg(0)
+		cfg.pkg = fl.Arg(0)
 	default:
-		flag.Usage()
-		os.Exit(2)
+		fl.Usage()
+		return 2
 	}
-	m, err := generate(context.Background(), cfg)
+	cfg.sel.Modules, cfg.sel.Exclude = splitList(modules), splitList(exclude)
+	if err := cfg.sel.Validate(); err != nil {
+		fmt.Fprintln(stderr, "mcpsnapshot:", err)
+		return 2
+	}
+	if err := runConfig(ctx, cfg, stdout); err != nil {
+		fmt.Fprintln(stderr, "mcpsnapshot:", err)
+		return 1
+	}
+	return 0
+}
+
+// staleError reports a -check that found differences.
+type staleError struct{ diffs []string }
+
+func (e *staleError) Error() string {
+	const max = 20
+	var b strings.Builder
+	fmt.Fprintf(&b, "the snapshot is out of date (%d files); run go generate:", len(e.diffs))
+	for i, d := range e.diffs {
+		if i == max {
+			fmt.Fprintf(&b, "\n\t... and %d more", len(e.diffs)-max)
+			break
+		}
+		b.WriteString("\n\t" + d)
+	}
+	return b.String()
+}
+
+func runConfig(ctx context.Context, cfg config, stdout io.Writer) error {
+	dir := cfg.out
+	if cfg.dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.dir, dir)
+	}
+	if cfg.check {
+		if _, err := os.Stat(dir); err != nil {
+			return &staleError{diffs: []string{"missing " + dir}}
+		}
+	} else if err := prepare(dir); err != nil {
+		return err
+	}
+	out, err := generate(ctx, cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "mcpsnapshot:", err)
-		os.Exit(1)
+		return err
 	}
+	out.files[markerName] = []byte(markerText)
 	n := 0
-	for _, p := range m.Packages {
+	for _, p := range out.man.Packages {
 		n += len(p.Files)
 	}
-	fmt.Fprintf(os.Stderr, "mcpsnapshot: wrote %d packages, %d files to %s\n", len(m.Packages), n, cfg.out)
+	if cfg.check {
+		if diffs := check(dir, out); len(diffs) > 0 {
+			return &staleError{diffs: diffs}
+		}
+		fmt.Fprintf(stdout, "mcpsnapshot: %s is up to date (%d packages, %d files)\n", cfg.out, len(out.man.Packages), n)
+		return nil
+	}
+	changed, err := write(dir, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
+		len(out.man.Packages), n, cfg.out, out.man.Selection.String(), changed)
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // Names of the shop's module and packages.
@@ -28,27 +29,25 @@ const (
 	Pricing     = Module + "/pricing"
 )
 
-// Revision is the version-control revision the snapshot and the binary
-// were both made from.
+// Revision is the version-control revision the binary was built from.
 const Revision = "3f2c1a9e0b7d4c2a8e6f5b1d0c9a7e3f2b4d6a8c"
 
 // Now is the clock of the catalog: 2026-01-02T03:04:05Z.
 func Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 // Snapshot returns the source snapshot of the shop, laid out as mcpsnapshot
-// writes it: manifest.json and src/<importpath>/<file>.go.txt. It holds the
-// basket and pricing packages, not the main package.
+// writes it: manifest.json, index.txt and src/<importpath>/<file>.go.txt.
+// It holds the basket and pricing packages, not the main package.
 func Snapshot() fstest.MapFS {
 	fsys := fstest.MapFS{}
 	man := codetools.Manifest{
 		Format:      codetools.SnapshotFormat,
 		MainPackage: MainPackage,
-		Revision:    Revision,
-		GoVersion:   "go1.26.8",
 		GOOS:        "linux",
 		GOARCH:      "amd64",
 		Modules:     []codetools.ManifestModule{{Path: Module, Main: true}},
 	}
+	var sources [][]codeindex.Source
 	for _, p := range []struct{ path, name, file, src string }{
 		{Basket, "basket", "basket.go", basketGo},
 		{Pricing, "pricing", "pricing.go", pricingGo},
@@ -60,7 +59,13 @@ func Snapshot() fstest.MapFS {
 			ImportPath: p.path, Name: p.name, Module: Module,
 			Files: []codetools.ManifestFile{{Name: p.file, Path: loc, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(p.src))}},
 		})
+		sources = append(sources, []codeindex.Source{{Path: loc, Name: p.file, Src: []byte(p.src)}})
 	}
+	index, err := codeindex.Build(sources...)
+	if err != nil {
+		panic("shop: the fixture source does not parse: " + err.Error())
+	}
+	fsys[codetools.IndexName] = &fstest.MapFile{Data: index}
 	data, _ := json.MarshalIndent(man, "", "  ") // a Manifest always encodes
 	fsys[codetools.ManifestName] = &fstest.MapFile{Data: data}
 	return fsys

@@ -1,0 +1,592 @@
+package codetools
+
+import (
+	"path"
+	"strings"
+)
+
+// lineEvidence is what the binary's line table says about the snapshot
+// source of one module: how many functions were compared, how many
+// differ, and the first that differs (in snapshot file and line order).
+type lineEvidence struct {
+	compared int
+	diffs    int
+	first    *lineDiff
+}
+
+// lineDiff is one difference between the snapshot and the line table.
+type lineDiff struct {
+	name               string
+	snapFile, binFile  string
+	snapLine, binLine  int32
+	snapStart, snapEnd int32 // declaration lines in the snapshot
+	what               string
+}
+
+// before orders differences by snapshot file and line.
+func (d *lineDiff) before(o *lineDiff) bool {
+	if d.snapFile != o.snapFile {
+		return d.snapFile < o.snapFile
+	}
+	return d.snapLine < o.snapLine
+}
+
+// attributor joins the function table with the snapshot entries: every
+// linked function, closure, wrapper and inlined body is attributed to the
+// declaration that contains it, and the snapshot's declarations are
+// checked against the table's files and lines.
+type attributor struct {
+	c       *Catalog
+	in      interner
+	snap    *snapshot
+	decls   snapDecls
+	entries []entry
+	byID    map[string]int32
+	mainPkg string
+
+	// funcs and types hold the ids known to be declared functions or
+	// methods, and types.
+	funcs, types map[string]bool
+	// dirPkg maps a source directory to the package most of its
+	// functions belong to.
+	dirPkg map[string]string
+	// realByName maps a function symbol (without type arguments) to its
+	// index in the table.
+	realByName map[string]int32
+
+	rt *runtimeTable
+	// results
+	aliases    map[string]string
+	inlInto    map[string]string
+	evidence   map[string]*lineEvidence
+	unresolved int
+	rtPkgs     map[string]bool
+}
+
+func (a *attributor) pkgOf(p string) string {
+	if p == "main" && a.mainPkg != "" {
+		return a.mainPkg
+	}
+	return p
+}
+
+// selected reports whether runtime entries of pkg may be added.
+func (a *attributor) selected(pkg string) bool {
+	sel := a.c.opts.Packages
+	if sel == nil {
+		return true
+	}
+	mod, main := "", false
+	if m, ok := moduleFor(a.c.build.mods, pkg); ok && !isStdPkg(pkg) {
+		mod, main = m.path, m.path == a.c.build.info.MainModule.Path
+	}
+	return sel.Includes(pkg, mod, main)
+}
+
+// moduleKey names the module whose snapshot evidence covers pkg: the
+// module path, or "std" for the standard library.
+func (a *attributor) moduleKey(pkg string) string {
+	if a.snap != nil {
+		if mi, ok := a.snap.modOf[pkg]; ok {
+			return a.snap.man.Modules[mi].Path
+		}
+	}
+	if isStdPkg(pkg) {
+		return "std"
+	}
+	if m, ok := moduleFor(a.c.build.mods, pkg); ok {
+		return m.path
+	}
+	return pkg
+}
+
+func fileDir(file string) string {
+	return path.Dir(strings.ReplaceAll(file, `\`, "/"))
+}
+
+func isGoFile(file string) bool { return strings.HasSuffix(file, ".go") }
+
+// run attributes the table rt.
+func (a *attributor) run(rt *runtimeTable) {
+	a.rt = rt
+	a.aliases, a.inlInto = map[string]string{}, map[string]string{}
+	a.evidence, a.rtPkgs = map[string]*lineEvidence{}, map[string]bool{}
+	a.byID = make(map[string]int32, len(a.entries)+len(rt.funcs))
+	for i := range a.entries {
+		if _, dup := a.byID[a.entries[i].id]; !dup {
+			a.byID[a.entries[i].id] = int32(i)
+		}
+	}
+	syms := make([]linkSym, len(rt.funcs))
+	ok := make([]bool, len(rt.funcs))
+	for i := range rt.funcs {
+		syms[i], ok[i] = parseLinkSym(rt.funcs[i].name)
+		if ok[i] {
+			syms[i].pkg = a.pkgOf(syms[i].pkg)
+		}
+	}
+	callees := make([]calleeInfo, len(rt.inlined))
+	for i := range rt.inlined {
+		callees[i] = a.callee(rt.inlined[i].name)
+	}
+	a.learn(syms, ok, callees)
+	for i := range callees {
+		if callees[i].id == "" {
+			callees[i] = a.inlinedClosure(rt.inlined[i].name)
+		}
+	}
+	for i := range rt.funcs {
+		if ok[i] {
+			a.function(&rt.funcs[i], &syms[i])
+		}
+	}
+	for i := range rt.inlined {
+		if callees[i].id != "" {
+			a.inlined(&rt.inlined[i], &callees[i])
+		}
+	}
+}
+
+// calleeInfo is an inlined function's declaration.
+type calleeInfo struct {
+	id, pkg, name string
+	// own reports the declaration itself, not a closure of it.
+	own bool
+}
+
+// callee returns the declaration of an inlined function, or nothing if
+// the name is not a declaration's own (see inlinedClosure).
+func (a *attributor) callee(name string) calleeInfo {
+	sym, ok := parseLinkSym(name)
+	if !ok || !sym.own {
+		return calleeInfo{}
+	}
+	pkg := a.pkgOf(sym.pkg)
+	r := sym.readings[0]
+	return calleeInfo{id: declID(pkg, r.outer), pkg: pkg, name: r.outer, own: true}
+}
+
+// inlinedClosure returns the declaration of an inlined closure, such as
+// T.M.func1, whose name is read with what is known of the package's
+// types and functions; nothing if that does not decide.
+func (a *attributor) inlinedClosure(name string) calleeInfo {
+	sym, ok := parseLinkSym(name)
+	if !ok || sym.own || sym.glob || len(sym.readings) == 0 {
+		return calleeInfo{}
+	}
+	pkg := a.pkgOf(sym.pkg)
+	r := sym.readings[0]
+	if len(sym.readings) > 1 {
+		t, _, _ := strings.Cut(r.outer, ".")
+		switch {
+		case a.types[declID(pkg, t)]:
+		case a.funcs[declID(pkg, sym.readings[1].outer)]:
+			r = sym.readings[1]
+		default:
+			return calleeInfo{}
+		}
+	}
+	if len(r.inner) > 0 {
+		return calleeInfo{} // a closure of code inlined into code that was inlined: too far
+	}
+	return calleeInfo{id: declID(pkg, r.outer), pkg: pkg, name: r.outer}
+}
+
+// learn collects which ids are functions and which types, and which
+// package each source directory holds.
+func (a *attributor) learn(syms []linkSym, ok []bool, callees []calleeInfo) {
+	a.funcs, a.types = map[string]bool{}, map[string]bool{}
+	a.realByName = make(map[string]int32, len(syms))
+	votes := map[string]map[string]int{}
+	vote := func(file, pkg string) {
+		if !isGoFile(file) {
+			return
+		}
+		d := fileDir(file)
+		m := votes[d]
+		if m == nil {
+			m = map[string]int{}
+			votes[d] = m
+		}
+		m[pkg]++
+	}
+	noteType := func(pkg, method string) {
+		t, _, _ := strings.Cut(method, ".")
+		t = strings.TrimSuffix(strings.TrimPrefix(t, "(*"), ")")
+		a.types[declID(pkg, t)] = true
+	}
+	for i := range syms {
+		a.realByName[stripBrackets(a.rt.funcs[i].name)] = int32(i)
+		if !ok[i] || !syms[i].own {
+			continue
+		}
+		r := syms[i].readings[0]
+		if r.method {
+			noteType(syms[i].pkg, r.outer)
+		}
+		a.funcs[declID(syms[i].pkg, r.outer)] = true
+		vote(a.rt.funcs[i].file, syms[i].pkg)
+	}
+	for i, c := range callees {
+		if c.id == "" {
+			continue
+		}
+		if strings.Contains(c.name, ".") && !strings.HasPrefix(c.name, "init.") {
+			noteType(c.pkg, c.name)
+		}
+		if c.own {
+			a.funcs[c.id] = true
+		}
+		vote(a.rt.inlined[i].file, c.pkg)
+	}
+	for i := range a.entries {
+		e := &a.entries[i]
+		switch e.kind {
+		case kType:
+			a.types[e.id] = true
+		case kFunc, kMethod:
+			a.funcs[e.id] = true
+		}
+	}
+	a.dirPkg = make(map[string]string, len(votes))
+	for d, m := range votes {
+		best, n := "", 0
+		for p, k := range m {
+			if k > n || k == n && p < best {
+				best, n = p, k
+			}
+		}
+		a.dirPkg[d] = best
+	}
+}
+
+// display returns the display path of a file of the table holding code
+// of package pkg.
+func (a *attributor) display(file, pkg string) string {
+	base := path.Base(strings.ReplaceAll(file, `\`, "/"))
+	if strings.HasPrefix(base, "_cgo_") {
+		// Generated by cgo in the build directory: no source file.
+		return a.in.get("<cgo>/" + pkg + "/" + base)
+	}
+	if p, ok := a.dirPkg[fileDir(file)]; ok && strings.ContainsAny(file, `/\`) {
+		pkg = p
+	} else if !strings.ContainsAny(file, `/\`) {
+		file = "/" + file // a bare name (assembly): in its package's directory
+	}
+	return a.in.get(displayPath(file, pkg, a.c.build.mods, a.c.build.info.MainModule.Path))
+}
+
+// snapFileOf returns the snapshot file a file of the table was compiled
+// from, or -1.
+func (a *attributor) snapFileOf(file string) int32 {
+	if a.snap == nil {
+		return -1
+	}
+	pkg, ok := a.dirPkg[fileDir(file)]
+	if !ok {
+		return -1
+	}
+	if fi, ok := a.snap.byKey[pkg+"/"+path.Base(strings.ReplaceAll(file, `\`, "/"))]; ok {
+		return fi
+	}
+	return -1
+}
+
+// containing returns the entry of snapshot file fi whose declaration
+// contains line, preferring functions and methods, or -1.
+func (a *attributor) containing(fi int32, line int32, wantVar bool) int32 {
+	if fi < 0 || int(fi) >= len(a.decls) {
+		return -1
+	}
+	best := int32(-1)
+	for i := a.decls[fi][0]; i < a.decls[fi][1]; i++ {
+		e := &a.entries[i]
+		if e.snap != fi || line < e.line || line > e.endLine {
+			continue
+		}
+		switch e.kind {
+		case kFunc, kMethod:
+			if !wantVar {
+				return i
+			}
+		case kVar:
+			if wantVar {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// declRef names a declaration: its package and its name within it.
+type declRef struct{ pkg, name string }
+
+func (r declRef) id() string { return declID(r.pkg, r.name) }
+
+// ref returns the declaration of entry i.
+func (a *attributor) ref(i int32) declRef {
+	e := &a.entries[i]
+	return declRef{e.pkg, e.id[len(e.pkg)+1:]}
+}
+
+// resolve returns the declaration a symbol belongs to; its name is "" if
+// it cannot be told.
+func (a *attributor) resolve(f *runtimeFunc, sym *linkSym) declRef {
+	if sym.glob {
+		if i := a.containing(a.snapFileOf(f.file), int32(f.line), true); i >= 0 {
+			return a.ref(i)
+		}
+		return declRef{}
+	}
+	readings := sym.readings
+	if len(readings) > 1 {
+		a0, a1 := readings[0], readings[1]
+		t, _, _ := strings.Cut(a0.outer, ".")
+		switch {
+		case a.types[declID(sym.pkg, t)]:
+			readings = readings[:1]
+		case a.funcs[declID(sym.pkg, a1.outer)]:
+			readings = readings[1:]
+		default:
+			// Neither reading is known; the snapshot decides, or nothing.
+			if i := a.containing(a.snapFileOf(f.file), int32(f.line), false); i >= 0 {
+				for _, r := range readings {
+					if ref := a.innerID(f, sym.pkg, r); ref.id() == a.entries[i].id {
+						return ref
+					}
+				}
+			}
+			return declRef{}
+		}
+	}
+	return a.innerID(f, sym.pkg, readings[0])
+}
+
+// innerID returns the id of the declaration reading r of a symbol of
+// package pkg names: the outer declaration, or the innermost function
+// inlined into it. The inlined function is looked up among the functions
+// inlined into r.prefix; code that lies within r.prefix's own lines is
+// the outer declaration's; else the name is looked up in the package of
+// the symbol's file.
+func (a *attributor) innerID(f *runtimeFunc, pkg string, r symReading) declRef {
+	if len(r.inner) == 0 {
+		return declRef{pkg, r.outer}
+	}
+	if p, ok := a.realByName[r.prefix]; ok {
+		rf := &a.rt.funcs[p]
+		for _, want := range r.inner {
+			for _, ci := range a.rt.calls[rf.calls[0]:rf.calls[1]] {
+				if c := a.callee(a.rt.inlined[ci].name); c.name == want {
+					return declRef{c.pkg, c.name}
+				}
+			}
+		}
+		if rf.file == f.file && rf.minLine > 0 && int32(f.line) >= rf.minLine && int32(f.line) <= rf.maxLine {
+			return declRef{pkg, r.outer}
+		}
+	}
+	if fp, ok := a.dirPkg[fileDir(f.file)]; ok {
+		for _, want := range r.inner {
+			if id := declID(fp, want); a.funcs[id] || a.isEntry(id) {
+				return declRef{fp, want}
+			}
+		}
+	}
+	if i := a.containing(a.snapFileOf(f.file), int32(f.line), false); i >= 0 {
+		for _, want := range r.inner {
+			if ref := a.ref(i); ref.name == want {
+				return ref
+			}
+		}
+	}
+	return declRef{}
+}
+
+func (a *attributor) isEntry(id string) bool {
+	_, ok := a.byID[id]
+	return ok
+}
+
+// entryFor returns the entry of declaration r, adding a runtime entry if
+// the package is selected; -1 if it may not be added.
+func (a *attributor) entryFor(r declRef) int32 {
+	id := r.id()
+	if i, ok := a.byID[id]; ok {
+		return i
+	}
+	pkg := r.pkg
+	if !a.selected(pkg) {
+		return -1
+	}
+	k := kFunc
+	if strings.Contains(r.name, ".") && !strings.HasPrefix(r.name, "init.") {
+		k = kMethod
+	}
+	i := int32(len(a.entries))
+	a.entries = append(a.entries, entry{id: id, pkg: a.in.get(pkg), kind: k, snap: -1, reg: -1})
+	a.byID[id] = i
+	a.rtPkgs[a.entries[i].pkg] = true
+	return i
+}
+
+// declName returns the declaration part of an id made by declID: "F",
+// "T.M", "(*T).M" or "init.N".
+func declName(id string) string {
+	slash := strings.LastIndexByte(id, '/')
+	dot := strings.IndexByte(id[slash+1:], '.')
+	if dot < 0 {
+		return ""
+	}
+	return id[slash+1+dot+1:]
+}
+
+// function attributes one linked function.
+func (a *attributor) function(f *runtimeFunc, sym *linkSym) {
+	if sym.own && (f.file == "<autogenerated>" || declName(sym.raw) == "init") || f.file == "" || path.Base(f.file) == "_testmain.go" {
+		// Compiler-generated wrappers of declarations listed on their own,
+		// package initializers, which have no declaration, code without
+		// Go line information (C), and the main function of a test binary.
+		return
+	}
+	ref := a.resolve(f, sym)
+	if ref.name == "" || f.file == "<autogenerated>" && !a.funcs[ref.id()] {
+		// Unknown, or a wrapper of something that is no declaration
+		// (such as an interface method value).
+		a.unresolved++
+		return
+	}
+	i := a.entryFor(ref)
+	if i < 0 {
+		return
+	}
+	id := a.entries[i].id
+	e := &a.entries[i]
+	if f.file != "<autogenerated>" {
+		a.check(e, f.file, int32(f.line), f.minLine, f.maxLine, sym.own)
+	}
+	if sym.own {
+		if !e.rt.exact() || int32(f.line) < e.rtLine {
+			e.rtLine, e.rtFile = int32(f.line), a.display(f.file, e.pkg)
+		}
+		e.rt |= rtOwn
+	} else {
+		if stripBrackets(sym.raw) != id {
+			a.aliases[sym.raw] = id
+		}
+		if !e.rt.exact() && f.file != "<autogenerated>" && (e.rtLine == 0 || int32(f.line) < e.rtLine) {
+			e.rtLine, e.rtFile = int32(f.line), a.display(f.file, e.pkg)
+		}
+		e.rt |= rtClosure
+	}
+	a.linked(e)
+}
+
+// inlined attributes a function whose body was inlined.
+func (a *attributor) inlined(f *inlinedFunc, c *calleeInfo) {
+	if path.Base(f.file) == "_testmain.go" || f.file == "<autogenerated>" || f.file == "" {
+		// The main function of a test binary, and compiler-generated
+		// wrappers, which are no declarations.
+		return
+	}
+	i := a.entryFor(declRef{c.pkg, c.name})
+	if i < 0 {
+		return
+	}
+	e := &a.entries[i]
+	a.check(e, f.file, f.line, f.minLine, f.maxLine, f.line > 0 && c.own)
+	if e.rtLine == 0 && (f.line > 0 || f.minLine > 0) {
+		e.rtLine, e.rtFile = f.line, a.display(f.file, e.pkg)
+		if e.rtLine == 0 {
+			e.rtLine = f.minLine
+		}
+	}
+	e.rt |= rtInlined
+	if _, seen := a.inlInto[c.id]; !seen {
+		a.inlInto[c.id] = f.into
+	}
+	a.linked(e)
+}
+
+// linked marks e as linked and places runtime-only entries.
+func (a *attributor) linked(e *entry) {
+	e.sources |= srcRuntime
+	if e.sources&srcSnapshot == 0 {
+		e.file, e.line = e.rtFile, e.rtLine
+	}
+}
+
+// check compares the table's file and lines for e's declaration with the
+// snapshot: the declaration line (own code), and that every line of code
+// lies within the declaration.
+func (a *attributor) check(e *entry, file string, decl, minLine, maxLine int32, own bool) {
+	if a.snap == nil || !isGoFile(file) {
+		return
+	}
+	key := a.moduleKey(e.pkg)
+	ev := a.evidence[key]
+	if ev == nil {
+		ev = &lineEvidence{}
+		a.evidence[key] = ev
+	}
+	if e.sources&srcSnapshot == 0 {
+		if a.snap.pkgs[e.pkg] {
+			ev.compared++
+			a.differ(ev, &lineDiff{name: e.id, binFile: a.display(file, e.pkg), binLine: max(decl, minLine), snapFile: a.display(file, e.pkg),
+				what: "is in the binary but not in the snapshot"})
+		}
+		return
+	}
+	if e.bodyless {
+		return // implemented elsewhere: assembly or go:linkname
+	}
+	ev.compared++
+	sf := &a.snap.files[e.snap]
+	d := &lineDiff{name: e.id, snapFile: sf.display, snapLine: e.line, snapStart: e.line, snapEnd: e.endLine,
+		binFile: a.display(file, e.pkg), binLine: decl}
+	switch {
+	case a.snapFileOf(file) != e.snap:
+		d.binLine = max(decl, minLine)
+		d.what = "is in " + d.binFile + " in the binary, in " + sf.display + " in the snapshot"
+	case own && decl != e.line:
+		d.what = "is declared at line " + itoa(int(e.line)) + " in the snapshot, line " + itoa(int(decl)) + " in the binary"
+	case minLine > 0 && minLine < e.line && !a.inDecl(e.snap, minLine),
+		maxLine > 0 && maxLine > e.endLine && !a.inDecl(e.snap, maxLine):
+		d.binLine = minLine
+		if maxLine > e.endLine {
+			d.binLine = maxLine
+		}
+		d.what = "has code at line " + itoa(int(d.binLine)) + " in the binary, outside its declaration (lines " +
+			itoa(int(e.line)) + "-" + itoa(int(e.endLine)) + ") in the snapshot"
+	case decl > 0 && !own && (decl < e.line || decl > e.endLine) && !a.inDecl(e.snap, decl):
+		d.binLine = decl
+		d.what = "has a closure at line " + itoa(int(decl)) + " in the binary, outside its declaration (lines " +
+			itoa(int(e.line)) + "-" + itoa(int(e.endLine)) + ") in the snapshot"
+	default:
+		return
+	}
+	a.differ(ev, d)
+}
+
+// inDecl reports whether line lies within some declaration of snapshot
+// file fi. The line table marks a few instructions of inlined code as the
+// caller's own, so code of a function found within another declaration of
+// the same file is not taken as evidence of an edit; code found between
+// declarations is.
+func (a *attributor) inDecl(fi int32, line int32) bool {
+	if fi < 0 || int(fi) >= len(a.decls) {
+		return false
+	}
+	for i := a.decls[fi][0]; i < a.decls[fi][1]; i++ {
+		if e := &a.entries[i]; e.kind != kPackage && line >= e.line && line <= e.endLine {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *attributor) differ(ev *lineEvidence, d *lineDiff) {
+	ev.diffs++
+	if ev.first == nil || d.before(ev.first) {
+		ev.first = d
+	}
+}

@@ -1,0 +1,104 @@
+package codetools
+
+import (
+	"context"
+	"runtime/metrics"
+	"time"
+	"unsafe"
+)
+
+// BuildStats is the cost of building a catalog from the function table
+// and the snapshot, as Warm reports it.
+type BuildStats struct {
+	// Entries is the number of catalog entries built.
+	Entries int `json:"entries"`
+	// RuntimeFunctions is the number of functions of the function table,
+	// InlinedFunctions the number of distinct functions inlined into
+	// them, and UnattributedFunctions the number of closures or wrappers
+	// whose declaration could not be told (they make no entry).
+	RuntimeFunctions      int `json:"runtimeFunctions"`
+	InlinedFunctions      int `json:"inlinedFunctions"`
+	UnattributedFunctions int `json:"unattributedFunctions"`
+	// SnapshotFiles and SnapshotDeclarations count what was read from the
+	// snapshot.
+	SnapshotFiles        int `json:"snapshotFiles"`
+	SnapshotDeclarations int `json:"snapshotDeclarations"`
+	// Duration is the wall time of the build.
+	Duration time.Duration `json:"duration"`
+	// AllocatedBytes is the heap allocated by the process while the
+	// catalog was built (runtime/metrics /gc/heap/allocs:bytes), which
+	// includes what other goroutines allocated meanwhile.
+	AllocatedBytes uint64 `json:"allocatedBytes"`
+	// RetainedBytes estimates the heap the built catalog keeps: its
+	// entries, strings and tables (the search index built from them on
+	// the first query is not included).
+	RetainedBytes uint64 `json:"retainedBytes"`
+	// SnapshotError and RuntimeError say why a source was not (fully)
+	// used.
+	SnapshotError string `json:"snapshotError,omitempty"`
+	RuntimeError  string `json:"runtimeError,omitempty"`
+}
+
+// Warm builds the catalog now, if it was not built yet, and returns the
+// cost of the build. Call it at start-up (in a goroutine, if start-up
+// must not wait) so that the first code_search or code_definition does
+// not pay for it. Concurrent calls, and the first queries, wait for the
+// same build; if ctx ends first, Warm returns ctx's error and the build
+// goes on.
+func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
+	if _, err := c.index(ctx); err != nil {
+		return BuildStats{}, err
+	}
+	return c.base.stats, nil
+}
+
+// allocatedBytes returns the cumulative bytes the process allocated on
+// the heap.
+func allocatedBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// retained estimates the heap b keeps: slices at their capacity, strings
+// at their length (interned strings once), maps at about twice their
+// keys and values.
+func (b *baseIndex) retained() uint64 {
+	n := uint64(cap(b.entries)) * uint64(unsafe.Sizeof(entry{}))
+	seen := map[string]bool{}
+	str := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			n += uint64(len(s))
+		}
+	}
+	for i := range b.entries {
+		e := &b.entries[i]
+		n += uint64(len(e.id) + len(e.doc))
+		str(e.pkg)
+		str(e.file)
+		str(e.rtFile)
+	}
+	const mapEntry = 2 * 2 * 16 // two string headers, twice over
+	for k, v := range b.aliases {
+		n += mapEntry + uint64(len(k)) + uint64(len(v))
+	}
+	for _, v := range b.inlInto {
+		n += mapEntry
+		str(v)
+	}
+	if s := b.snap; s != nil {
+		n += uint64(cap(s.files)) * uint64(unsafe.Sizeof(snapFile{}))
+		for i := range s.files {
+			f := &s.files[i]
+			n += uint64(len(f.path) + len(f.name) + len(f.sha256))
+			str(f.display)
+		}
+		n += uint64(len(s.byKey)+len(s.modOf)+len(s.pkgs)) * mapEntry
+	}
+	n += uint64(len(b.noSource)) * 16
+	return n
+}
