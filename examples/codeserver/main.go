@@ -33,7 +33,7 @@ import (
 	"github.com/embedmcp/mcp/codetools"
 )
 
-//go:embed all:snapshot
+//go:embed snapshot
 var snapshotFS embed.FS
 
 // grants are what callers of this example may use.
