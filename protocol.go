@@ -79,6 +79,10 @@ type Options struct {
 	MaxResultBytes int
 	// CallTimeout, when positive, is the deadline of each tools/call.
 	CallTimeout time.Duration
+	// Batch bounds 2025-03-26 batches: the size of the whole response, one
+	// deadline for all its requests, how many run at once (see
+	// BatchLimits).
+	Batch BatchLimits
 	// ListTTL and CacheScope ("private" or "public") are the caching hints
 	// of 2026-07-28 list and discover results. Defaults: 0 ms and
 	// "private".
@@ -263,42 +267,6 @@ func isBatch(body []byte) bool {
 		return c == '['
 	}
 	return false
-}
-
-// handleBatch answers a 2025-03-26 batch: one response per request, none for
-// notifications, 202 when there are only notifications.
-func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport) (int, []byte) {
-	if tr.version != "" && !s.serves(tr.version) {
-		return http.StatusBadRequest, appendErr(nil, nil, s.unsupported(tr.version))
-	}
-	if tr.version != "" && tr.version != Version20250326 {
-		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
-	}
-	p := boundedjson.Parser{Limits: boundedjson.Limits(s.limits), Elements: true}
-	v, err := p.Parse(body)
-	if err != nil {
-		return parseFailure(err)
-	}
-	if len(v.([]any)) == 0 {
-		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
-	}
-	out := []byte{'['}
-	n := 0
-	for _, el := range p.Elems {
-		_, resp, isNote := s.handleOne(ctx, caller, el, tr)
-		if isNote {
-			continue
-		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, resp...)
-		n++
-	}
-	if n == 0 {
-		return http.StatusAccepted, nil
-	}
-	return http.StatusOK, append(out, ']')
 }
 
 // handleOne answers one message; note reports that there is no response.

@@ -1,0 +1,210 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
+)
+
+// Defaults of BatchLimits.
+const (
+	DefaultMaxBatchBytes    = 4 << 20
+	DefaultBatchConcurrency = 4
+)
+
+// BatchLimits bound a JSON-RPC batch (2025-03-26 rules; later revisions
+// have none), so that one request costs no more than its parts would alone.
+// The parser already bounds a batch to 256 elements (Limits).
+type BatchLimits struct {
+	// MaxResponseBytes caps the whole batch response. Requests are answered
+	// in order while their responses fit; the first that does not, and
+	// every later one, is answered with a -32001 error saying so (and is
+	// not run at all once the cap has been reached). Zero means
+	// DefaultMaxBatchBytes (4 MiB), or Options.MaxResultBytes when that is
+	// larger; negative means no cap.
+	MaxResponseBytes int
+	// Timeout is one deadline for the whole batch: the context of every
+	// request in it ends then, and a request not started by then is
+	// answered with a -32001 error instead of being run. Zero means
+	// Options.CallTimeout (no deadline when that is zero too); negative
+	// means none. Options.CallTimeout still bounds each call.
+	Timeout time.Duration
+	// Concurrency is how many requests of one batch run at once. Zero means
+	// DefaultBatchConcurrency (4); 1 or negative runs them one after the
+	// other.
+	Concurrency int
+}
+
+// batchLimits resolves the defaults of s's BatchLimits.
+func (s *Server) batchLimits() (maxBytes int, timeout time.Duration, workers int) {
+	b := s.opts.Batch
+	maxBytes, timeout, workers = b.MaxResponseBytes, b.Timeout, b.Concurrency
+	if maxBytes == 0 {
+		maxBytes = max(DefaultMaxBatchBytes, s.opts.MaxResultBytes)
+	}
+	if timeout == 0 {
+		timeout = s.opts.CallTimeout
+	}
+	if workers == 0 {
+		workers = DefaultBatchConcurrency
+	}
+	return maxBytes, timeout, max(workers, 1)
+}
+
+// batchElem is the outcome of one element of a batch.
+type batchElem struct {
+	resp   []byte
+	note   bool // no response (a notification, a client's response)
+	notRun int  // why it was not run: 0 (it ran), skipDeadline, skipCap
+}
+
+const (
+	skipDeadline = 1 + iota
+	skipCap
+)
+
+// handleBatch answers a 2025-03-26 batch: one response per request, in
+// order, none for notifications, 202 when there are only notifications;
+// under the BatchLimits.
+func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport) (int, []byte) {
+	if tr.version != "" && !s.serves(tr.version) {
+		return http.StatusBadRequest, appendErr(nil, nil, s.unsupported(tr.version))
+	}
+	if tr.version != "" && tr.version != Version20250326 {
+		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
+	}
+	p := boundedjson.Parser{Limits: boundedjson.Limits(s.limits), Elements: true}
+	v, err := p.Parse(body)
+	if err != nil {
+		return parseFailure(err)
+	}
+	if len(v.([]any)) == 0 {
+		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
+	}
+	maxBytes, timeout, workers := s.batchLimits()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+
+	elems := p.Elems
+	out := make([]batchElem, len(elems))
+	var used atomic.Int64 // bytes of the responses so far
+	runOne := func(i int) {
+		switch {
+		case ctx.Err() != nil:
+			out[i].notRun = skipDeadline
+		case maxBytes >= 0 && used.Load() > int64(maxBytes):
+			out[i].notRun = skipCap
+		default:
+			out[i] = s.batchElement(ctx, caller, elems[i], tr)
+			used.Add(int64(len(out[i].resp)))
+		}
+	}
+	if workers == 1 || len(elems) == 1 {
+		for i := range elems {
+			runOne(i)
+		}
+	} else {
+		// Workers take the elements in order, so the cap is reached on a
+		// prefix of the batch, whatever the timing.
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(elems)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < len(elems); i = int(next.Add(1) - 1) {
+					runOne(i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+
+	b := []byte{'['}
+	n, total, over := 0, 0, false
+	for i, el := range out {
+		resp := el.resp
+		switch {
+		case el.notRun == 0 && el.note:
+			continue
+		case el.notRun != 0 || over || (maxBytes >= 0 && total+len(resp) > maxBytes):
+			id, isNote := peekID(elems[i])
+			if isNote {
+				continue
+			}
+			over = over || el.notRun != skipDeadline
+			resp = appendError(nil, id, CodeLimitExceeded, batchRefusal(el.notRun, maxBytes, timeout), nil)
+		default:
+			total += len(resp)
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, resp...)
+		n++
+	}
+	if n == 0 {
+		return http.StatusAccepted, nil
+	}
+	return http.StatusOK, append(b, ']')
+}
+
+// batchElement answers one element, recovering a panic as Handle does, since
+// it may run on a goroutine of its own.
+func (s *Server) batchElement(ctx context.Context, caller Caller, el []byte, tr *transport) (e batchElem) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: panic while handling a request",
+				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			id, _ := peekID(el)
+			e = batchElem{resp: appendError(nil, id, CodeInternalError, "Internal error", nil)}
+		}
+	}()
+	_, e.resp, e.note = s.handleOne(ctx, caller, el, tr)
+	return e
+}
+
+// batchRefusal is the message for an element not answered by its own
+// response.
+func batchRefusal(notRun, maxBytes int, timeout time.Duration) string {
+	switch notRun {
+	case skipDeadline:
+		return "Batch deadline of " + timeout.String() + " (BatchLimits.Timeout) passed before this request ran; send it again, alone or in a smaller batch"
+	case skipCap:
+		return "Batch response size cap of " + strconv.Itoa(maxBytes) + " bytes (BatchLimits.MaxResponseBytes) reached before this request ran; it was not run: send it again, alone or in a smaller batch"
+	}
+	return "Batch response size cap of " + strconv.Itoa(maxBytes) + " bytes (BatchLimits.MaxResponseBytes) reached: this request ran, but its response does not fit and was dropped; ask for less or send it alone"
+}
+
+// peekID reads the id of a batch element that gets no response of its own,
+// and whether it is a notification or a client's response (which get none
+// at all). Off the fast path.
+func peekID(el []byte) (id []byte, isNote bool) {
+	var env struct {
+		ID     *json.RawMessage `json:"id"`
+		Method *string          `json:"method"`
+		Result *json.RawMessage `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(el, &env) != nil {
+		return nil, false
+	}
+	if env.Method == nil && env.ID != nil && (env.Result != nil || env.Error != nil) {
+		return nil, true // a client's response: acknowledged, never answered
+	}
+	if env.ID == nil {
+		return nil, env.Method != nil
+	}
+	return validID(*env.ID), false
+}
