@@ -138,7 +138,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 		o = *opts
 	}
 	h := &Handler{p: p, auth: o.Authenticator, maxBody: o.MaxBodyBytes, metaURL: o.ResourceMetadataURL,
-		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout, policy: newOriginPolicy(o.AllowedOrigins, o.AllowedHosts)}
+		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout}
 	if h.auth == nil {
 		h.auth = Anonymous(Caller{})
 	}
@@ -148,6 +148,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	if h.logger == nil {
 		h.logger = discardLogger
 	}
+	h.policy = newOriginPolicy(o.AllowedOrigins, o.AllowedHosts, h.logger)
 	if h.keepAlive == 0 {
 		h.keepAlive = 25 * time.Second
 	}
@@ -176,14 +177,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr["Vary"] = hdrOrigin
 	}
 	if !originOK {
-		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: origin refused", slog.String("origin", r.Header.Get("Origin")))
-		h.fail(w, http.StatusForbidden, "Forbidden: origin "+strconv.Quote(r.Header.Get("Origin"))+
-			" is not allowed (allowed: same-origin, loopback and configured origins)", nil)
+		origin := shorten(strings.Join(r.Header["Origin"], ", "))
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: origin refused", slog.String("origin", origin))
+		h.fail(w, http.StatusForbidden, "Forbidden: origin "+strconv.Quote(origin)+
+			" is not allowed (allowed: one Origin header, scheme://host[:port], same-origin, loopback or configured)", nil)
 		return
 	}
 	if !h.policy.checkHost(r) {
-		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: host refused", slog.String("host", r.Host))
-		h.fail(w, http.StatusForbidden, "Forbidden: Host "+strconv.Quote(r.Host)+
+		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: host refused", slog.String("host", shorten(r.Host)))
+		h.fail(w, http.StatusForbidden, "Forbidden: Host "+strconv.Quote(shorten(r.Host))+
 			" is not a loopback name on a loopback listener (DNS rebinding protection; see AllowedHosts)", nil)
 		return
 	}

@@ -1,9 +1,12 @@
 package mcp
 
 import (
+	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -15,7 +18,9 @@ import (
 //     same-origin (its host equals the request's Host), a loopback origin
 //     (http or https on localhost, 127.0.0.0/8 or [::1], any port), or
 //     listed in HandlerOptions.AllowedOrigins. "null" is refused unless
-//     listed. Requests without Origin (non-browser clients) pass.
+//     listed. An Origin that is not scheme://host[:port], or a second Origin
+//     header, is refused under every policy. Requests without Origin
+//     (non-browser clients) pass.
 //   - A request that reached the server on a loopback address is refused
 //     (403) unless its Host is a loopback name (localhost, a loopback IP) or
 //     listed in HandlerOptions.AllowedHosts. A rebinding attack's Host is
@@ -28,15 +33,26 @@ type originPolicy struct {
 	hosts     map[string]bool // lower-case host names, without port
 }
 
-func newOriginPolicy(origins, hosts []string) *originPolicy {
+func newOriginPolicy(origins, hosts []string, logger *slog.Logger) *originPolicy {
 	p := &originPolicy{origins: make(map[string]bool), hosts: make(map[string]bool)}
 	for _, o := range origins {
 		o = strings.TrimSpace(o)
-		if o == "*" {
+		switch o {
+		case "*":
 			p.anyOrigin = true
 			continue
+		case "null":
+			p.origins[o] = true
+			continue
 		}
-		p.origins[normalizeOrigin(o)] = true
+		// A trailing slash is forgiven in configuration, never on the wire.
+		norm, ok := normalizeOrigin(strings.TrimSuffix(o, "/"))
+		if !ok {
+			logger.LogAttrs(context.Background(), slog.LevelWarn,
+				"mcp: HandlerOptions.AllowedOrigins: not an origin (scheme://host[:port]); ignored", slog.String("origin", o))
+			continue
+		}
+		p.origins[norm] = true
 	}
 	for _, h := range hosts {
 		h = strings.TrimSpace(h)
@@ -49,15 +65,75 @@ func newOriginPolicy(origins, hosts []string) *originPolicy {
 	return p
 }
 
-// normalizeOrigin lower-cases an origin and drops a trailing slash and the
-// scheme's default port, so that configured and sent origins compare equal.
-func normalizeOrigin(o string) string {
-	o = strings.ToLower(strings.TrimSuffix(o, "/"))
-	scheme, rest, ok := strings.Cut(o, "://")
-	if !ok {
-		return o
+// normalizeOrigin checks that o is an origin as browsers serialize it,
+// scheme://host[:port] and nothing else (RFC 6454), and returns it
+// lower-cased without the scheme's default port, so that configured and
+// sent origins compare equal. Userinfo, a path (even "/"), a query, a
+// fragment, an empty or out-of-range port, or anything after an IPv6
+// literal make it no origin.
+func normalizeOrigin(o string) (string, bool) {
+	scheme, hostport, ok := strings.Cut(o, "://")
+	if !ok || !validScheme(scheme) || hostport == "" {
+		return "", false
 	}
-	return scheme + "://" + stripDefaultPort(scheme, rest)
+	host, port := hostport, ""
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return "", false
+		}
+		ip, err := netip.ParseAddr(hostport[1:end])
+		if err != nil || !ip.Is6() || ip.Zone() != "" {
+			return "", false
+		}
+		host, port = hostport[:end+1], hostport[end+1:]
+		if port != "" && port[0] != ':' {
+			return "", false
+		}
+	} else if i := strings.IndexByte(hostport, ':'); i >= 0 {
+		host, port = hostport[:i], hostport[i:]
+	}
+	if host == "" || (host[0] != '[' && !validRegName(host)) {
+		return "", false
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port[1:])
+		if err != nil || n < 0 || n > 65535 || port[1] < '0' || port[1] > '9' {
+			return "", false
+		}
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme + "://" + stripDefaultPort(scheme, strings.ToLower(host+port)), true
+}
+
+// validScheme reports whether s is a URI scheme: a letter, then letters,
+// digits, "+", "-" or ".".
+func validScheme(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validRegName reports whether s is a host name as browsers serialize it
+// (IDNs in punycode): letters, digits, "-", "." and "_".
+func validRegName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func stripDefaultPort(scheme, hostport string) string {
@@ -71,21 +147,32 @@ func stripDefaultPort(scheme, hostport string) string {
 }
 
 // checkOrigin reports whether the request's Origin, if any, is allowed, and
-// whether it is a cross-origin one that needs CORS response headers.
+// whether it is a cross-origin one that needs CORS response headers (whose
+// Access-Control-Allow-Origin is then the Origin, known well-formed). More
+// than one Origin header, or one that is not scheme://host[:port], is
+// refused, whatever the policy.
 func (p *originPolicy) checkOrigin(r *http.Request) (ok, cross bool) {
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	values := r.Header["Origin"]
+	switch {
+	case len(values) == 0 || (len(values) == 1 && values[0] == ""):
 		return true, false
+	case len(values) > 1:
+		return false, false
+	case values[0] == "null":
+		return p.origins["null"], true
 	}
-	norm := normalizeOrigin(origin)
-	scheme, hostport, hasScheme := strings.Cut(norm, "://")
-	if hasScheme && hostport != "" && strings.EqualFold(hostport, stripDefaultPort(scheme, strings.ToLower(r.Host))) {
+	norm, valid := normalizeOrigin(values[0])
+	if !valid {
+		return false, false
+	}
+	scheme, hostport, _ := strings.Cut(norm, "://")
+	if hostport == stripDefaultPort(scheme, strings.ToLower(r.Host)) {
 		return true, false
 	}
 	if p.anyOrigin || p.origins[norm] {
 		return true, true
 	}
-	if hasScheme && (scheme == "http" || scheme == "https") && isLoopbackName(hostOnly(hostport)) {
+	if (scheme == "http" || scheme == "https") && isLoopbackName(hostOnly(hostport)) {
 		return true, true
 	}
 	return false, false

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -175,5 +176,85 @@ func TestCORSPreflight(t *testing.T) {
 	wantRPCError(t, preflight("https://evil.example"), http.StatusForbidden, mcp.CodeInvalidRequest)
 	if w := preflight(""); w.Code != http.StatusMethodNotAllowed {
 		t.Errorf("OPTIONS without Origin: %d, want 405", w.Code)
+	}
+}
+
+// TestOriginStrict: an Origin is scheme://host[:port] and nothing else, as
+// browsers send it. Anything else (userinfo, a path, junk after an IPv6
+// literal, a bad port, two Origin headers) is refused, under the default
+// policy and under "*" alike, and never echoed into
+// Access-Control-Allow-Origin.
+func TestOriginStrict(t *testing.T) {
+	p, _ := testProtocol(t, nil)
+	bad := []string{
+		"http://127.0.0.1:19101@evil.com",
+		"http://localhost@evil.com",
+		"http://user:pass@localhost:3000",
+		"http://[::1]evil.com",
+		"http://[::1]:3000evil",
+		"http://[::1",
+		"http://[evil.com]",
+		"http://localhost/",
+		"http://localhost:3000/path",
+		"http://localhost?x=1",
+		"http://localhost#x",
+		"http://localhost:",
+		"http://localhost:99999",
+		"http://localhost:3000:3000",
+		"http://localhost:+80",
+		"http://",
+		"http:/localhost",
+		"//localhost",
+		"localhost",
+		"http://local host",
+		"http://localhost\\@evil.com",
+		"http://loc%61lhost",
+		"1http://localhost",
+	}
+	for _, origins := range [][]string{nil, {"*"}} {
+		h := mcp.NewHandler(p, &mcp.HandlerOptions{AllowedOrigins: origins})
+		for _, origin := range bad {
+			r := newPost(echoBody)
+			r.Header.Set("Origin", origin)
+			w := serve(h, r)
+			if w.Code != http.StatusForbidden || w.Header().Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("AllowedOrigins %q, Origin %q: %d, Access-Control-Allow-Origin %q", origins, origin, w.Code,
+					w.Header().Get("Access-Control-Allow-Origin"))
+			}
+		}
+		r := newPost(echoBody)
+		r.Header["Origin"] = []string{"http://localhost:3000", "https://evil.example"}
+		if w := serve(h, r); w.Code != http.StatusForbidden {
+			t.Errorf("AllowedOrigins %q, two Origin headers: %d", origins, w.Code)
+		}
+		// Well-formed origins still pass.
+		for _, origin := range []string{"http://localhost:3000", "http://[::1]:3000", "HTTP://LOCALHOST", "http://127.0.0.1"} {
+			r := newPost(echoBody)
+			r.Header.Set("Origin", origin)
+			if w := serve(h, r); w.Code != http.StatusOK || w.Header().Get("Access-Control-Allow-Origin") != origin {
+				t.Errorf("AllowedOrigins %q, Origin %q: %d, Access-Control-Allow-Origin %q", origins, origin, w.Code,
+					w.Header().Get("Access-Control-Allow-Origin"))
+			}
+		}
+	}
+}
+
+// TestAllowedOriginsInvalid: a configured origin that is not one is
+// ignored with a warning, not half-matched.
+func TestAllowedOriginsInvalid(t *testing.T) {
+	p, _ := testProtocol(t, nil)
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	h := mcp.NewHandler(p, &mcp.HandlerOptions{Logger: logger,
+		AllowedOrigins: []string{"https://app.example.com/mcp", "https://ok.example.com/"}})
+	if !strings.Contains(logs.String(), "https://app.example.com/mcp") || strings.Contains(logs.String(), "ok.example.com") {
+		t.Errorf("log: %s", logs.String())
+	}
+	for origin, want := range map[string]int{"https://app.example.com": 403, "https://ok.example.com": 200} {
+		r := newPost(echoBody)
+		r.Header.Set("Origin", origin)
+		if w := serve(h, r); w.Code != want {
+			t.Errorf("Origin %q: %d, want %d", origin, w.Code, want)
+		}
 	}
 }
