@@ -167,9 +167,8 @@ func checkOutput(c *compiled, name string, res *Result) (*Result, error) {
 		return nil, fmt.Errorf("%w: tool %q: structuredContent must be an object, is %s", ErrInvalidOutput, name, jsonTypeName(g))
 	}
 	if c.out != nil {
-		if err := c.out.check(g); err != nil {
-			path, msg := explainValidation(err.Error())
-			return nil, fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, name, path, msg)
+		if err := c.out.checkOutput(name, g); err != nil {
+			return nil, err
 		}
 	}
 	cp := *res

@@ -266,3 +266,39 @@ func TestToolSetSetReplacesAtomically(t *testing.T) {
 		t.Errorf("after the replacements: %s", res.Content[0].Text)
 	}
 }
+
+// TestTypedErrors: the errors of a call are values a caller finds with
+// errors.As and errors.Is; a tool's own error wrapping ErrInvalidArguments
+// is invalid arguments under every revision, never an internal error.
+func TestTypedErrors(t *testing.T) {
+	ts := NewToolSet()
+	if err := ts.Register(NewRawTool(ToolInfo{Name: "strict"}, func(context.Context, *Request) (*Result, error) {
+		return nil, fmt.Errorf("%w: limit must be even", ErrInvalidArguments)
+	}), NewRawTool(ToolInfo{Name: "secret", Permission: "admin"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, GrantsAuthorizer{}, nil)
+	for _, name := range []string{"nope", "secret"} {
+		_, err := s.CallTool(context.Background(), NewRequest(Caller{}, name, nil))
+		var unknown *UnknownToolError
+		if !errors.As(err, &unknown) || unknown.Name != name || !errors.Is(err, ErrUnknownTool) {
+			t.Errorf("%s: %v, want an *UnknownToolError", name, err)
+		}
+	}
+	_, err := s.CallTool(context.Background(), NewRequest(Caller{}, "strict", nil))
+	var ae *ArgumentError
+	if !errors.As(err, &ae) || ae.Tool != "strict" || !strings.Contains(ae.Msg, "limit must be even") {
+		t.Errorf("a wrapped ErrInvalidArguments: %v, want an *ArgumentError", err)
+	}
+	for _, version := range []string{"", Version20250618, Version20251125} {
+		status, r, res := callTool(t, s, versionCtx(version), `{"name":"strict"}`)
+		switch {
+		case status != 200:
+			t.Errorf("%q: status %d", version, status)
+		case version >= Version20251125 && (r.Error != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "limit must be even")):
+			t.Errorf("%q: %+v %+v, want an isError result", version, r.Error, res)
+		case version < Version20251125 && (r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "limit must be even")):
+			t.Errorf("%q: %+v, want -32602 with the tool's message", version, r.Error)
+		}
+	}
+}

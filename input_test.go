@@ -132,11 +132,17 @@ func TestInputRequiredSharedKeyAcrossReplicas(t *testing.T) {
 func TestInputRequiredExpires(t *testing.T) {
 	ts := NewToolSet()
 	greeter(ts, t)
-	s := NewServer(ts, AllowAll(), &Options{StateTTL: time.Nanosecond})
+	s := NewServer(ts, AllowAll(), &Options{StateTTL: time.Minute})
+	clock := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	s.sealer.now = func() time.Time { return clock }
 	_, body := s.Handle(context.Background(), Caller{}, modernCall(`{}`, "", elicitCaps))
 	state := decodeRPC(t, body).Result["requestState"].(string)
-	time.Sleep(1100 * time.Millisecond) // expiry has a resolution of one second
 	extra := `,"inputResponses":{"user_name":{"action":"accept","content":{"name":"Bo"}}},"requestState":"` + state + `"`
+	clock = clock.Add(time.Minute) // the last instant it is valid
+	if r := decodeRPC(t, second(s.Handle(context.Background(), Caller{}, modernCall(`{}`, extra, elicitCaps)))); r.Error != nil {
+		t.Fatalf("state refused within its TTL: %+v", r.Error)
+	}
+	clock = clock.Add(time.Second)
 	_, body = s.Handle(context.Background(), Caller{}, modernCall(`{}`, extra, elicitCaps))
 	if r := decodeRPC(t, body); r.Error == nil || !strings.Contains(r.Error.Message, "expired") {
 		t.Fatalf("expired state accepted: %s", body)
@@ -196,3 +202,6 @@ func TestInputResponsesMustBeObjects(t *testing.T) {
 		}
 	}
 }
+
+// second returns the second of two values.
+func second[A, B any](_ A, b B) B { return b }

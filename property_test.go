@@ -8,8 +8,10 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -150,29 +152,76 @@ func propList(t *testing.T, s *mcp.Server, caller mcp.Caller, modern bool) []str
 	return nil
 }
 
-// TestPropertyAuthorization runs 500 random cases (the seed is logged, so a
-// failure can be replayed by setting it).
+// propCase is one random case: the tools' permissions, the caller's grants,
+// the page size and the era.
+type propCase struct {
+	perms, grants []string
+	pageSize      int
+	modern        bool
+}
+
+func propRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
+
+func newPropCase(r *rand.Rand) propCase {
+	var pc propCase
+	for range r.IntN(12) {
+		pc.perms = append(pc.perms, propPermission(r))
+	}
+	for range r.IntN(4) {
+		pc.grants = append(pc.grants, propGrant(r))
+	}
+	pc.pageSize = r.IntN(4)
+	pc.modern = r.IntN(2) == 0
+	return pc
+}
+
+// TestPropertySeedReplays: the cases are a function of the seed alone, so
+// that -property.seed replays a failure.
+func TestPropertySeedReplays(t *testing.T) {
+	a, b, c := propRand(7), propRand(7), propRand(8)
+	same, differ := true, false
+	for range 50 {
+		x, y, z := newPropCase(a), newPropCase(b), newPropCase(c)
+		same = same && reflect.DeepEqual(x, y)
+		differ = differ || !reflect.DeepEqual(x, z)
+	}
+	if !same || !differ {
+		t.Errorf("same seed gives the same cases: %v; another seed other cases: %v", same, differ)
+	}
+}
+
+// propSeed replays a run of TestPropertyAuthorization:
+//
+//	go test -run TestPropertyAuthorization -property.seed=N .
+var propSeed = flag.Uint64("property.seed", 0, "seed of TestPropertyAuthorization (0: a random one)")
+
+// TestPropertyAuthorization runs 500 random cases. A failure names its seed
+// and the command that replays it.
 func TestPropertyAuthorization(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	seed := *propSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("replay with: go test -run TestPropertyAuthorization -property.seed=%d .", seed)
+		}
+	})
+	r := propRand(seed)
 	for i := 0; i < 500; i++ {
+		pc := newPropCase(r)
 		ts := mcp.NewToolSet()
 		var tools []*propTool
-		for j, n := 0, r.IntN(12); j < n; j++ {
-			tool := &propTool{info: mcp.ToolInfo{Name: fmt.Sprintf("t%02d", j), Description: "d", Permission: propPermission(r)}}
+		for j, perm := range pc.perms {
+			tool := &propTool{info: mcp.ToolInfo{Name: fmt.Sprintf("t%02d", j), Description: "d", Permission: perm}}
 			tools = append(tools, tool)
 			if err := ts.Register(tool); err != nil {
 				t.Fatal(err)
 			}
 		}
-		grants := make([]string, r.IntN(4))
-		for j := range grants {
-			grants[j] = propGrant(r)
-		}
+		grants, modern := pc.grants, pc.modern
 		caller := mcp.Caller{Principal: "p", Grants: grants}
-		s := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{PageSize: r.IntN(4)})
-		modern := r.IntN(2) == 0
+		s := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{PageSize: pc.pageSize})
 
 		var want []string
 		for _, tool := range tools {

@@ -188,7 +188,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	s.limits = o.Limits.orDefault()
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
-	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL)
+	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL, nil)
 	b := []byte(`{"name":`)
 	b = appendString(b, o.Name)
 	if o.Title != "" {

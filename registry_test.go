@@ -443,7 +443,7 @@ func TestCallArgumentValidation(t *testing.T) {
 	}{
 		{`{"do":5}`, []string{"/do", "string", "integer"}},
 		{`{"do":"ok","n":"five"}`, []string{"/n", "integer", "string"}},
-		{`{"do":"ok","n":0}`, []string{"/n", "minimum", "0"}},
+		{`{"do":"ok","n":0}`, []string{"/n", "at least 1", "got 0"}},
 		{`{"do":"nope"}`, []string{"/do", "nope"}},
 		{`{}`, []string{"missing", "do"}},
 	}

@@ -27,7 +27,25 @@ type Request struct {
 	state    []byte                     // verified requestState of a retry
 	tool     Tool                       // the tool called, once looked up
 	compiled *compiled
-	scope    scope // what the call's context carries
+	scope    scope          // what the call's context carries
+	extra    []Content      // AddResultContent
+	meta     map[string]any // SetResultMeta
+}
+
+// AddResultContent adds content blocks (an image, a resource link, ...) to
+// the result of a typed tool (NewTool), after the text copy of its output.
+// Call it from the tool's function, before it returns; it is not safe for
+// concurrent use.
+func (r *Request) AddResultContent(c ...Content) { r.extra = append(r.extra, c...) }
+
+// SetResultMeta sets key in the _meta object of a typed tool's result.
+// Call it from the tool's function, before it returns; it is not safe for
+// concurrent use.
+func (r *Request) SetResultMeta(key string, value any) {
+	if r.meta == nil {
+		r.meta = map[string]any{}
+	}
+	r.meta[key] = value
 }
 
 // Tool returns the tool being called: nil before the Server has looked it
@@ -94,10 +112,10 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 	if !level.Valid() {
 		return fmt.Errorf("mcp: invalid log level %q", level)
 	}
-	n := r.notes
-	if n == nil || n.send == nil || n.level == "" || level.severity() < n.level.severity() {
+	if !r.logs(level) {
 		return nil
 	}
+	n := r.notes
 	b := []byte(`{"level":`)
 	b = appendString(b, string(level))
 	if logger != "" {
@@ -111,6 +129,13 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 	}
 	b = append(b, '}')
 	return n.send("notifications/message", b)
+}
+
+// logs reports whether a message of level reaches the client: the
+// request has a stream and its log level lets level through.
+func (r *Request) logs(level LogLevel) bool {
+	n := r.notes
+	return n != nil && n.send != nil && n.level != "" && level.severity() >= n.level.severity()
 }
 
 // InputResponse returns the client's response to the input request key of

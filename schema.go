@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
@@ -47,6 +46,7 @@ func ParseSchema(doc []byte) (*jsonschema.Schema, error) {
 // compiledSchema is a schema checked and resolved once, at registration,
 // with its encoding for tools/list.
 type compiledSchema struct {
+	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	encoded  json.RawMessage
 }
@@ -78,93 +78,33 @@ func compileSchema(tool, which string, s *jsonschema.Schema) (*compiledSchema, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %s schema: %v", ErrInvalidSchema, tool, which, err)
 	}
-	return &compiledSchema{resolved: rs, encoded: enc}, nil
+	return &compiledSchema{schema: s, resolved: rs, encoded: enc}, nil
 }
 
-// check validates a generic value with jsonschema-go, the one validator.
-func (c *compiledSchema) check(v any) error {
-	return c.resolved.Validate(v)
+// check validates a generic value with jsonschema-go, the one validator,
+// and says where and why it failed (see explain).
+func (c *compiledSchema) check(v any) (path, msg string, ok bool) {
+	if err := c.resolved.Validate(v); err != nil {
+		path, msg = explain(err, c.schema, v)
+		return path, msg, false
+	}
+	return "", "", true
 }
 
-// validate checks a generic value against the schema and turns a failure
-// into an *ArgumentError a model can act on.
+// validate checks arguments against the schema and turns a failure into an
+// *ArgumentError a model can act on.
 func (c *compiledSchema) validate(tool string, v any) error {
-	if err := c.check(v); err != nil {
-		path, msg := explainValidation(err.Error())
+	if path, msg, ok := c.check(v); !ok {
 		return &ArgumentError{Tool: tool, Path: path, Msg: msg}
 	}
 	return nil
 }
 
-var (
-	reValidating = regexp.MustCompile(`validating (/[^:]*|root): `)
-	reType       = regexp.MustCompile(`^type: (.*) has type "([a-z]+)", want (?:one of )?(.*)$`)
-	reRequired   = regexp.MustCompile(`^required: missing properties: \[(.*)\]$`)
-	reAdditional = regexp.MustCompile(`^unexpected additional properties \[(.*)\]$`)
-)
-
-// explainValidation rewrites a jsonschema-go error such as
-//
-//	validating root: validating /properties/text: type: 5 has type "integer", want "string"
-//
-// into an instance path ("/text") and a message ("expected string, got
-// integer 5").
-func explainValidation(e string) (path, msg string) {
-	schemaPath := ""
-	rest := e
-	for {
-		loc := reValidating.FindStringSubmatchIndex(rest)
-		if loc == nil || loc[0] != 0 {
-			break
-		}
-		if p := rest[loc[2]:loc[3]]; p != "root" {
-			schemaPath = p
-		}
-		rest = rest[loc[1]:]
+// checkOutput checks a tool's own output against the schema: a failure is
+// ErrInvalidOutput, a bug in the tool.
+func (c *compiledSchema) checkOutput(tool string, v any) error {
+	if path, msg, ok := c.check(v); !ok {
+		return fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, tool, path, msg)
 	}
-	path = instancePath(schemaPath)
-	switch {
-	case reType.MatchString(rest):
-		m := reType.FindStringSubmatch(rest)
-		want := strings.NewReplacer(`"`, "", "[", "", "]", "").Replace(m[3])
-		want = strings.ReplaceAll(want, " ", " or ")
-		return path, fmt.Sprintf("expected %s, got %s %s", want, m[2], shorten(m[1]))
-	case reRequired.MatchString(rest):
-		m := reRequired.FindStringSubmatch(rest)
-		return path, "missing required property " + strings.Join(strings.Fields(m[1]), ", ")
-	case reAdditional.MatchString(rest):
-		m := reAdditional.FindStringSubmatch(rest)
-		return path, "unexpected property " + strings.Join(strings.Fields(m[1]), ", ") + " (not in the schema)"
-	}
-	// minimum, maximum, enum, pattern, minLength...: already say what was
-	// expected and what was given.
-	return path, shorten(rest)
-}
-
-// instancePath maps a schema path (/properties/a/items/properties/b) to the
-// path of the instance it validated (/a/*/b).
-func instancePath(schemaPath string) string {
-	if schemaPath == "" {
-		return ""
-	}
-	parts := strings.Split(strings.TrimPrefix(schemaPath, "/"), "/")
-	var out []string
-	for i := 0; i < len(parts); i++ {
-		switch parts[i] {
-		case "properties", "patternProperties", "dependentSchemas":
-			if i+1 < len(parts) {
-				out = append(out, parts[i+1])
-				i++
-			}
-		case "items", "additionalProperties", "prefixItems", "contains":
-			out = append(out, "*")
-			if parts[i] == "prefixItems" && i+1 < len(parts) {
-				i++
-			}
-		}
-	}
-	if len(out) == 0 {
-		return ""
-	}
-	return "/" + strings.Join(out, "/")
+	return nil
 }

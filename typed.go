@@ -18,7 +18,9 @@ import (
 
 // NewTool makes a Tool from a typed Go function. The arguments are decoded
 // into In; the Out value becomes structuredContent, with a JSON text copy in
-// content for clients that only read text.
+// content for clients that only read text. The function may add content
+// blocks and _meta of its own to the result (Request.AddResultContent,
+// Request.SetResultMeta).
 //
 // Schemas are inferred from In and Out with jsonschema-go (see SchemaFor)
 // unless info sets them, and are resolved once, here. Out's schema must
@@ -193,14 +195,14 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 		if err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidOutput, req.Name, err)
 		}
-		if err := t.out.check(g); err != nil {
-			path, msg := explainValidation(err.Error())
-			return nil, fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, req.Name, path, msg)
+		if err := t.out.checkOutput(req.Name, g); err != nil {
+			return nil, err
 		}
 	}
 	return &Result{
-		Content:           []Content{TextContent(string(enc))},
+		Content:           append([]Content{TextContent(string(enc))}, req.extra...),
 		StructuredContent: json.RawMessage(enc),
+		Meta:              req.meta,
 	}, nil
 }
 

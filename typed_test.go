@@ -452,3 +452,31 @@ func TestGenericDecodeAgrees(t *testing.T) {
 		t.Error("time.Time has UnmarshalJSON: not plain for decoding")
 	}
 }
+
+// TestTypedExtraContentAndMeta: a typed tool adds content blocks and _meta
+// to its result; under 2026-07-28 the server's identity joins the _meta.
+func TestTypedExtraContentAndMeta(t *testing.T) {
+	ts := NewToolSet()
+	if _, err := AddTool(ts, ToolInfo{Name: "chart"}, func(_ context.Context, req *Request, _ struct{}) (weatherOut, error) {
+		req.AddResultContent(ImageContent([]byte{1, 2}, "image/png"), ResourceLinkContent("file:///chart.csv", "chart.csv"))
+		req.SetResultMeta("com.example/cost", 3)
+		return weatherOut{TempC: 21}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll(), nil)
+	res, err := s.CallTool(context.Background(), NewRequest(Caller{}, "chart", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Content) != 3 || res.Content[0].Type != ContentText || res.Content[1].Type != ContentImage ||
+		res.Content[2].URI != "file:///chart.csv" || res.Meta["com.example/cost"] != 3 {
+		t.Errorf("result %+v", res)
+	}
+	_, body := s.Handle(context.Background(), Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chart",`+
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	if !strings.Contains(string(body), `"type":"image","data":"AQI=","mimeType":"image/png"`) ||
+		!strings.Contains(string(body), `"_meta":{"com.example/cost":3,"io.modelcontextprotocol/serverInfo":{`) {
+		t.Errorf("modern answer: %s", body)
+	}
+}

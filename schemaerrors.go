@@ -1,0 +1,352 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// jsonschema-go reports a failed validation as a chain of wrapped errors,
+// one "validating <schema path>" per schema visited, around the failing
+// keyword's own message; it has no structured error type. explain reads the
+// chain (errors.Unwrap) for the schema paths and the keyword, then builds
+// the message from the schema and the instance themselves, one entry of
+// schemaMessages per keyword, so that a model learns what was expected,
+// what it sent and where, and nothing of the input is echoed unbounded.
+
+// failure is one failed keyword.
+type failure struct {
+	keyword string             // the keyword that failed, e.g. "minimum"
+	node    *jsonschema.Schema // the schema holding it; nil if not found
+	path    string             // JSON pointer to the instance value; * for an array index
+	value   any                // the instance value
+	found   bool               // whether value was found (not under a *)
+	leaf    string             // jsonschema-go's own message, the last resort
+}
+
+// schemaMessages says, per keyword, what was wrong.
+var schemaMessages = map[string]func(f *failure) string{
+	"type": func(f *failure) string {
+		want := f.node.Type
+		if want == "" {
+			want = strings.Join(f.node.Types, " or ")
+		}
+		if f.found {
+			return "expected " + want + ", got " + boundedjson.Describe(f.value)
+		}
+		if m := reGotType.FindStringSubmatch(f.leaf); m != nil {
+			return "expected " + want + ", got " + m[1]
+		}
+		return "expected " + want
+	},
+	"enum": func(f *failure) string {
+		return "must be one of " + jsonList(f.node.Enum) + gotValue(f)
+	},
+	"const": func(f *failure) string {
+		if f.node.Const == nil {
+			return "must be the constant of the schema" + gotValue(f)
+		}
+		return "must be " + jsonList([]any{*f.node.Const}) + gotValue(f)
+	},
+	"minimum":          bound("must be at least", func(s *jsonschema.Schema) *float64 { return s.Minimum }),
+	"maximum":          bound("must be at most", func(s *jsonschema.Schema) *float64 { return s.Maximum }),
+	"exclusiveMinimum": bound("must be greater than", func(s *jsonschema.Schema) *float64 { return s.ExclusiveMinimum }),
+	"exclusiveMaximum": bound("must be less than", func(s *jsonschema.Schema) *float64 { return s.ExclusiveMaximum }),
+	"multipleOf":       bound("must be a multiple of", func(s *jsonschema.Schema) *float64 { return s.MultipleOf }),
+	"minLength":        length("must be at least %d characters long", func(s *jsonschema.Schema) *int { return s.MinLength }),
+	"maxLength":        length("must be at most %d characters long", func(s *jsonschema.Schema) *int { return s.MaxLength }),
+	"pattern": func(f *failure) string {
+		return "must match the pattern " + boundedjson.Quote(f.node.Pattern, 100) + gotValue(f)
+	},
+	"required": func(f *failure) string {
+		obj, _ := f.value.(map[string]any)
+		var missing []string
+		for _, p := range f.node.Required {
+			if _, ok := obj[p]; !ok || !f.found {
+				missing = append(missing, p)
+			}
+		}
+		return "missing required property " + names(missing)
+	},
+	"additionalProperties": func(f *failure) string {
+		obj, _ := f.value.(map[string]any)
+		var extra []string
+		for k := range obj {
+			if _, ok := f.node.Properties[k]; !ok {
+				extra = append(extra, k)
+			}
+		}
+		slices.Sort(extra)
+		allowed := slices.Sorted(func(yield func(string) bool) {
+			for k := range f.node.Properties {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		return "unexpected property " + names(extra) + " (the schema allows " + names(allowed) + ")"
+	},
+	"minItems":      count("must have at least %d items", func(s *jsonschema.Schema) *int { return s.MinItems }),
+	"maxItems":      count("must have at most %d items", func(s *jsonschema.Schema) *int { return s.MaxItems }),
+	"minProperties": count("must have at least %d properties", func(s *jsonschema.Schema) *int { return s.MinProperties }),
+	"maxProperties": count("must have at most %d properties", func(s *jsonschema.Schema) *int { return s.MaxProperties }),
+	"uniqueItems": func(f *failure) string {
+		if m := reEqualItems.FindStringSubmatch(f.leaf); m != nil {
+			i, _ := strconv.Atoi(m[1])
+			j, _ := strconv.Atoi(m[2])
+			return fmt.Sprintf("items must be unique; items %d and %d are equal", min(i, j), max(i, j))
+		}
+		return "items must be unique"
+	},
+	"anyOf":             fixed("must match at least one of the schemas under anyOf"),
+	"oneOf":             fixed("must match exactly one of the schemas under oneOf"),
+	"not":               fixed("must not match the schema under not"),
+	"contains":          fixed("must contain an item matching the schema under contains"),
+	"minContains":       fixed("has too few items matching the schema under contains"),
+	"maxContains":       fixed("has too many items matching the schema under contains"),
+	"dependentRequired": fixed("lacks a property that another present property requires (dependentRequired)"),
+}
+
+var (
+	reGotType    = regexp.MustCompile(`has type "([a-z]+)"`)
+	reEqualItems = regexp.MustCompile(`array items (\d+) and (\d+) are equal`)
+)
+
+func fixed(msg string) func(*failure) string { return func(*failure) string { return msg } }
+
+func bound(say string, get func(*jsonschema.Schema) *float64) func(*failure) string {
+	return func(f *failure) string {
+		p := get(f.node)
+		if p == nil {
+			return shorten(f.leaf)
+		}
+		return say + " " + strconv.FormatFloat(*p, 'g', -1, 64) + gotValue(f)
+	}
+}
+
+func length(say string, get func(*jsonschema.Schema) *int) func(*failure) string {
+	return func(f *failure) string {
+		p := get(f.node)
+		if p == nil {
+			return shorten(f.leaf)
+		}
+		msg := fmt.Sprintf(say, *p)
+		if s, ok := f.value.(string); ok && f.found {
+			msg += ", got " + strconv.Itoa(utf8.RuneCountInString(s))
+		}
+		return msg
+	}
+}
+
+func count(say string, get func(*jsonschema.Schema) *int) func(*failure) string {
+	return func(f *failure) string {
+		p := get(f.node)
+		if p == nil {
+			return shorten(f.leaf)
+		}
+		msg := fmt.Sprintf(say, *p)
+		switch x := f.value.(type) {
+		case []any:
+			msg += ", got " + strconv.Itoa(len(x))
+		case map[string]any:
+			msg += ", got " + strconv.Itoa(len(x))
+		}
+		return msg
+	}
+}
+
+// gotValue is ", got <value>" when the value is known.
+func gotValue(f *failure) string {
+	if !f.found {
+		return ""
+	}
+	if x, ok := f.value.(float64); ok {
+		return ", got " + strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return ", got " + boundedjson.Describe(f.value)
+}
+
+// jsonList writes values as JSON, comma-separated, at most ten of them.
+func jsonList(vs []any) string {
+	var parts []string
+	for i, v := range vs {
+		if i == 10 {
+			parts = append(parts, "…")
+			break
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b = []byte(fmt.Sprint(v))
+		}
+		parts = append(parts, boundedjson.Truncate(string(b), 64))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// names lists member names for a message, at most ten, each cut short.
+func names(ns []string) string {
+	var parts []string
+	for i, n := range ns {
+		if i == 10 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, boundedjson.Quote(n, 48))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// explain turns a validation error of root about instance into the JSON
+// pointer of the failing value and a message a model can act on.
+func explain(err error, root *jsonschema.Schema, instance any) (path, msg string) {
+	var layers []string // schema paths visited, outermost first
+	leaf := err.Error()
+	for e := err; e != nil; {
+		inner := errors.Unwrap(e)
+		if inner == nil {
+			leaf = e.Error()
+			break
+		}
+		prefix := strings.TrimSuffix(e.Error(), ": "+inner.Error())
+		if p, ok := strings.CutPrefix(prefix, "validating "); ok {
+			if p == "root" {
+				p = ""
+			}
+			layers = append(layers, p)
+		}
+		e = inner
+	}
+	f := &failure{leaf: leaf, value: instance, found: true}
+	f.keyword, _, _ = strings.Cut(leaf, ":")
+	if strings.HasPrefix(leaf, "unexpected additional properties") {
+		f.keyword = "additionalProperties"
+	} else if strings.HasPrefix(f.keyword, "dependentRequired[") {
+		f.keyword = "dependentRequired"
+	}
+	f.path = walkInstance(layers, f)
+	if len(layers) > 0 {
+		f.node = schemaAt(root, layers[len(layers)-1])
+	} else {
+		f.node = root
+	}
+	say, known := schemaMessages[f.keyword]
+	if !known || f.node == nil {
+		return f.path, shorten(leaf)
+	}
+	return f.path, say(f)
+}
+
+// walkInstance follows the schema paths visited down the instance: a step
+// into properties/<name> is a step into that member; a step into items or
+// additionalProperties is one into an element or member it cannot name
+// (*), after which the value is unknown; a jump (a $ref) is no step.
+func walkInstance(layers []string, f *failure) string {
+	var path strings.Builder
+	prev := ""
+	for _, l := range layers {
+		rel, ok := strings.CutPrefix(l, prev)
+		prev = l
+		if !ok || (rel != "" && rel[0] != '/') {
+			continue // a $ref: the schema moved, the instance did not
+		}
+		segs := strings.Split(strings.TrimPrefix(rel, "/"), "/")
+		for i := 0; i < len(segs); i++ {
+			switch segs[i] {
+			case "properties", "patternProperties", "dependentSchemas":
+				if i+1 < len(segs) {
+					i++
+					k := segs[i]
+					path.WriteString("/" + escapePointer(k))
+					if obj, isObj := f.value.(map[string]any); isObj && f.found {
+						f.value, f.found = obj[k]
+					} else {
+						f.found = false
+					}
+				}
+			case "items", "prefixItems", "additionalProperties", "contains", "unevaluatedItems", "unevaluatedProperties":
+				path.WriteString("/*")
+				f.found = false
+				if segs[i] == "prefixItems" && i+1 < len(segs) {
+					i++
+				}
+			}
+		}
+	}
+	return path.String()
+}
+
+// schemaAt returns the subschema of root at a schema path, or nil.
+func schemaAt(root *jsonschema.Schema, path string) *jsonschema.Schema {
+	s := root
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if path == "" {
+		return root
+	}
+	for i := 0; i < len(segs) && s != nil; i++ {
+		next := func() (string, bool) {
+			if i+1 >= len(segs) {
+				return "", false
+			}
+			i++
+			return segs[i], true
+		}
+		index := func(list []*jsonschema.Schema) *jsonschema.Schema {
+			n, ok := next()
+			j, err := strconv.Atoi(n)
+			if !ok || err != nil || j < 0 || j >= len(list) {
+				return nil
+			}
+			return list[j]
+		}
+		switch segs[i] {
+		case "properties", "$defs", "definitions", "patternProperties", "dependentSchemas":
+			k, _ := next()
+			m := map[string]map[string]*jsonschema.Schema{"properties": s.Properties, "$defs": s.Defs,
+				"definitions": s.Definitions, "patternProperties": s.PatternProperties, "dependentSchemas": s.DependentSchemas}[segs[i-1]]
+			s = m[k]
+		case "items":
+			s = s.Items
+		case "additionalProperties":
+			s = s.AdditionalProperties
+		case "contains":
+			s = s.Contains
+		case "not":
+			s = s.Not
+		case "if":
+			s = s.If
+		case "then":
+			s = s.Then
+		case "else":
+			s = s.Else
+		case "prefixItems":
+			s = index(s.PrefixItems)
+		case "allOf":
+			s = index(s.AllOf)
+		case "anyOf":
+			s = index(s.AnyOf)
+		case "oneOf":
+			s = index(s.OneOf)
+		default:
+			return nil
+		}
+	}
+	return s
+}
+
+func escapePointer(k string) string {
+	if len(k) > 48 {
+		k = boundedjson.Truncate(k, 48) + "…"
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+}

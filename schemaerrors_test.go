@@ -1,0 +1,76 @@
+package mcp
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSchemaMessages covers every entry of schemaMessages: jsonschema-go's
+// failure of that keyword becomes the instance path and a message saying
+// what was expected and what was given.
+func TestSchemaMessages(t *testing.T) {
+	long := strings.Repeat("é", 5000)
+	tests := []struct {
+		keyword, schema, instance string
+		path, msg                 string
+	}{
+		{"type", `{"type":"object","properties":{"q":{"type":"string"}}}`, `{"q":5}`, "/q", "expected string, got integer 5"},
+		{"type", `{"type":"object","properties":{"q":{"type":"string"}}}`, `{"q":null}`, "/q", "expected string, got null"},
+		{"type", `{"type":"object","properties":{"q":{"type":["string","integer"]}}}`, `{"q":1.5}`, "/q", "expected string or integer, got number 1.5"},
+		{"type", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"integer"}}}}`, `{"l":[1,"x"]}`, "/l/*", "expected integer, got string"},
+		{"enum", `{"type":"object","properties":{"do":{"enum":["ok","fail"]}}}`, `{"do":"nope"}`, "/do", `must be one of "ok", "fail", got string "nope"`},
+		{"const", `{"type":"object","properties":{"v":{"const":2}}}`, `{"v":3}`, "/v", "must be 2, got 3"},
+		{"minimum", `{"type":"object","properties":{"limit":{"type":"integer","minimum":1}}}`, `{"limit":0}`, "/limit", "must be at least 1, got 0"},
+		{"maximum", `{"type":"object","properties":{"limit":{"type":"integer","maximum":100}}}`, `{"limit":101}`, "/limit", "must be at most 100, got 101"},
+		{"exclusiveMinimum", `{"type":"object","properties":{"x":{"exclusiveMinimum":0.5}}}`, `{"x":0.5}`, "/x", "must be greater than 0.5, got 0.5"},
+		{"exclusiveMaximum", `{"type":"object","properties":{"x":{"exclusiveMaximum":10}}}`, `{"x":12}`, "/x", "must be less than 10, got 12"},
+		{"multipleOf", `{"type":"object","properties":{"x":{"multipleOf":5}}}`, `{"x":12}`, "/x", "must be a multiple of 5, got 12"},
+		{"minLength", `{"type":"object","properties":{"q":{"type":"string","minLength":2}}}`, `{"q":"é"}`, "/q", "must be at least 2 characters long, got 1"},
+		{"maxLength", `{"type":"object","properties":{"q":{"type":"string","maxLength":3}}}`, `{"q":"` + long + `"}`, "/q", "must be at most 3 characters long, got 5000"},
+		{"pattern", `{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Z]-[0-9]+$"}}}`, `{"id":"` + long + `"}`, "/id",
+			`must match the pattern "^[A-Z]-[0-9]+$", got string "` + strings.Repeat("é", 32) + `"…`},
+		{"required", `{"type":"object","properties":{"a":{},"b":{}},"required":["a","b"]}`, `{"b":1}`, "", `missing required property "a"`},
+		{"additionalProperties", `{"type":"object","properties":{"query":{},"limit":{}},"additionalProperties":false}`, `{"query":"x","lmit":3}`, "",
+			`unexpected property "lmit" (the schema allows "limit", "query")`},
+		{"minItems", `{"type":"object","properties":{"l":{"type":"array","minItems":2}}}`, `{"l":[1]}`, "/l", "must have at least 2 items, got 1"},
+		{"maxItems", `{"type":"object","properties":{"l":{"type":"array","maxItems":1}}}`, `{"l":[1,2]}`, "/l", "must have at most 1 items, got 2"},
+		{"minProperties", `{"type":"object","minProperties":1}`, `{}`, "", "must have at least 1 properties, got 0"},
+		{"maxProperties", `{"type":"object","maxProperties":1}`, `{"a":1,"b":2}`, "", "must have at most 1 properties, got 2"},
+		{"uniqueItems", `{"type":"object","properties":{"l":{"uniqueItems":true}}}`, `{"l":[1,2,1]}`, "/l", "items must be unique; items 0 and 2 are equal"},
+		{"anyOf", `{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"boolean"}]}}}`, `{"x":1}`, "/x", "must match at least one of the schemas under anyOf"},
+		{"oneOf", `{"type":"object","properties":{"x":{"oneOf":[{"type":"integer"},{"minimum":0}]}}}`, `{"x":1}`, "/x", "must match exactly one of the schemas under oneOf"},
+		{"not", `{"type":"object","properties":{"x":{"not":{"type":"integer"}}}}`, `{"x":1}`, "/x", "must not match the schema under not"},
+		{"contains", `{"type":"object","properties":{"l":{"contains":{"type":"string"}}}}`, `{"l":[1]}`, "/l", "must contain an item matching the schema under contains"},
+		{"minContains", `{"type":"object","properties":{"l":{"contains":{"type":"string"},"minContains":2}}}`, `{"l":["a",1]}`, "/l", "has too few items matching the schema under contains"},
+		{"maxContains", `{"type":"object","properties":{"l":{"contains":{"type":"string"},"maxContains":1}}}`, `{"l":["a","b"]}`, "/l", "has too many items matching the schema under contains"},
+		{"dependentRequired", `{"type":"object","dependentRequired":{"a":["b"]}}`, `{"a":1}`, "", "lacks a property that another present property requires (dependentRequired)"},
+		{"type", `{"type":"object","$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":"x"}`, "/a", `expected integer, got string "x"`},
+	}
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		covered[tt.keyword] = true
+		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := parseJSON([]byte(tt.instance), DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, msg, ok := c.check(v)
+		if ok {
+			t.Errorf("%s: %s accepted", tt.keyword, tt.instance)
+			continue
+		}
+		if path != tt.path || msg != tt.msg {
+			t.Errorf("%s: %.60s:\n got %q %q\nwant %q %q", tt.keyword, tt.instance, path, msg, tt.path, tt.msg)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(schemaMessages)) {
+		if !covered[k] {
+			t.Errorf("schemaMessages[%q] has no test", k)
+		}
+	}
+}
