@@ -25,8 +25,8 @@ const (
 // an *Error (directly or wrapped) from Execute to answer with that exact code
 // instead of an isError result; find it with errors.As.
 type Error struct {
-	Code    int
-	Message string
+	Code    int    // the JSON-RPC error code (the Code* constants, or -32000 to -32099)
+	Message string // a short description, sent to the client
 	// Data is optional additional information, encoded with encoding/json.
 	Data any
 }

@@ -66,21 +66,21 @@ func ErrorResult(text string) *Result {
 
 // Icon is an icon a client may show for a tool (MCP Icon).
 type Icon struct {
-	Src      string   `json:"src"`
-	MIMEType string   `json:"mimeType,omitempty"`
-	Sizes    []string `json:"sizes,omitempty"`
-	Theme    string   `json:"theme,omitempty"`
+	Src      string   `json:"src"`                // the icon's URI (https: or data:)
+	MIMEType string   `json:"mimeType,omitempty"` // e.g. "image/png"
+	Sizes    []string `json:"sizes,omitempty"`    // e.g. "48x48", "any"
+	Theme    string   `json:"theme,omitempty"`    // "light" or "dark"
 }
 
 // ToolAnnotations are hints about a tool's behaviour (MCP ToolAnnotations).
 // Every hint is tri-state: nil means the author did not say, and nothing is
 // emitted for it. Clients must not trust hints from untrusted servers.
 type ToolAnnotations struct {
-	Title           string `json:"title,omitempty"`
-	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	Title           string `json:"title,omitempty"`           // a human-readable title
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`    // the tool changes nothing
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"` // its changes may destroy data
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`  // calling it twice does no more than once
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`   // it reaches outside systems
 }
 
 // Bool returns a pointer to b, for ToolAnnotations hints.
