@@ -61,6 +61,11 @@ func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, e
 		}
 	}
 	req.tool, req.compiled = t, c
+	if req.args == nil { // a request made in process: its bytes are parsed under the Server's bounds
+		if err := req.parseArguments(s.limits); err != nil {
+			return nil, err
+		}
+	}
 	if s.opts.CallTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -299,6 +300,26 @@ func TestTypedErrors(t *testing.T) {
 			t.Errorf("%q: %+v %+v, want an isError result", version, r.Error, res)
 		case version < Version20251125 && (r.Error == nil || r.Error.Code != CodeInvalidParams || !strings.Contains(r.Error.Message, "limit must be even")):
 			t.Errorf("%q: %+v, want -32602 with the tool's message", version, r.Error)
+		}
+	}
+}
+
+// TestCallToolArgumentsParsed: arguments of a request made in process are
+// parsed under the Server's bounds; bytes that are not JSON, or not an
+// object, are invalid arguments saying so.
+func TestCallToolArgumentsParsed(t *testing.T) {
+	ts := NewToolSet()
+	permTools(t, ts, map[string]string{"count": ""})
+	s := NewServer(ts, AllowAll(), &Options{Limits: Limits{MaxString: 4}})
+	for args, want := range map[string]string{
+		`{"a":`:         "not valid JSON: unexpected end of input at /a",
+		`{"a":"12345"}`: "not valid JSON: string longer than 4 bytes at /a",
+		`[1]`:           "expected an object, got array",
+	} {
+		_, err := s.CallTool(context.Background(), NewRequest(Caller{}, "count", json.RawMessage(args)))
+		var ae *ArgumentError
+		if !errors.As(err, &ae) || ae.Msg != want {
+			t.Errorf("%s: %v, want %q", args, err, want)
 		}
 	}
 }

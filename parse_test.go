@@ -2,58 +2,10 @@ package mcp
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/embedmcp/mcp/internal/jsonshape"
 )
-
-// nest returns a value nested depth containers deep, alternating arrays and
-// objects around a 1.
-func nest(depth int) string {
-	var open, close strings.Builder
-	for i := 0; i < depth; i++ {
-		if i%2 == 0 {
-			open.WriteString(`[`)
-			close.WriteString(`]`)
-		} else {
-			open.WriteString(`{"k":`)
-			close.WriteString(`}`)
-		}
-	}
-	c := []byte(close.String())
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
-	}
-	return open.String() + "1" + string(c)
-}
-
-// members returns an object or array with n members.
-func members(n int, object bool) string {
-	var b strings.Builder
-	if object {
-		b.WriteByte('{')
-	} else {
-		b.WriteByte('[')
-	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if object {
-			b.WriteString(`"m` + strings.Repeat("x", i%7) + strconv.Itoa(i) + `":`)
-		}
-		b.WriteString(strconv.Itoa(i))
-	}
-	if object {
-		b.WriteByte('}')
-	} else {
-		b.WriteByte(']')
-	}
-	return b.String()
-}
-
-// jsonString returns a JSON string literal made of n copies of unit.
-func jsonString(unit string, n int) string { return `"` + strings.Repeat(unit, n) + `"` }
 
 func TestLimitsThroughHandle(t *testing.T) {
 	// Through Server.Handle with Options.Limits.
@@ -94,14 +46,14 @@ func TestBoundsThroughHandle(t *testing.T) {
 		args string
 		code int // 0: the tool runs
 	}{
-		{"depth 32", nest(29), 0},
-		{"depth 33", nest(30), -32700},
-		{"string 65536", jsonString(`\u00e9`, max/2), 0},
-		{"string 65537", jsonString("é", max/2)[:1+max] + `a"`, -32700},
-		{"256 members", members(256, true), 0},
-		{"257 members", members(257, true), -32700},
-		{"256 elements", members(256, false), 0},
-		{"257 elements", members(257, false), -32700},
+		{"depth 32", jsonshape.Nest(29), 0},
+		{"depth 33", jsonshape.Nest(30), -32700},
+		{"string 65536", jsonshape.String(`\u00e9`, max/2), 0},
+		{"string 65537", jsonshape.String("é", max/2)[:1+max] + `a"`, -32700},
+		{"256 members", jsonshape.Members(256, true), 0},
+		{"257 members", jsonshape.Members(257, true), -32700},
+		{"256 elements", jsonshape.Members(256, false), 0},
+		{"257 elements", jsonshape.Members(257, false), -32700},
 		{"number out of range", `1e999`, -32700},
 		{"lone surrogate", `"\ud800"`, -32700},
 		{"invalid utf-8", "\"\xff\"", -32700},

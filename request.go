@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Request is one tools/call as a tool sees it.
@@ -67,17 +70,32 @@ func NewRequest(caller Caller, name string, arguments json.RawMessage) *Request 
 // (map[string]any with float64 numbers). It decodes at most once.
 func (r *Request) ArgumentsMap() (map[string]any, error) {
 	if r.args == nil {
-		v, err := parseJSON(r.Arguments, DefaultLimits())
-		if err != nil {
+		if err := r.parseArguments(DefaultLimits()); err != nil {
 			return nil, err
 		}
-		r.args = v
 	}
 	m, ok := r.args.(map[string]any)
 	if !ok {
 		return nil, &ArgumentError{Tool: r.Name, Msg: "expected an object, got " + jsonTypeName(r.args)}
 	}
 	return m, nil
+}
+
+// parseArguments parses the argument bytes of a request made in process
+// (NewRequest) under lim; unparsable arguments are an *ArgumentError saying
+// what and where.
+func (r *Request) parseArguments(lim Limits) error {
+	v, err := parseJSON(r.Arguments, lim)
+	if err != nil {
+		where := "the arguments are not JSON"
+		var se *boundedjson.SyntaxError
+		if errors.As(err, &se) {
+			where = se.Where()
+		}
+		return &ArgumentError{Tool: r.Name, Msg: "not valid JSON: " + where}
+	}
+	r.args = v
+	return nil
 }
 
 // Progress reports progress of a long call to the client, if the request

@@ -61,8 +61,8 @@ var schemaMessages = map[string]func(f *failure) string{
 	"exclusiveMinimum": bound("must be greater than", func(s *jsonschema.Schema) *float64 { return s.ExclusiveMinimum }),
 	"exclusiveMaximum": bound("must be less than", func(s *jsonschema.Schema) *float64 { return s.ExclusiveMaximum }),
 	"multipleOf":       bound("must be a multiple of", func(s *jsonschema.Schema) *float64 { return s.MultipleOf }),
-	"minLength":        length("must be at least %d characters long", func(s *jsonschema.Schema) *int { return s.MinLength }),
-	"maxLength":        length("must be at most %d characters long", func(s *jsonschema.Schema) *int { return s.MaxLength }),
+	"minLength":        size("must be at least %d characters long", func(s *jsonschema.Schema) *int { return s.MinLength }),
+	"maxLength":        size("must be at most %d characters long", func(s *jsonschema.Schema) *int { return s.MaxLength }),
 	"pattern": func(f *failure) string {
 		return "must match the pattern " + boundedjson.Quote(f.node.Pattern, 100) + gotValue(f)
 	},
@@ -94,10 +94,10 @@ var schemaMessages = map[string]func(f *failure) string{
 		})
 		return "unexpected property " + names(extra) + " (the schema allows " + names(allowed) + ")"
 	},
-	"minItems":      count("must have at least %d items", func(s *jsonschema.Schema) *int { return s.MinItems }),
-	"maxItems":      count("must have at most %d items", func(s *jsonschema.Schema) *int { return s.MaxItems }),
-	"minProperties": count("must have at least %d properties", func(s *jsonschema.Schema) *int { return s.MinProperties }),
-	"maxProperties": count("must have at most %d properties", func(s *jsonschema.Schema) *int { return s.MaxProperties }),
+	"minItems":      size("must have at least %d items", func(s *jsonschema.Schema) *int { return s.MinItems }),
+	"maxItems":      size("must have at most %d items", func(s *jsonschema.Schema) *int { return s.MaxItems }),
+	"minProperties": size("must have at least %d properties", func(s *jsonschema.Schema) *int { return s.MinProperties }),
+	"maxProperties": size("must have at most %d properties", func(s *jsonschema.Schema) *int { return s.MaxProperties }),
 	"uniqueItems": func(f *failure) string {
 		if m := reEqualItems.FindStringSubmatch(f.leaf); m != nil {
 			i, _ := strconv.Atoi(m[1])
@@ -132,28 +132,21 @@ func bound(say string, get func(*jsonschema.Schema) *float64) func(*failure) str
 	}
 }
 
-func length(say string, get func(*jsonschema.Schema) *int) func(*failure) string {
+// size is a message for a bound on a size: the characters of a string,
+// the items of an array, the members of an object.
+func size(say string, get func(*jsonschema.Schema) *int) func(*failure) string {
 	return func(f *failure) string {
 		p := get(f.node)
 		if p == nil {
 			return shorten(f.leaf)
 		}
 		msg := fmt.Sprintf(say, *p)
-		if s, ok := f.value.(string); ok && f.found {
-			msg += ", got " + strconv.Itoa(utf8.RuneCountInString(s))
+		if !f.found {
+			return msg
 		}
-		return msg
-	}
-}
-
-func count(say string, get func(*jsonschema.Schema) *int) func(*failure) string {
-	return func(f *failure) string {
-		p := get(f.node)
-		if p == nil {
-			return shorten(f.leaf)
-		}
-		msg := fmt.Sprintf(say, *p)
 		switch x := f.value.(type) {
+		case string:
+			msg += ", got " + strconv.Itoa(utf8.RuneCountInString(x))
 		case []any:
 			msg += ", got " + strconv.Itoa(len(x))
 		case map[string]any:

@@ -4,58 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/embedmcp/mcp/internal/jsonshape"
 )
-
-// nest returns a value nested depth containers deep, alternating arrays and
-// objects around a 1.
-func nest(depth int) string {
-	var open, close strings.Builder
-	for i := 0; i < depth; i++ {
-		if i%2 == 0 {
-			open.WriteString(`[`)
-			close.WriteString(`]`)
-		} else {
-			open.WriteString(`{"k":`)
-			close.WriteString(`}`)
-		}
-	}
-	c := []byte(close.String())
-	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
-		c[i], c[j] = c[j], c[i]
-	}
-	return open.String() + "1" + string(c)
-}
-
-// members returns an object or array with n members.
-func members(n int, object bool) string {
-	var b strings.Builder
-	if object {
-		b.WriteByte('{')
-	} else {
-		b.WriteByte('[')
-	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if object {
-			b.WriteString(`"m` + strings.Repeat("x", i%7) + strconv.Itoa(i) + `":`)
-		}
-		b.WriteString(strconv.Itoa(i))
-	}
-	if object {
-		b.WriteByte('}')
-	} else {
-		b.WriteByte(']')
-	}
-	return b.String()
-}
-
-// jsonString returns a JSON string literal made of n copies of unit.
-func jsonString(unit string, n int) string { return `"` + strings.Repeat(unit, n) + `"` }
 
 func TestParseBounds(t *testing.T) {
 	const max = 65536
@@ -65,34 +18,34 @@ func TestParseBounds(t *testing.T) {
 		ok   bool
 	}{
 		{"depth 1", `[]`, true},
-		{"depth 32", nest(32), true},
-		{"depth 33", nest(33), false},
+		{"depth 32", jsonshape.Nest(32), true},
+		{"depth 33", jsonshape.Nest(33), false},
 		{"depth 33 of empty arrays", strings.Repeat("[", 33) + strings.Repeat("]", 33), false},
 		{"depth 32 of empty objects", strings.Repeat(`{"a":`, 31) + "{}" + strings.Repeat("}", 31), true},
 		{"depth 1000", strings.Repeat("[", 1000), false},
 
-		{"ascii string at limit", jsonString("a", max), true},
-		{"ascii string one past", jsonString("a", max+1), false},
-		{"\\u00e9 escapes at limit (2 bytes each)", jsonString(`\u00e9`, max/2), true},
-		{"\\u00e9 escapes one past", jsonString(`\u00e9`, max/2)[:len(jsonString(`\u00e9`, max/2))-1] + `a"`, false},
-		{"raw é at limit", jsonString("é", max/2), true},
-		{"raw é one past", jsonString("é", max/2)[:1+max] + `a"`, false},
-		{"emoji pairs at limit (4 bytes each)", jsonString(`\ud83d\ude00`, max/4), true},
+		{"ascii string at limit", jsonshape.String("a", max), true},
+		{"ascii string one past", jsonshape.String("a", max+1), false},
+		{"\\u00e9 escapes at limit (2 bytes each)", jsonshape.String(`\u00e9`, max/2), true},
+		{"\\u00e9 escapes one past", jsonshape.String(`\u00e9`, max/2)[:len(jsonshape.String(`\u00e9`, max/2))-1] + `a"`, false},
+		{"raw é at limit", jsonshape.String("é", max/2), true},
+		{"raw é one past", jsonshape.String("é", max/2)[:1+max] + `a"`, false},
+		{"emoji pairs at limit (4 bytes each)", jsonshape.String(`\ud83d\ude00`, max/4), true},
 		{"emoji pairs one past", `"a` + strings.Repeat(`\ud83d\ude00`, max/4) + `"`, false},
-		{"\\n escapes at limit", jsonString(`\n`, max), true},
-		{"\\n escapes one past", jsonString(`\n`, max+1), false},
+		{"\\n escapes at limit", jsonshape.String(`\n`, max), true},
+		{"\\n escapes one past", jsonshape.String(`\n`, max+1), false},
 		{"mixed at limit", `"` + strings.Repeat("a", max-7) + `\u00e9é€` + `"`, true},
 		{"mixed one past", `"` + strings.Repeat("a", max-6) + `\u00e9é€` + `"`, false},
-		{"member name at limit", `{` + jsonString("k", max) + `:1}`, true},
-		{"member name one past", `{` + jsonString("k", max+1) + `:1}`, false},
-		{"long string deep inside", `{"a":[` + jsonString("a", max+1) + `]}`, false},
+		{"member name at limit", `{` + jsonshape.String("k", max) + `:1}`, true},
+		{"member name one past", `{` + jsonshape.String("k", max+1) + `:1}`, false},
+		{"long string deep inside", `{"a":[` + jsonshape.String("a", max+1) + `]}`, false},
 
-		{"object 256 members", members(256, true), true},
-		{"object 257 members", members(257, true), false},
-		{"array 256 elements", members(256, false), true},
-		{"array 257 elements", members(257, false), false},
-		{"nested array 257 elements", `{"a":{"b":` + members(257, false) + `}}`, false},
-		{"nested object 257 members", `[` + members(257, true) + `]`, false},
+		{"object 256 members", jsonshape.Members(256, true), true},
+		{"object 257 members", jsonshape.Members(257, true), false},
+		{"array 256 elements", jsonshape.Members(256, false), true},
+		{"array 257 elements", jsonshape.Members(257, false), false},
+		{"nested array 257 elements", `{"a":{"b":` + jsonshape.Members(257, false) + `}}`, false},
+		{"nested object 257 members", `[` + jsonshape.Members(257, true) + `]`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,10 +186,10 @@ func TestParseConfigurableLimits(t *testing.T) {
 		}
 	}
 	// Zero fields take the defaults.
-	if _, err := Parse([]byte(nest(32)), Limits{MaxString: 5}); err != nil {
+	if _, err := Parse([]byte(jsonshape.Nest(32)), Limits{MaxString: 5}); err != nil {
 		t.Errorf("zero MaxDepth should default to 32: %v", err)
 	}
-	if _, err := Parse([]byte(nest(33)), Limits{MaxString: 5}); err == nil {
+	if _, err := Parse([]byte(jsonshape.Nest(33)), Limits{MaxString: 5}); err == nil {
 		t.Errorf("zero MaxDepth should default to 32: depth 33 accepted")
 	}
 }

@@ -1,12 +1,14 @@
-// Package jsonshape measures JSON documents with encoding/json's
-// tokenizer, for tests that check a parser's bounds against an
-// independent reading.
+// Package jsonshape makes and measures JSON documents for tests of a
+// parser's bounds: documents at and past a bound, and an independent
+// reading of them with encoding/json's tokenizer.
 package jsonshape
 
 import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // Shape is what Measure found in a document: the deepest nesting, the
@@ -82,3 +84,51 @@ func Measure(data []byte) (sh Shape, ok bool) {
 func (sh Shape) Within(depth, str, members, number int) bool {
 	return sh.Depth <= depth && sh.Str <= str && sh.Members <= members && sh.Number <= number
 }
+
+// Nest returns a value nested depth containers deep, alternating arrays and
+// objects around a 1.
+func Nest(depth int) string {
+	var open, close strings.Builder
+	for i := 0; i < depth; i++ {
+		if i%2 == 0 {
+			open.WriteString(`[`)
+			close.WriteString(`]`)
+		} else {
+			open.WriteString(`{"k":`)
+			close.WriteString(`}`)
+		}
+	}
+	c := []byte(close.String())
+	for i, j := 0, len(c)-1; i < j; i, j = i+1, j-1 {
+		c[i], c[j] = c[j], c[i]
+	}
+	return open.String() + "1" + string(c)
+}
+
+// Members returns an object or array with n members.
+func Members(n int, object bool) string {
+	var b strings.Builder
+	if object {
+		b.WriteByte('{')
+	} else {
+		b.WriteByte('[')
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if object {
+			b.WriteString(`"m` + strings.Repeat("x", i%7) + strconv.Itoa(i) + `":`)
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	if object {
+		b.WriteByte('}')
+	} else {
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// String returns a JSON string literal made of n copies of unit.
+func String(unit string, n int) string { return `"` + strings.Repeat(unit, n) + `"` }
