@@ -55,6 +55,8 @@ type attributor struct {
 	realByName map[string]int32
 
 	rt *runtimeTable
+	// callees are the declarations of rt.inlined.
+	callees []calleeInfo
 	// results
 	aliases    map[string]string
 	inlInto    map[string]string
@@ -129,11 +131,16 @@ func (a *attributor) run(rt *runtimeTable) {
 	for i := range rt.inlined {
 		callees[i] = a.callee(rt.inlined[i].name)
 	}
+	a.callees = callees
 	a.learn(syms, ok, callees)
 	for i := range callees {
 		if callees[i].id == "" {
 			callees[i] = a.inlinedClosure(rt.inlined[i].name)
 		}
+	}
+	// Room for the runtime entries: most functions of the table are new.
+	if n := len(a.entries) + len(rt.funcs) + len(rt.inlined); cap(a.entries) < n {
+		a.entries = append(make([]entry, 0, n), a.entries...)
 	}
 	for i := range rt.funcs {
 		if ok[i] {
@@ -162,7 +169,7 @@ func (a *attributor) callee(name string) calleeInfo {
 		return calleeInfo{}
 	}
 	pkg := a.pkgOf(sym.pkg)
-	r := sym.readings[0]
+	r := sym.readings()[0]
 	return calleeInfo{id: declID(pkg, r.outer), pkg: pkg, name: r.outer, own: true}
 }
 
@@ -171,17 +178,17 @@ func (a *attributor) callee(name string) calleeInfo {
 // types and functions; nothing if that does not decide.
 func (a *attributor) inlinedClosure(name string) calleeInfo {
 	sym, ok := parseLinkSym(name)
-	if !ok || sym.own || sym.glob || len(sym.readings) == 0 {
+	if !ok || sym.own || sym.glob || len(sym.readings()) == 0 {
 		return calleeInfo{}
 	}
 	pkg := a.pkgOf(sym.pkg)
-	r := sym.readings[0]
-	if len(sym.readings) > 1 {
+	r := sym.readings()[0]
+	if len(sym.readings()) > 1 {
 		t, _, _ := strings.Cut(r.outer, ".")
 		switch {
 		case a.types[declID(pkg, t)]:
-		case a.funcs[declID(pkg, sym.readings[1].outer)]:
-			r = sym.readings[1]
+		case a.funcs[declID(pkg, sym.readings()[1].outer)]:
+			r = sym.readings()[1]
 		default:
 			return calleeInfo{}
 		}
@@ -220,7 +227,7 @@ func (a *attributor) learn(syms []linkSym, ok []bool, callees []calleeInfo) {
 		if !ok[i] || !syms[i].own {
 			continue
 		}
-		r := syms[i].readings[0]
+		r := syms[i].readings()[0]
 		if r.method {
 			noteType(syms[i].pkg, r.outer)
 		}
@@ -338,7 +345,7 @@ func (a *attributor) resolve(f *runtimeFunc, sym *linkSym) declRef {
 		}
 		return declRef{}
 	}
-	readings := sym.readings
+	readings := sym.readings()
 	if len(readings) > 1 {
 		a0, a1 := readings[0], readings[1]
 		t, _, _ := strings.Cut(a0.outer, ".")
@@ -376,7 +383,7 @@ func (a *attributor) innerID(f *runtimeFunc, pkg string, r symReading) declRef {
 		rf := &a.rt.funcs[p]
 		for _, want := range r.inner {
 			for _, ci := range a.rt.calls[rf.calls[0]:rf.calls[1]] {
-				if c := a.callee(a.rt.inlined[ci].name); c.name == want {
+				if c := &a.callees[ci]; c.own && c.name == want {
 					return declRef{c.pkg, c.name}
 				}
 			}

@@ -26,7 +26,8 @@ type Options struct {
 	// Packages limits the runtime and snapshot entries to the packages
 	// the selection covers (as mcpsnapshot's flags limit a snapshot). Nil
 	// covers every package: the main module, its dependencies and the
-	// standard library.
+	// standard library. A selection with a malformed pattern is not
+	// applied, and coverage.registeredError says so.
 	Packages *Selection
 	// Docs are registered documentation entries, as if passed to Register.
 	// Invalid entries are reported by the first Search or Definition.
@@ -95,7 +96,9 @@ func newCatalog(opts Options) *Catalog {
 	}
 	if opts.Packages != nil {
 		if err := opts.Packages.Validate(); err != nil {
-			c.optErr = err
+			// Not applied: the catalog covers every package, and says why.
+			c.opts.Packages = nil
+			c.optErr = fmt.Errorf("the package selection (Options.Packages) is not applied: %w", err)
 		}
 	}
 	for _, d := range opts.Docs {
@@ -236,11 +239,15 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		c.finish(b, start, alloc0)
 	}()
 	in := interner{}
+	rt, err := c.loadRuntime()
+	b.runtimeErr = err
+	if rt == nil {
+		rt = &runtimeTable{}
+	}
 	var entries []entry
 	var decls snapDecls
 	if c.opts.Snapshot != nil {
-		var err error
-		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages)
+		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, len(rt.funcs)+len(rt.inlined))
 		switch {
 		case err != nil:
 			b.snapshotErr = &snapshotError{err}
@@ -249,11 +256,6 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 	}
 	a := &attributor{c: c, in: in, snap: b.snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.snap)}
-	rt, err := c.loadRuntime()
-	b.runtimeErr = err
-	if rt == nil {
-		rt = &runtimeTable{}
-	}
 	a.run(rt)
 	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
 	b.stats.UnattributedFunctions = a.unresolved
@@ -267,6 +269,9 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	sort.Strings(b.noSource)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
 	b.entries = dedupSorted(entries)
+	if cap(b.entries) > len(b.entries)+len(b.entries)/16 {
+		b.entries = append([]entry(nil), b.entries...) // do not keep the slack
+	}
 	b.aliases, b.inlInto = a.aliases, a.inlInto
 	if b.snap != nil {
 		b.stats.SnapshotFiles = len(b.snap.files)

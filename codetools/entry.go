@@ -153,29 +153,31 @@ func docPrefix(doc string, max int) string {
 // docString returns the text of a doc comment span (the raw comment
 // lines of the source) as go/ast's CommentGroup.Text would give it, with
 // runs of white space collapsed and cut to at most max bytes. Directive
-// lines (//go:noinline, //line, //export) are left out.
-func docString(raw []byte, max int) string {
-	var b strings.Builder
+// lines (//go:noinline, //line, //export) are left out. It builds the
+// text in scratch and returns scratch for reuse.
+func docString(raw []byte, max int, scratch []byte) (string, []byte) {
+	b := scratch[:0]
 	space := false
 	put := func(text []byte) {
-		for len(text) > 0 && b.Len() < max {
+		for len(text) > 0 && len(b) < max {
 			r, size := utf8.DecodeRune(text)
-			text = text[size:]
 			if unicode.IsSpace(r) {
-				space = b.Len() > 0
+				text = text[size:]
+				space = len(b) > 0
 				continue
 			}
 			if space {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 				space = false
 			}
-			if b.Len()+utf8.RuneLen(r) > max {
+			if len(b)+size > max {
 				return
 			}
-			b.WriteRune(r)
+			b = append(b, text[:size]...)
+			text = text[size:]
 		}
 	}
-	for len(raw) > 0 && b.Len() < max {
+	for len(raw) > 0 && len(b) < max {
 		raw = bytes.TrimLeft(raw, " \t\r\n")
 		switch {
 		case bytes.HasPrefix(raw, []byte("//")):
@@ -187,7 +189,7 @@ func docString(raw []byte, max int) string {
 			}
 			if !isDirective(line) {
 				put(line)
-				space = b.Len() > 0
+				space = len(b) > 0
 			}
 		case bytes.HasPrefix(raw, []byte("/*")):
 			body := raw[2:]
@@ -197,12 +199,12 @@ func docString(raw []byte, max int) string {
 				raw = nil
 			}
 			put(body)
-			space = b.Len() > 0
+			space = len(b) > 0
 		default:
 			raw = nil
 		}
 	}
-	return b.String()
+	return string(b), b
 }
 
 // isDirective reports whether the text of a // comment is a directive,

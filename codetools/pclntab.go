@@ -211,8 +211,8 @@ type inlRange struct {
 	index            int32
 	pc               uint32
 	fno              int32
-	file             []byte
 	minLine, maxLine int32
+	file             []byte
 }
 
 // function decodes function i. If inl is not nil, the inline ranges of

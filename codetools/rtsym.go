@@ -16,10 +16,11 @@ import "strings"
 type linkSym struct {
 	raw string
 	pkg string // import path, unescaped ("main" for the main package)
-	// readings are the possible (outer declaration, inlined callee)
+	// rd[:nrd] are the possible (outer declaration, inlined callee)
 	// splits, most likely first; more than one when a name A.B.func1
 	// could be a closure of method A.B or of function B inlined into A.
-	readings []symReading
+	rd  [2]symReading
+	nrd int
 	// own reports the declaration's own code, not a closure or wrapper.
 	own bool
 	// glob reports code of a package-level variable's initializer.
@@ -59,14 +60,22 @@ func parseLinkSym(raw string) (linkSym, bool) {
 	cut := slash + 1 + dot
 	sym := linkSym{raw: raw, pkg: unescapeSymbol(s[:cut]), own: true}
 	toks := strings.Split(s[cut+1:], ".")
-	orig := append([]string(nil), toks...)
+	orig := toks // replaced by a copy if a token is trimmed
 	if n := len(toks); n > 1 && (toks[n-1] == "abi0" || toks[n-1] == "abiinternal") {
 		toks = toks[:n-1] // an assembly function's ABI name
 	}
-	named := make([]bool, len(toks))
+	var small [8]bool
+	named := small[:0]
+	if len(toks) > len(small) {
+		named = make([]bool, 0, len(toks))
+	}
+	named = named[:len(toks)]
 	for i, t := range toks {
 		base := trimWrapper(t)
 		if base != t {
+			if sym.own {
+				orig = append([]string(nil), toks...)
+			}
 			sym.own = false
 			toks[i] = base
 		}
@@ -116,7 +125,8 @@ func parseLinkSym(raw string) (linkSym, bool) {
 				r.inner = []string{run[0]}
 			}
 		}
-		sym.readings = append(sym.readings, r)
+		sym.rd[sym.nrd] = r
+		sym.nrd++
 	}
 	switch {
 	case strings.HasPrefix(toks[0], "(*"):
@@ -136,6 +146,10 @@ func parseLinkSym(raw string) (linkSym, bool) {
 	}
 	return sym, true
 }
+
+// readings returns the possible (outer declaration, inlined callee)
+// splits of the symbol, most likely first.
+func (s *linkSym) readings() []symReading { return s.rd[:s.nrd] }
 
 // declID returns the id of declaration name (as in symReading.outer or
 // inner) of package pkg.

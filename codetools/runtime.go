@@ -113,14 +113,13 @@ func (t *pclntab) decode() (rt *runtimeTable, err error) {
 		files[s] = s
 		return s
 	}
-	// First pass: every function, and the inline ranges of each.
-	type pending struct {
-		fn, from, to int32
-		entry        uintptr
-		tree         uint32
+	// Inlined functions are named from the inline trees, whose base is
+	// found first from a few probes; else by asking the runtime.
+	inl := newInlineCollector()
+	gofunc := -1
+	if !t.noTrees {
+		gofunc = t.findGoFunc(t.data, t.probes(base, inl))
 	}
-	var todo []pending
-	var all []inlRange
 	ranges := make([]inlRange, 0, 32)
 	for i := 0; i < t.nfunc; i++ {
 		var f funcLines
@@ -128,54 +127,49 @@ func (t *pclntab) decode() (rt *runtimeTable, err error) {
 		if len(f.name) == 0 {
 			continue
 		}
-		if len(ranges) > 0 {
-			todo = append(todo, pending{fn: int32(len(rt.funcs)), from: int32(len(all)), to: int32(len(all) + len(ranges)),
-				entry: base + uintptr(f.entry), tree: f.tree})
-			all = append(all, ranges...)
+		rf := runtimeFunc{name: string(f.name), file: str(f.file), line: int(f.startLine),
+			minLine: f.ownMin, maxLine: f.ownMax}
+		rf.calls[0] = int32(len(rt.calls))
+		switch {
+		case len(ranges) == 0:
+		case gofunc >= 0 && f.tree != ^uint32(0):
+			for k := range ranges {
+				c := t.treeEntry(t.data, gofunc, f.tree, ranges[k].index)
+				rt.calls = append(rt.calls, inl.record(cstring(t.funcnames, c.nameOff), c.startLine, rf.name, &ranges[k], str))
+			}
+		default:
+			rt.calls = inl.add(rt.calls, rf.name, base+uintptr(f.entry), ranges, str)
 		}
-		rt.funcs = append(rt.funcs, runtimeFunc{name: string(f.name), file: str(f.file), line: int(f.startLine),
-			minLine: f.ownMin, maxLine: f.ownMax})
+		rf.calls[1] = int32(len(rt.calls))
+		rt.funcs = append(rt.funcs, rf)
 	}
-	// Second pass: name the inlined functions, from the inline trees if
-	// their base can be found, else by asking the runtime.
-	inl := newInlineCollector()
+	rt.inlined = inl.result()
+	return rt, nil
+}
+
+// probes returns up to four functions whose inline tree entry 0 the
+// runtime names, for findGoFunc.
+func (t *pclntab) probes(base uintptr, inl *inlineCollector) []treeProbe {
 	probes := make([]treeProbe, 0, 4)
-	for _, p := range todo {
-		if len(probes) == cap(probes) {
-			break
-		}
-		r := all[p.from]
-		if p.tree == ^uint32(0) || r.index != 0 {
+	ranges := make([]inlRange, 0, 32)
+	for i := 0; i < t.nfunc && len(probes) < cap(probes); i++ {
+		var f funcLines
+		f, ranges = t.function(i, ranges)
+		if f.tree == ^uint32(0) || len(ranges) == 0 || ranges[0].index != 0 {
 			continue
 		}
-		name := inl.name(p.entry + uintptr(r.pc))
+		name := inl.name(base + uintptr(f.entry) + uintptr(ranges[0].pc))
 		if name == "" || strings.IndexByte(name, '[') >= 0 {
 			continue
 		}
 		if off := t.nameOffset(name); off >= 0 {
-			probes = append(probes, treeProbe{tree: p.tree, nameOff: uint32(off)})
+			probes = append(probes, treeProbe{tree: f.tree, nameOff: uint32(off)})
 		}
 	}
-	gofunc := -1
-	if !t.noTrees && (len(probes) >= 2 || len(probes) == len(todo)) {
-		gofunc = t.findGoFunc(t.data, probes)
+	if len(probes) < 2 {
+		return nil
 	}
-	for _, p := range todo {
-		outer := rt.funcs[p.fn].name
-		rs := all[p.from:p.to]
-		rt.funcs[p.fn].calls[0] = int32(len(rt.calls))
-		if gofunc >= 0 && p.tree != ^uint32(0) {
-			for k := range rs {
-				c := t.treeEntry(t.data, gofunc, p.tree, rs[k].index)
-				rt.calls = append(rt.calls, inl.record(cstring(t.funcnames, c.nameOff), c.startLine, outer, &rs[k], str))
-			}
-		} else {
-			rt.calls = inl.add(rt.calls, outer, p.entry, rs, str)
-		}
-		rt.funcs[p.fn].calls[1] = int32(len(rt.calls))
-	}
-	rt.inlined = inl.result()
-	return rt, nil
+	return probes
 }
 
 // textBase returns the address the table's entry offsets are relative to

@@ -69,7 +69,7 @@ type Coverage struct {
 	PackagesWithoutSourceTruncated bool     `json:"packagesWithoutSourceTruncated" jsonschema:"Whether packagesWithoutSource was cut to 100."`
 	RuntimeError                   string   `json:"runtimeError,omitempty" jsonschema:"Why the function table could not be read, if it could not."`
 	SnapshotError                  string   `json:"snapshotError,omitempty" jsonschema:"Why the snapshot could not be read, if it could not."`
-	RegisteredError                string   `json:"registeredError,omitempty" jsonschema:"Why a documentation entry given in the options was rejected, if one was."`
+	RegisteredError                string   `json:"registeredError,omitempty" jsonschema:"Why an option (a documentation entry or a package pattern) was rejected, if one was."`
 }
 
 const maxListedPackages = 100

@@ -62,7 +62,9 @@ func (e *snapshotError) Unwrap() error { return e.err }
 // or index is an error (the catalog then serves the binary alone); files
 // whose content does not fit the index are left out and reported in
 // s.warning.
-func loadSnapshot(fsys fs.FS, in interner, sel *Selection) (s *snapshot, entries []entry, decls snapDecls, err error) {
+//
+// The entry slice has room for extra more entries.
+func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapshot, entries []entry, decls snapDecls, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
@@ -140,8 +142,12 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection) (s *snapshot, entries
 		return nil, nil, nil, fmt.Errorf("reading %s: %w", IndexName, err)
 	}
 	decls = make(snapDecls, len(s.files))
+	if r.Decls > 0 {
+		// The count sizes the table; a damaged index cannot make it huge.
+		entries = make([]entry, 0, min(r.Decls, 4*DefaultMaxEntries)+extra)
+	}
 	pkgEntry := map[string]int{}
-	var buf []byte
+	var buf, scratch []byte
 	cur, bad := int32(-1), false
 	for {
 		path, d, err := r.Next()
@@ -176,7 +182,7 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection) (s *snapshot, entries
 			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless}
 		if d.DocEnd > d.DocStart {
 			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
-			e.doc = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc)
+			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)
 		}
 		if d.Kind == codeindex.Package {
 			e.id = sf.pkg

@@ -198,10 +198,10 @@ func TestInlineTreesAgreeWithRuntime(t *testing.T) {
 		// were inlined through.
 		decl := func(name string) string {
 			sym, ok := parseLinkSym(name)
-			if !ok || len(sym.readings) == 0 {
+			if !ok || len(sym.readings()) == 0 {
 				return name
 			}
-			return sym.pkg + "." + sym.readings[0].outer
+			return sym.pkg + "." + sym.readings()[0].outer
 		}
 		for k := range a {
 			if na, nb := decl(trees.inlined[a[k]].name), decl(frames.inlined[b[k]].name); na != nb {

@@ -116,7 +116,8 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	if err := registerExamples(ts); err != nil {
 		return nil, err
 	}
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver"})
+	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver", Logger: logger})
+	go catalog.Warm(context.Background()) // build now; it logs its cost
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, err
 	}

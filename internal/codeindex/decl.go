@@ -7,12 +7,14 @@
 // the snapshot's files and, within a file, of the declarations:
 //
 //	embedmcp-codetools-index/1
+//	decls 2
 //	file src/example.com/app/main.go.txt
 //	f main 12 30 180 640 150 179
 //	m (*Server).Handle 40 52 700 1200 0 0 b
 //
-// A "file" record names a file of the snapshot by its path; the records
-// that follow describe its declarations. A declaration record is
+// The "decls" record counts the declarations, so that a reader can size
+// its tables. A "file" record names a file of the snapshot by its path;
+// the records that follow describe its declarations. A declaration record is
 //
 //	<kind> <name> <line> <endLine> <start> <end> <docStart> <docEnd> [<flags>]
 //

@@ -13,6 +13,11 @@ func Encode(w io.Writer, files []File) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(Header)
 	bw.WriteByte('\n')
+	n := 0
+	for _, f := range files {
+		n += len(f.Decls)
+	}
+	fmt.Fprintf(bw, "decls %d\n", n)
 	var num []byte
 	for _, f := range files {
 		bw.WriteString("file ")
@@ -44,6 +49,11 @@ type Reader struct {
 	sc   *bufio.Scanner
 	line int
 	file string
+	// Decls is the number of declarations the index announces, 0 if it
+	// does not say.
+	Decls int
+	// held reports that the scanner holds a record not yet returned.
+	held bool
 }
 
 // NewReader checks the header of the index read from r.
@@ -59,15 +69,30 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if h := sc.Text(); h != Header {
 		return nil, fmt.Errorf("%w: header %.80q is not %q", ErrFormat, h, Header)
 	}
-	return &Reader{sc: sc, line: 1}, nil
+	ir := &Reader{sc: sc, line: 1}
+	if sc.Scan() {
+		ir.line++
+		if n, ok := bytes.CutPrefix(sc.Bytes(), []byte("decls ")); ok {
+			if v, ok := atoi(n); ok {
+				ir.Decls = int(v)
+			}
+		} else {
+			ir.held = true
+		}
+	}
+	return ir, nil
 }
 
 // Next returns the next declaration and the snapshot path of its file.
 // It returns io.EOF after the last one, and an error wrapping ErrFormat
 // for a malformed record.
 func (r *Reader) Next() (file string, d Decl, err error) {
-	for r.sc.Scan() {
-		r.line++
+	for r.held || r.sc.Scan() {
+		if r.held {
+			r.held = false
+		} else {
+			r.line++
+		}
 		b := r.sc.Bytes()
 		if rest, ok := bytes.CutPrefix(b, []byte("file ")); ok {
 			if len(rest) == 0 {

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# codetools, as an adopter meets it (run from the repo root by scripts/test):
+# a scratch module outside the repository follows the README section "Let
+# agents read your code" verbatim (its main.go and its commands, taken from
+# the README), with a replace directive to this checkout instead of a
+# release. It checks that the first go generate works with no directory or
+# placeholder, that generating again (and after a commit) leaves git status
+# clean, that -check passes and then catches an edit, and that the built
+# service answers code_definition about one of its own functions with its
+# source and a consistency of "match". Then it checks the catalog budgets
+# with one run of the examples/codeserver benchmarks.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/codetools-adopter.XXXXXX")
+PID=
+cleanup() {
+  if [ -n "$PID" ]; then kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; fi
+  chmod -R u+w "$WORK" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "codetools-adopter: $*" >&2; exit 1; }
+
+# The README's block after <!-- codetools-adopter: NAME -->.
+block() {
+  awk -v m="<!-- codetools-adopter: $1 -->" '
+    $0 == m { want = 1; next }
+    want && /^```/ { if (inside) exit; inside = 1; next }
+    inside { print }' README.md
+}
+
+APP=$WORK/myservice
+mkdir -p "$APP"
+block main.go > "$APP/main.go"
+block commands > "$WORK/commands.sh"
+[ -s "$APP/main.go" ] && [ -s "$WORK/commands.sh" ] || fail "README section blocks not found"
+grep -q '^go generate' "$WORK/commands.sh" || fail "the README commands do not generate"
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=adopter GIT_AUTHOR_EMAIL=adopter@example.com \
+  GIT_COMMITTER_NAME=adopter GIT_COMMITTER_EMAIL=adopter@example.com
+cd "$APP"
+go mod init example.com/myservice >/dev/null 2>&1
+# Instead of "go get github.com/embedmcp/mcp": this checkout.
+go mod edit -require=github.com/embedmcp/mcp@v0.0.0-00010101000000-000000000000 -replace=github.com/embedmcp/mcp="$ROOT"
+go mod tidy >/dev/null 2>&1 || go mod tidy
+git init -q . && git add -A && git commit -qm "the README's service"
+
+# The README's commands, up to the start of the service.
+grep -v '^MCP_TOKEN=' "$WORK/commands.sh" > "$WORK/build.sh"
+bash -e "$WORK/build.sh"
+[ -f snapshot/manifest.json ] && [ -f snapshot/.mcpsnapshot ] || fail "go generate did not write the snapshot"
+git add -A && git commit -qm "snapshot"
+go generate ./...
+[ -z "$(git status --porcelain)" ] || { git status --short; fail "a second go generate changed the snapshot"; }
+go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -check -o snapshot . >/dev/null || fail "-check on a fresh snapshot"
+printf '\n// later is an edit not yet in the snapshot.\nfunc later() {}\n' >> main.go
+if go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -check -o snapshot . >/dev/null 2>&1; then
+  fail "-check missed an edit"
+fi
+git checkout -q main.go
+
+# Build from the clean checkout (VCS-stamped), start, ask.
+go build -buildvcs=true -o myservice .
+for attempt in 1 2 3 4 5; do
+  PORT=$((20000 + RANDOM % 20000))
+  ADDR=127.0.0.1:$PORT MCP_TOKEN=s3cret ./myservice 2>"$WORK/service.log" &
+  PID=$!
+  for _ in $(seq 1 50); do
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp"; then break 2; fi
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=
+done
+[ -n "$PID" ] || { cat "$WORK/service.log"; fail "the service did not start"; }
+call() {
+  curl -s "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H "Authorization: Bearer $1" \
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_definition","arguments":{"name":"main.listenAddr"}}}'
+}
+ANSWER=$(call s3cret)
+echo "$ANSWER" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert not r.get("isError"), r
+d = r["structuredContent"]
+checks = {
+    "name": d["name"] == "example.com/myservice.listenAddr",
+    "source": d["source"] == "snapshot" and "func listenAddr() string" in d["definition"],
+    "file": d["sourceFile"] == "example.com/myservice/main.go",
+    "linked": d["linked"],
+    "consistency": d["consistency"]["status"] == "match",
+}
+bad = [k for k, ok in checks.items() if not ok]
+if bad:
+    sys.exit("code_definition of main.listenAddr: %s wrong in %s" % (bad, json.dumps(d, indent=1)[:3000]))
+print("codetools-adopter: code_definition main.listenAddr: snapshot source, linked, consistency match")
+' || fail "the answer"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+[ "$STATUS" = 401 ] || fail "a caller without the token got $STATUS, want 401"
+
+cd "$ROOT"
+echo "codetools-adopter: catalog budgets"
+go test -count=1 -run XXX -bench CatalogBuild -benchtime 1x ./examples/codeserver
+
+# The README's main job regenerates examples/codeserver/snapshot: it must
+# already be what go generate writes, so that a fresh clone stays clean.
+go run ./codetools/cmd/mcpsnapshot -check -o examples/codeserver/snapshot ./examples/codeserver ||
+  fail "examples/codeserver/snapshot is out of date: run go generate ./examples/codeserver and commit it"
