@@ -1,0 +1,66 @@
+// Package runtimetools lets an agent see inside the running Go process
+// that hosts it, through seven MCP tools:
+//
+//   - runtime_goroutines: the live goroutines grouped by identical stack,
+//     with count, state and longest wait, filtered by function or state.
+//   - runtime_metrics: runtime/metrics samples (heap, GC, goroutines,
+//     scheduler latency; histograms as p50/p90/p99) and process figures
+//     (resident memory, open file descriptors) where the OS offers them.
+//   - runtime_profile: a CPU, heap, allocs, mutex, block or goroutine
+//     profile, answered as its top functions and as the raw pprof bytes,
+//     which go tool pprof opens.
+//   - runtime_logs: recent log records from a [LogHandler] the host
+//     installs around its own slog.Handler, with secrets redacted.
+//   - runtime_build: the build: Go version, main module, VCS revision,
+//     build settings and dependency versions.
+//   - runtime_vars: the process's expvar variables.
+//   - runtime_health: the host's health checks ([Health]), run
+//     concurrently, each under a timeout.
+//
+// [Register] adds them to a ToolSet; [Tools] returns them for any other
+// registry. runtime_logs and runtime_health exist only when the host gives
+// a LogHandler or a Health in [Options].
+//
+// # Identifiers
+//
+// Every function the tools name (a goroutine's frames, a profile's top
+// functions, the source of a log record) has an id: the function's name as
+// the Go runtime reports it, such as main.worker.func1 or
+// net/http.(*conn).serve. The code_definition tool of package codetools
+// accepts these ids as they are (closures and inlined functions resolve to
+// their enclosing declaration), so an agent can go from a stuck goroutine
+// or a hot function straight to its source.
+//
+// # Permissions
+//
+// runtime_profile needs [PermissionProfile] ("diagnostics.runtime.profile"):
+// it costs CPU time while it runs. runtime_logs needs [PermissionLogs]
+// ("diagnostics.logs.read"): logs can hold personal data. Every other tool
+// needs [PermissionRead] ("diagnostics.runtime.read").
+//
+// # What is never shown
+//
+// The process environment is never read. Attributes of log records whose
+// keys look secret (see [DefaultSecretKeys]) are redacted before they are
+// stored; the same rule redacts members of expvar values, the values of
+// secret-looking flags in the command line and -X settings of -ldflags.
+// The command line (expvar "cmdline") and runtime.MemStats (expvar
+// "memstats") are shown only when asked for by name.
+//
+// Importing this package imports expvar, which registers a /debug/vars
+// handler on http.DefaultServeMux: serve DefaultServeMux, if at all, only
+// where its callers may see those variables.
+//
+// # Cost
+//
+// Nothing runs until a tool is called: registration allocates the tools'
+// descriptions and nothing else, and no goroutine is started. The
+// [LogHandler] is the one part that works on every record; it adds well
+// under a microsecond and no allocation to the handler it wraps, for
+// attributes of the basic kinds (strings, numbers, booleans, durations,
+// times, errors).
+//
+// runtime_goroutines takes a goroutine profile and a goroutine dump (the
+// dump is what gives each goroutine's state and wait time); the dump stops
+// the process for about 2 µs per goroutine, 0.2 s at 100 000 goroutines.
+package runtimetools

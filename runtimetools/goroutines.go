@@ -1,0 +1,340 @@
+package runtimetools
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"runtime/pprof"
+	"slices"
+	"strings"
+
+	"github.com/embedmcp/mcp"
+	"github.com/google/pprof/profile"
+)
+
+const goroutinesDescription = "List the live goroutines of this process grouped by identical stack: how many share it, " +
+	"their state (chan receive, select, IO wait, sync.Mutex.Lock, running...) and longest wait in minutes, the frames " +
+	"(id for code_definition, file:line) and where they were created. Largest groups first; filter by a function " +
+	"substring or a state substring. Use it to find stuck or leaking goroutines."
+
+const goroutinesSchema = `{"type":"object","properties":{` +
+	`"function":{"type":"string","description":"Keep groups with a frame or creator whose function contains this text (case-insensitive), e.g. \"leakyWorker\" or \"net/http\"; at most 256 bytes."},` +
+	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
+	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +
+	`"limit":{"type":"integer","description":"Groups to answer, 1..100; default 20."}},` +
+	`"additionalProperties":false}`
+
+// Limits of runtime_goroutines.
+const (
+	defaultGroupLimit = 20
+	maxGroupLimit     = 100
+	maxGroupFrames    = 32
+	maxFunctionFilter = 256
+	maxStateFilter    = 64
+	maxLabels         = 16
+)
+
+type goroutinesArgs struct {
+	Function string `json:"function,omitempty"`
+	State    string `json:"state,omitempty"`
+	MinCount int    `json:"minCount,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+}
+
+type goroutineGroup struct {
+	Count              int               `json:"count" jsonschema:"goroutines with this stack"`
+	State              string            `json:"state" jsonschema:"the most common state; unknown when the dump did not cover them"`
+	States             map[string]int    `json:"states,omitempty" jsonschema:"goroutines per state, when they differ"`
+	LongestWaitMinutes int               `json:"longestWaitMinutes,omitempty" jsonschema:"longest time one of them has been blocked, in whole minutes (the runtime counts from 1 minute)"`
+	Frames             []Frame           `json:"frames" jsonschema:"the stack, innermost first, as a Go traceback shows it"`
+	FramesOmitted      int               `json:"framesOmitted,omitempty" jsonschema:"outer frames left out"`
+	CreatedBy          *Frame            `json:"createdBy,omitempty" jsonschema:"the go statement that started the most of them"`
+	Labels             map[string]string `json:"labels,omitempty" jsonschema:"pprof labels of the goroutines"`
+}
+
+type goroutinesResult struct {
+	Total         int              `json:"total" jsonschema:"goroutines in the profile"`
+	Matched       int              `json:"matched" jsonschema:"goroutines in the groups that match the filters"`
+	GroupsMatched int              `json:"groupsMatched" jsonschema:"groups that match the filters"`
+	Groups        []goroutineGroup `json:"groups" jsonschema:"largest first, at most limit"`
+	Truncated     bool             `json:"truncated" jsonschema:"more groups matched than limit"`
+	StatesUnknown int              `json:"statesUnknown,omitempty" jsonschema:"goroutines whose state the dump did not give (they changed between the profile and the dump, or the dump was cut at 28 MiB)"`
+}
+
+func (s *state) goroutinesTool() (mcp.Tool, error) {
+	schema, err := mcp.ParseSchema([]byte(goroutinesSchema))
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewTool(mcp.ToolInfo{
+		Name:         GoroutinesToolName,
+		Title:        "Goroutines of this process",
+		Description:  goroutinesDescription,
+		InputSchema:  schema,
+		Permission:   PermissionRead,
+		Annotations:  annotations(false),
+		AdminSummary: "Lets an agent see the goroutines of this process grouped by stack, with their states and wait times.",
+		AdminExample: `{"state":"chan receive","minCount":10}`,
+		Guide: &mcp.Guide{
+			Category:  "Diagnostics",
+			WhenToUse: "Find goroutines that are stuck or leaking (many goroutines blocked at the same place, long waits), or see what the process is doing right now.",
+			WhenNotToUse: []string{
+				"Where CPU time goes - use runtime_profile with kind cpu.",
+				"Just the goroutine count over time - use runtime_metrics (/sched/goroutines:goroutines).",
+			},
+			Details: "Groups come from the runtime's goroutine profile; states, wait times and creators from a goroutine dump, " +
+				"which stops the process for about 2 µs per goroutine. Frames hide the runtime's internals as a Go traceback does. " +
+				"Pass a frame's id to code_definition to read its source.",
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{"limit":5}`), Outcome: "the five largest groups with count, state, frames and createdBy."},
+				{Arguments: json.RawMessage(`{"function":"handleOrder","state":"chan receive"}`), Outcome: "the groups blocked receiving inside handleOrder, largest first."},
+			},
+			Workflows: []string{"goroutine leak: runtime_metrics for the count, runtime_goroutines for the biggest group, code_definition for its frames"},
+		},
+	}, func(ctx context.Context, req *mcp.Request, in goroutinesArgs) (goroutinesResult, error) {
+		if err := validateGoroutines(req, &in); err != nil {
+			return goroutinesResult{}, err
+		}
+		res, err := goroutines(ctx, in)
+		if err != nil {
+			return goroutinesResult{}, err
+		}
+		return *res, nil
+	})
+}
+
+func validateGoroutines(req *mcp.Request, in *goroutinesArgs) error {
+	if err := checkText(req, "/function", in.Function, maxFunctionFilter); err != nil {
+		return err
+	}
+	if err := checkText(req, "/state", in.State, maxStateFilter); err != nil {
+		return err
+	}
+	if in.MinCount == 0 {
+		in.MinCount = 1
+	}
+	if err := checkRange(req, "/minCount", in.MinCount, 1, 1e9); err != nil {
+		return err
+	}
+	if in.Limit == 0 {
+		in.Limit = defaultGroupLimit
+	}
+	return checkRange(req, "/limit", in.Limit, 1, maxGroupLimit)
+}
+
+// goroutines answers runtime_goroutines for validated arguments.
+func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, error) {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		return nil, fmt.Errorf("goroutine profile: %w", err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the goroutine profile: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxErr(ctx)
+	}
+	seed := maphash.MakeSeed()
+	dump := takeDump(dumpEstimate(p), seed)
+	if err := ctx.Err(); err != nil {
+		return nil, ctxErr(ctx)
+	}
+	fnFilter, stateFilter := lower(in.Function), lower(in.State)
+	res := &goroutinesResult{Groups: []goroutineGroup{}}
+	var key stackKey
+	var nameBuf, fileBuf []byte
+	for _, smp := range p.Sample {
+		n := int(smp.Value[0])
+		res.Total += n
+		if n < in.MinCount {
+			continue
+		}
+		g := goroutineGroup{Count: n, Frames: []Frame{}}
+		key.reset(seed)
+		match := fnFilter == ""
+		for _, loc := range smp.Location {
+			for _, ln := range loc.Line {
+				if ln.Function == nil {
+					continue
+				}
+				name, file := ln.Function.Name, ln.Function.Filename
+				nameBuf, fileBuf = append(nameBuf[:0], name...), append(fileBuf[:0], file...)
+				key.add(nameBuf, fileBuf, ln.Line)
+				if !visibleFrame(name, file) {
+					continue
+				}
+				if !match && containsFold(name, fnFilter) {
+					match = true
+				}
+				if len(g.Frames) < maxGroupFrames {
+					g.Frames = append(g.Frames, Frame{ID: elideTypeArgs(name), File: file, Line: int(ln.Line)})
+				} else {
+					g.FramesOmitted++
+				}
+			}
+		}
+		dg := dump.groups[key.sum()]
+		if dg != nil {
+			g.State, g.States = dominant(dg.states)
+			g.LongestWaitMinutes = dg.maxWait
+			if c := topCreator(dg.creators); c != 0 {
+				f := dump.creators[c]
+				g.CreatedBy = &f
+				if !match && containsFold(f.ID, fnFilter) {
+					match = true
+				}
+			}
+		} else if profiler(smp) {
+			// The goroutine that took the profile: this very call.
+			g.State = "running"
+		} else {
+			g.State = "unknown"
+			res.StatesUnknown += n
+		}
+		if !match || (stateFilter != "" && !stateMatches(g, stateFilter)) {
+			continue
+		}
+		g.Labels = sampleLabels(smp.Label)
+		res.Matched += n
+		res.Groups = append(res.Groups, g)
+	}
+	res.GroupsMatched = len(res.Groups)
+	slices.SortStableFunc(res.Groups, func(a, b goroutineGroup) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.LongestWaitMinutes, a.LongestWaitMinutes); c != 0 {
+			return c
+		}
+		return cmp.Compare(firstID(a), firstID(b))
+	})
+	if len(res.Groups) > in.Limit {
+		res.Groups, res.Truncated = res.Groups[:in.Limit], true
+	}
+	return res, nil
+}
+
+// profiler reports whether a sample is the goroutine that took the
+// profile, which the runtime records at its call of the profiler.
+func profiler(s *profile.Sample) bool {
+	if len(s.Location) == 0 || len(s.Location[0].Line) == 0 || s.Location[0].Line[0].Function == nil {
+		return false
+	}
+	return s.Location[0].Line[0].Function.Name == "runtime.goroutineProfileWithLabels"
+}
+
+// dumpEstimate guesses the size of the goroutine dump from the profile:
+// per goroutine a header, and per frame the dump shows its function with
+// arguments and its file:line, plus the "created by" frame.
+func dumpEstimate(p *profile.Profile) int {
+	total := 0
+	for _, s := range p.Sample {
+		per, last := 48, 64
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line {
+				if f := ln.Function; f != nil && visibleFrame(f.Name, f.Filename) {
+					last = len(f.Name) + len(f.Filename) + 40
+					per += last
+				}
+			}
+		}
+		total += (per + last) * int(s.Value[0])
+	}
+	return total + total/16
+}
+
+// visibleFrame reports whether a Go traceback shows a frame: not the
+// runtime's internals (unexported functions of package runtime) and not
+// compiler-generated wrappers.
+func visibleFrame(name, file string) bool {
+	if file == "<autogenerated>" || !strings.Contains(name, ".") {
+		return false
+	}
+	rest, ok := strings.CutPrefix(name, "runtime.")
+	if !ok {
+		return true
+	}
+	// runtime.Goexit, runtime.(*Func).Name: exported functions and
+	// methods of exported types stay.
+	recv := ""
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		recv, rest = strings.TrimSuffix(strings.TrimPrefix(rest[:i], "(*"), ")"), rest[i+1:]
+	}
+	exported := func(s string) bool { return s != "" && 'A' <= s[0] && s[0] <= 'Z' }
+	return exported(rest) && (recv == "" || exported(recv))
+}
+
+// dominant returns the most common state, and the whole map when there is
+// more than one.
+func dominant(states map[string]int) (string, map[string]int) {
+	best, n := "", -1
+	for s, c := range states {
+		if c > n || (c == n && s < best) {
+			best, n = s, c
+		}
+	}
+	if len(states) > 1 {
+		return best, states
+	}
+	return best, nil
+}
+
+func topCreator(creators map[uint64]int) uint64 {
+	var best uint64
+	n := 0
+	for k, c := range creators {
+		if c > n || (c == n && k < best) {
+			best, n = k, c
+		}
+	}
+	return best
+}
+
+func stateMatches(g goroutineGroup, filter string) bool {
+	if containsFold(g.State, filter) {
+		return true
+	}
+	for s := range g.States {
+		if containsFold(s, filter) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstID(g goroutineGroup) string {
+	if len(g.Frames) == 0 {
+		return ""
+	}
+	return g.Frames[0].ID
+}
+
+// sampleLabels returns a sample's pprof labels, bounded, with the values
+// of secret-looking keys redacted.
+func sampleLabels(labels map[string][]string) map[string]string {
+	if len(labels) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range labels {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if len(out) == maxLabels {
+			break
+		}
+		v := strings.Join(labels[k], ",")
+		if defaultSecrets.match(k) {
+			v = Redacted
+		}
+		out[clip(k, 128)] = clip(v, 256)
+	}
+	return out
+}

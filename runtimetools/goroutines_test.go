@@ -1,0 +1,216 @@
+package runtimetools
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// leakyWorker is the deliberate leak: it waits for a job nobody sends.
+//
+//go:noinline
+func leakyWorker(jobs <-chan struct{}, started *sync.WaitGroup) {
+	started.Done()
+	<-jobs
+}
+
+// busyWaiter is a larger group that must not come first when filtering
+// by leakyWorker.
+//
+//go:noinline
+func busyWaiter(stop <-chan struct{}, started *sync.WaitGroup) {
+	started.Done()
+	select {
+	case <-stop:
+	case <-time.After(time.Hour):
+	}
+}
+
+// startGoroutines starts n goroutines running fn and stops them when the
+// test ends.
+func startGoroutines(t testing.TB, n int, fn func(stop chan struct{}, started *sync.WaitGroup)) {
+	t.Helper()
+	stop := make(chan struct{})
+	var started, done sync.WaitGroup
+	started.Add(n)
+	done.Add(n)
+	for range n {
+		go func() {
+			defer done.Done()
+			fn(stop, &started)
+		}()
+	}
+	started.Wait()
+	time.Sleep(20 * time.Millisecond) // let them block
+	t.Cleanup(func() {
+		close(stop)
+		done.Wait()
+	})
+}
+
+func TestGoroutineLeakGroupComesFirst(t *testing.T) {
+	startGoroutines(t, 150, func(stop chan struct{}, started *sync.WaitGroup) {
+		leakyWorker(stop, started)
+	})
+	startGoroutines(t, 300, func(stop chan struct{}, started *sync.WaitGroup) { busyWaiter(stop, started) })
+	c := newTestClient(t, nil)
+
+	// Unfiltered, the larger group of busyWaiter comes first.
+	all := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"limit": 5})
+	if len(all.Groups) == 0 || !hasFrame(all.Groups[0], "busyWaiter") || all.Groups[0].Count != 300 {
+		t.Fatalf("first group without a filter: %+v", all.Groups)
+	}
+	if all.Total < 450 {
+		t.Errorf("total = %d, want at least 450", all.Total)
+	}
+
+	got := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"function": "leakyworker"})
+	if len(got.Groups) == 0 {
+		t.Fatal("no group matches leakyWorker")
+	}
+	g := got.Groups[0]
+	if !hasFrame(g, "runtimetools.leakyWorker") || g.Count != 150 {
+		t.Fatalf("first group filtered by leakyWorker: %+v", g)
+	}
+	if g.State != "chan receive" {
+		t.Errorf("state = %q (%v), want chan receive", g.State, g.States)
+	}
+	if g.CreatedBy == nil || !strings.Contains(g.CreatedBy.ID, "startGoroutines") {
+		t.Errorf("createdBy = %+v, want startGoroutines", g.CreatedBy)
+	}
+	for _, f := range g.Frames {
+		if f.ID == "" || f.File == "" || f.Line <= 0 {
+			t.Errorf("frame without id or file:line: %+v", f)
+		}
+		if strings.HasPrefix(f.ID, "runtime.") {
+			t.Errorf("runtime internals shown: %+v", f)
+		}
+	}
+	if got.StatesUnknown > 5 {
+		t.Errorf("statesUnknown = %d: the dump and the profile did not match", got.StatesUnknown)
+	}
+
+	// The state filter and minCount narrow it down.
+	sel := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"state": "SELECT", "minCount": 100})
+	if len(sel.Groups) != 1 || !hasFrame(sel.Groups[0], "busyWaiter") {
+		t.Errorf("state select, minCount 100: %+v", sel.Groups)
+	}
+	none := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"function": "leakyWorker", "state": "select"})
+	if len(none.Groups) != 0 || none.Matched != 0 {
+		t.Errorf("leakyWorker in select: %+v", none.Groups)
+	}
+}
+
+func TestGoroutineGroupsCapped(t *testing.T) {
+	c := newTestClient(t, nil)
+	got := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"limit": 1})
+	if len(got.Groups) != 1 || !got.Truncated || got.GroupsMatched < 2 {
+		t.Errorf("limit 1: %d groups of %d, truncated %v", len(got.Groups), got.GroupsMatched, got.Truncated)
+	}
+}
+
+func hasFrame(g goroutineGroup, substr string) bool {
+	for _, f := range g.Frames {
+		if strings.Contains(f.ID, substr) {
+			return true
+		}
+	}
+	return false
+}
+
+const sampleDump = `goroutine 1 [running]:
+main.main()
+	/src/main.go:49 +0x5c5
+
+goroutine 19 [chan receive, 12 minutes]:
+main.leak(...)
+	/src/main.go:13
+created by main.main in goroutine 1
+	/src/main.go:29 +0xa6
+
+goroutine 20 [chan receive, 3 minutes, locked to thread]:
+main.leak(...)
+	/src/main.go:13
+created by main.main in goroutine 1
+	/src/main.go:29 +0xa6
+
+goroutine 21 [select labels:{"a": "b]:"}]:
+runtime.gopark(0x0?)
+	/go/src/runtime/proc.go:462 +0xce
+main.(*T[...]).wait.func1(...)
+	/src/main.go:19
+main.(*T[...]).wait(0x0?, 0x36fc6ca84310)
+	/src/main.go:23 +0x65
+...additional frames elided...
+created by main.main in goroutine 1
+	/src/main.go:30 +0x45
+
+goroutine 22 [IO wait]:
+main.cut(`
+
+func TestParseDump(t *testing.T) {
+	seed := maphash.MakeSeed()
+	d := parseDump([]byte(sampleDump), seed)
+	if d.parsed != 4 {
+		t.Errorf("parsed %d goroutines, want 4 (the last one is cut off)", d.parsed)
+	}
+	var leak *dumpGroup
+	for _, g := range d.groups {
+		if g.states["chan receive"] == 2 {
+			leak = g
+		}
+	}
+	if leak == nil || leak.maxWait != 12 || len(leak.creators) != 1 {
+		t.Fatalf("leak group = %+v", leak)
+	}
+	for k := range leak.creators {
+		if f := d.creators[k]; f != (Frame{ID: "main.main", File: "/src/main.go", Line: 29}) {
+			t.Errorf("creator = %+v", f)
+		}
+	}
+	var sel *dumpGroup
+	for _, g := range d.groups {
+		if g.states["select"] == 1 {
+			sel = g
+		}
+	}
+	if sel == nil {
+		t.Fatalf("no select group (labels in the header): %+v", d.groups)
+	}
+	// The select goroutine's key is that of its frames outside the runtime,
+	// with type arguments left out.
+	var k stackKey
+	k.reset(seed)
+	k.add([]byte("runtime.gopark"), []byte("/go/src/runtime/proc.go"), 462)
+	k.add([]byte("main.(*T[go.shape.int]).wait.func1"), []byte("/src/main.go"), 19)
+	k.add([]byte("main.(*T[go.shape.int]).wait"), []byte("/src/main.go"), 23)
+	if d.groups[k.sum()] != sel {
+		t.Error("the profile's key of the select stack does not find the dump's group")
+	}
+}
+
+func TestVisibleFrame(t *testing.T) {
+	for name, want := range map[string]bool{
+		"main.main":                      true,
+		"runtime.gopark":                 false,
+		"runtime.Goexit":                 true,
+		"runtime.(*Func).Name":           true,
+		"runtime.(*mheap).alloc":         false,
+		"runtime/pprof.writeGoroutine":   true,
+		"net/http.(*conn).serve":         true,
+		"internal/poll.runtime_pollWait": true,
+		"nodot":                          false,
+	} {
+		if got := visibleFrame(name, "/x.go"); got != want {
+			t.Errorf("visibleFrame(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if visibleFrame("main.T.M", "<autogenerated>") {
+		t.Error("wrappers are shown")
+	}
+	if got := elideTypeArgs("a.(*T[go.shape.struct { F string \"json:\\\"f\\\"\" }]).M[go.shape.int]"); got != "a.(*T[...]).M[...]" {
+		t.Errorf("elideTypeArgs = %q", got)
+	}
+}

@@ -1,0 +1,242 @@
+package runtimetools
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+)
+
+// Defaults of LogOptions.
+const (
+	DefaultMaxRecords = 1000
+	DefaultMaxBytes   = 1 << 20
+	// MaxRecordBytes bounds one stored record; longer records are cut and
+	// marked truncated.
+	MaxRecordBytes = 16 << 10
+	minBytes       = 4 << 10
+)
+
+// LogOptions configure a LogHandler. The zero value is usable.
+type LogOptions struct {
+	// MaxRecords bounds the records kept. Default DefaultMaxRecords.
+	MaxRecords int
+	// MaxBytes bounds the bytes the kept records take (at least 4096).
+	// Default DefaultMaxBytes. The oldest records make room for new ones.
+	MaxBytes int
+	// SecretKeys are the words that make an attribute's key secret: its
+	// value is replaced by Redacted before the record is stored (the
+	// wrapped handler still gets the record as it was logged). A key is
+	// secret when it contains one of the words, ignoring case. Nil means
+	// DefaultSecretKeys; to add words, append to DefaultSecretKeys().
+	SecretKeys []string
+	// Level is the least level kept. Nil keeps what the wrapped handler
+	// is enabled for (or Info and above when there is none).
+	Level slog.Leveler
+}
+
+// LogHandler is a slog.Handler that keeps the recent records it handles in
+// a ring bounded by count and bytes, for runtime_logs, and passes every
+// record on to the handler it wraps, unchanged. Install it around the
+// host's handler:
+//
+//	logs := runtimetools.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil), nil)
+//	slog.SetDefault(slog.New(logs))
+//	runtimetools.Register(ts, &runtimetools.Options{Logs: logs})
+//
+// Records are encoded into a preallocated buffer: storing one allocates
+// nothing for attributes of the basic kinds (strings, numbers, booleans,
+// durations, times) and errors; other values are formatted with fmt.
+// Values of secret keys (see LogOptions.SecretKeys) are never stored.
+// Messages are stored as they are: do not log secrets in messages.
+type LogHandler struct {
+	ring *logRing
+	next slog.Handler
+	pre  []byte // encoded attributes and group openings of WithAttrs and WithGroup
+}
+
+// NewLogHandler returns a LogHandler that wraps next. next may be nil: the
+// records are then only kept. opts may be nil.
+func NewLogHandler(next slog.Handler, opts *LogOptions) *LogHandler {
+	var o LogOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxRecords <= 0 {
+		o.MaxRecords = DefaultMaxRecords
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	o.MaxBytes = max(o.MaxBytes, minBytes)
+	level := o.Level
+	if level == nil && next == nil {
+		level = slog.LevelInfo
+	}
+	r := &logRing{
+		buf:       make([]byte, o.MaxBytes),
+		idx:       make([]span, o.MaxRecords),
+		maxRecord: min(MaxRecordBytes, o.MaxBytes/4),
+		secrets:   newSecrets(o.SecretKeys),
+		level:     level,
+	}
+	r.scratch.New = func() any {
+		b := make([]byte, 0, r.maxRecord)
+		return &b
+	}
+	return &LogHandler{ring: r, next: next}
+}
+
+// Enabled reports whether the wrapped handler is enabled for level, or
+// the level is kept (LogOptions.Level).
+func (h *LogHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	if h.ring.level != nil && level >= h.ring.level.Level() {
+		return true
+	}
+	return h.next != nil && h.next.Enabled(ctx, level)
+}
+
+// Handle keeps r, with secret values redacted, and passes it on to the
+// wrapped handler if that is enabled for its level.
+func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if h.ring.level == nil || r.Level >= h.ring.level.Level() {
+		h.store(r)
+	}
+	if h.next == nil || (h.ring.level != nil && !h.next.Enabled(ctx, r.Level)) {
+		return nil
+	}
+	return h.next.Handle(ctx, r)
+}
+
+// WithAttrs returns a handler whose records carry attrs.
+func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	if len(attrs) == 0 {
+		return h
+	}
+	h2 := *h
+	e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
+	for _, a := range attrs {
+		e.attr(a)
+	}
+	h2.pre = e.b
+	if h.next != nil {
+		h2.next = h.next.WithAttrs(attrs)
+	}
+	return &h2
+}
+
+// WithGroup returns a handler whose records' attributes are in group name.
+func (h *LogHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	h2 := *h
+	e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
+	e.openGroup(name)
+	h2.pre = e.b
+	if h.next != nil {
+		h2.next = h.next.WithGroup(name)
+	}
+	return &h2
+}
+
+// store encodes r into a scratch buffer, outside the lock (LogValuer
+// methods run there), and copies it into the ring.
+func (h *LogHandler) store(r slog.Record) {
+	bp := h.ring.scratch.Get().(*[]byte)
+	e := encoder{b: (*bp)[:0], max: h.ring.maxRecord, secrets: h.ring.secrets}
+	e.header(r.Time, r.Level, r.PC, r.Message)
+	e.raw(h.pre)
+	r.Attrs(func(a slog.Attr) bool {
+		e.attr(a)
+		return !e.full
+	})
+	e.finish()
+	h.ring.put(e.b)
+	*bp = e.b
+	h.ring.scratch.Put(bp)
+}
+
+// span locates one record in the ring's buffer.
+type span struct{ off, n int }
+
+// logRing holds encoded records in a circular byte buffer; a record never
+// wraps around its end.
+type logRing struct {
+	maxRecord int
+	secrets   *secrets
+	level     slog.Leveler
+	scratch   sync.Pool // *[]byte of capacity maxRecord
+
+	mu      sync.Mutex
+	buf     []byte
+	idx     []span // circular: idx[first] is the oldest of n records
+	first   int
+	n       int
+	w       int    // where the next record goes
+	stored  uint64 // records stored since the start
+	evicted uint64 // records dropped to make room
+}
+
+// put copies an encoded record into the ring, dropping the oldest records
+// to make room.
+func (r *logRing) put(rec []byte) {
+	size := len(rec)
+	r.mu.Lock()
+	if r.n == len(r.idx) {
+		r.evict()
+	}
+	if r.w+size > len(r.buf) {
+		// The records past w are the oldest; drop them and start again at
+		// the beginning.
+		for r.n > 0 && r.idx[r.first].off >= r.w {
+			r.evict()
+		}
+		r.w = 0
+	}
+	for r.n > 0 && r.idx[r.first].off >= r.w && r.idx[r.first].off < r.w+size {
+		r.evict()
+	}
+	copy(r.buf[r.w:], rec)
+	r.idx[(r.first+r.n)%len(r.idx)] = span{off: r.w, n: size}
+	r.n++
+	r.w += size
+	r.stored++
+	r.mu.Unlock()
+}
+
+func (r *logRing) evict() {
+	r.first = (r.first + 1) % len(r.idx)
+	r.n--
+	r.evicted++
+}
+
+// ringStats describes the ring's use.
+type ringStats struct {
+	Records    int    `json:"records" jsonschema:"records held"`
+	Bytes      int    `json:"bytes" jsonschema:"bytes they take"`
+	MaxRecords int    `json:"maxRecords"`
+	MaxBytes   int    `json:"maxBytes"`
+	Stored     uint64 `json:"stored" jsonschema:"records stored since the process started"`
+	Evicted    uint64 `json:"evicted" jsonschema:"older records dropped to make room"`
+}
+
+// snapshot copies the records out, newest first.
+func (r *logRing) snapshot() ([][]byte, ringStats) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	total := 0
+	for i := 0; i < r.n; i++ {
+		total += r.idx[(r.first+i)%len(r.idx)].n
+	}
+	data := make([]byte, 0, total)
+	recs := make([][]byte, 0, r.n)
+	for i := r.n - 1; i >= 0; i-- {
+		s := r.idx[(r.first+i)%len(r.idx)]
+		start := len(data)
+		data = append(data, r.buf[s.off:s.off+s.n]...)
+		recs = append(recs, data[start:len(data):len(data)])
+	}
+	return recs, ringStats{Records: r.n, Bytes: total, MaxRecords: len(r.idx), MaxBytes: len(r.buf),
+		Stored: r.stored, Evicted: r.evicted}
+}

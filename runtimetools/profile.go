@@ -1,0 +1,377 @@
+package runtimetools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/embedmcp/mcp"
+	"github.com/google/pprof/profile"
+)
+
+const profileDescription = "Take a profile of this process and answer its top functions (flat and cum values with " +
+	"percentages, id for code_definition, file:line), with the raw pprof bytes as an embedded resource " +
+	"(application/vnd.google.protobuf, gzip-compressed, for go tool pprof). kind: cpu (samples for `seconds`, 1..30, " +
+	"default 5; one at a time), heap (live memory), allocs (allocations), mutex, block (contention), goroutine. " +
+	"heap, allocs, mutex and block with seconds answer what changed during that window; without, since the start."
+
+const profileSchema = `{"type":"object","properties":{` +
+	`"kind":{"type":"string","description":"cpu, heap, allocs, mutex, block or goroutine."},` +
+	`"seconds":{"type":"integer","description":"cpu: how long to sample, 1..30 (default 5). heap, allocs, mutex, block: 1..30 to answer only what happened in that window; 0 or absent for everything since the process started. goroutine: 0 or absent."},` +
+	`"top":{"type":"integer","description":"Functions to answer, 1..50; default 10."},` +
+	`"sample":{"type":"string","description":"Which value to rank by. cpu: cpu (default) or samples; heap and allocs: inuse_space (heap default), inuse_objects, alloc_space (allocs default) or alloc_objects; mutex and block: delay (default) or contentions; goroutine: goroutine."},` +
+	`"sortBy":{"type":"string","description":"flat (default: time or memory in the function itself) or cum (including what it calls)."}},` +
+	`"required":["kind"],"additionalProperties":false}`
+
+// profileMIME is the MIME type of the embedded raw profile.
+const profileMIME = "application/vnd.google.protobuf"
+
+// Limits of runtime_profile.
+const (
+	defaultCPUSeconds = 5
+	maxProfileSeconds = 30
+	defaultTop        = 10
+	maxTop            = 50
+)
+
+// profileKinds lists the kinds with their sample types, the default first.
+var profileKinds = []struct {
+	kind    string
+	samples []string
+}{
+	{"cpu", []string{"cpu", "samples"}},
+	{"heap", []string{"inuse_space", "inuse_objects", "alloc_space", "alloc_objects"}},
+	{"allocs", []string{"alloc_space", "alloc_objects", "inuse_space", "inuse_objects"}},
+	{"mutex", []string{"delay", "contentions"}},
+	{"block", []string{"delay", "contentions"}},
+	{"goroutine", []string{"goroutine"}},
+}
+
+func kindSamples(kind string) ([]string, bool) {
+	for _, k := range profileKinds {
+		if k.kind == kind {
+			return k.samples, true
+		}
+	}
+	return nil, false
+}
+
+type profileArgs struct {
+	Kind    string `json:"kind"`
+	Seconds int    `json:"seconds,omitempty"`
+	Top     int    `json:"top,omitempty"`
+	Sample  string `json:"sample,omitempty"`
+	SortBy  string `json:"sortBy,omitempty"`
+}
+
+type profileResult struct {
+	Kind      string        `json:"kind" jsonschema:"the profile taken"`
+	Seconds   int           `json:"seconds,omitempty" jsonschema:"the window sampled (cpu) or compared (delta profiles)"`
+	Sample    string        `json:"sample" jsonschema:"the value ranked"`
+	Unit      string        `json:"unit" jsonschema:"unit of flat, cum and total"`
+	Total     int64         `json:"total" jsonschema:"sum of the value over all samples"`
+	Functions int           `json:"functions" jsonschema:"functions with a value"`
+	Top       []topFunction `json:"top" jsonschema:"largest first"`
+	Bytes     int           `json:"bytes" jsonschema:"size of the raw (gzip-compressed) profile"`
+	Embedded  bool          `json:"embedded" jsonschema:"whether the raw profile is attached as an embedded resource"`
+	URI       string        `json:"uri,omitempty" jsonschema:"URI of the embedded resource"`
+	Note      string        `json:"note,omitempty"`
+}
+
+// profileOutput is a profile's answer and its raw bytes.
+type profileOutput struct {
+	result profileResult
+	raw    []byte
+	uri    string
+}
+
+// progressFunc reports progress: done of total, with a message.
+type progressFunc func(done, total float64, message string)
+
+// ErrBusy is the error of a CPU profile requested while another runs.
+var ErrBusy = errors.New("busy")
+
+// profileTool embeds a typed tool (schemas, decoding) and attaches the raw
+// profile to its answer.
+type profileTool struct{ mcp.Tool }
+
+// rawSink carries the raw profile from the typed function to Execute.
+type rawSink struct{ out *profileOutput }
+
+type rawSinkKey struct{}
+
+func (t profileTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+	sink := &rawSink{}
+	res, err := t.Tool.Execute(context.WithValue(ctx, rawSinkKey{}, sink), req)
+	if err != nil || res == nil || res.IsError || sink.out == nil || !sink.out.result.Embedded {
+		return res, err
+	}
+	res.Content = append(res.Content, mcp.EmbeddedResource(mcp.ResourceContents{
+		URI: sink.out.uri, MIMEType: profileMIME, Blob: sink.out.raw}))
+	return res, nil
+}
+
+func (s *state) profileTool() (mcp.Tool, error) {
+	schema, err := mcp.ParseSchema([]byte(profileSchema))
+	if err != nil {
+		return nil, err
+	}
+	typed, err := mcp.NewTool(mcp.ToolInfo{
+		Name:         ProfileToolName,
+		Title:        "Profile this process",
+		Description:  profileDescription,
+		InputSchema:  schema,
+		Permission:   PermissionProfile,
+		Annotations:  annotations(false),
+		AdminSummary: "Lets an agent take CPU, memory, contention and goroutine profiles of this process; a CPU profile costs a few percent of CPU while it runs.",
+		AdminExample: `{"kind":"heap","top":15}`,
+		Guide: &mcp.Guide{
+			Category:  "Diagnostics",
+			WhenToUse: "Find where CPU time goes (cpu), which code holds or allocates memory (heap, allocs), where goroutines wait on locks (mutex, block), and pass the hot functions to code_definition.",
+			WhenNotToUse: []string{
+				"Which goroutines are stuck and in what state - use runtime_goroutines.",
+				"Heap size or GC figures over time - use runtime_metrics.",
+			},
+			Details: "Only one CPU profile runs at a time; a second call is told when the running one ends. Progress notifications report the seconds sampled; " +
+				"cancelling the request stops the profile. The heap profile is as of the last completed GC. mutex and block profiles are empty unless the host " +
+				"enabled them (runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate). Save the embedded resource's bytes to a file and run " +
+				"go tool pprof -top FILE (or -http) for the whole profile.",
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{"kind":"cpu","seconds":1,"top":5}`), Outcome: "the five functions with the most CPU time over one second, and the raw profile."},
+				{Arguments: json.RawMessage(`{"kind":"allocs","seconds":1,"sample":"alloc_space"}`), Outcome: "the functions that allocated the most bytes during one second."},
+			},
+			Workflows: []string{"CPU hot spot: runtime_profile kind cpu, then code_definition on the top ids"},
+		},
+	}, func(ctx context.Context, req *mcp.Request, in profileArgs) (profileResult, error) {
+		if err := validateProfile(req, &in); err != nil {
+			return profileResult{}, err
+		}
+		progress := func(done, total float64, msg string) { _ = req.Progress(done, total, msg) }
+		out, err := s.profile(ctx, in, progress)
+		if err != nil {
+			return profileResult{}, err
+		}
+		if sink, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok {
+			sink.out = out
+		}
+		return out.result, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return profileTool{typed}, nil
+}
+
+func validateProfile(req *mcp.Request, in *profileArgs) error {
+	kinds := make([]string, len(profileKinds))
+	for i, k := range profileKinds {
+		kinds[i] = k.kind
+	}
+	samples, ok := kindSamples(in.Kind)
+	if !ok {
+		return argError(req, "/kind", "must be one of %s; got %s", strings.Join(kinds, ", "), echo(in.Kind))
+	}
+	switch {
+	case in.Kind == "goroutine" && in.Seconds != 0:
+		return argError(req, "/seconds", "a goroutine profile is a snapshot: leave seconds out (got %d)", in.Seconds)
+	case in.Kind == "cpu" && in.Seconds == 0:
+		in.Seconds = defaultCPUSeconds
+	}
+	if in.Kind == "cpu" {
+		if err := checkRange(req, "/seconds", in.Seconds, 1, maxProfileSeconds); err != nil {
+			return err
+		}
+	} else if in.Seconds != 0 {
+		if err := checkRange(req, "/seconds", in.Seconds, 0, maxProfileSeconds); err != nil {
+			return err
+		}
+	}
+	if in.Top == 0 {
+		in.Top = defaultTop
+	}
+	if err := checkRange(req, "/top", in.Top, 1, maxTop); err != nil {
+		return err
+	}
+	if in.Sample == "" {
+		in.Sample = samples[0]
+	} else if !slices.Contains(samples, in.Sample) {
+		return argError(req, "/sample", "for kind %s must be one of %s; got %s", in.Kind, strings.Join(samples, ", "), echo(in.Sample))
+	}
+	switch in.SortBy {
+	case "":
+		in.SortBy = "flat"
+	case "flat", "cum":
+	default:
+		return argError(req, "/sortBy", "must be flat or cum; got %s", echo(in.SortBy))
+	}
+	return nil
+}
+
+// profile takes the profile described by validated arguments. It is a
+// function of the context, the arguments and a progress callback only, so
+// that it can run as a long-running task as well as a tool call.
+func (s *state) profile(ctx context.Context, in profileArgs, progress progressFunc) (*profileOutput, error) {
+	var raw []byte
+	var err error
+	switch {
+	case in.Kind == "cpu":
+		raw, err = s.cpuProfile(ctx, in.Seconds, progress)
+	case in.Seconds > 0:
+		raw, err = deltaProfile(ctx, in.Kind, in.Seconds, progress)
+	default:
+		raw, err = snapshot(in.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := profile.ParseData(raw)
+	if err != nil {
+		s.opts.Logger.Error("runtime_profile: decoding the profile", "kind", in.Kind, "error", err)
+		return nil, fmt.Errorf("decoding the %s profile: %w", in.Kind, err)
+	}
+	idx := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == in.Sample })
+	if idx < 0 {
+		return nil, fmt.Errorf("the %s profile has no %s values", in.Kind, in.Sample)
+	}
+	top, total, n := topFunctions(p, idx, in.Top, in.SortBy == "cum")
+	out := &profileOutput{raw: raw, result: profileResult{
+		Kind: in.Kind, Seconds: in.Seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit,
+		Total: total, Functions: n, Top: top, Bytes: len(raw),
+	}}
+	out.uri = fmt.Sprintf("pprof://%s/%s.pb.gz", in.Kind, time.Now().UTC().Format("20060102T150405Z"))
+	if len(raw) <= s.opts.MaxProfileBytes {
+		out.result.Embedded, out.result.URI = true, out.uri
+	} else {
+		out.result.Note = fmt.Sprintf("The raw profile (%d bytes) is larger than the %d bytes this server embeds; it is summarised only.", len(raw), s.opts.MaxProfileBytes)
+	}
+	if total == 0 {
+		out.result.Note = joinNote(out.result.Note, emptyNote(in.Kind))
+	}
+	return out, nil
+}
+
+func emptyNote(kind string) string {
+	switch kind {
+	case "mutex":
+		if runtime.SetMutexProfileFraction(-1) == 0 {
+			return "The mutex profile is off in this process: the host enables it with runtime.SetMutexProfileFraction."
+		}
+	case "block":
+		return "The block profile is empty: it records only after the host calls runtime.SetBlockProfileRate."
+	case "cpu":
+		return "No CPU samples: the process was idle for the whole window."
+	}
+	return "The profile has no samples for this value."
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// cpuProfile samples the CPU for seconds, reporting progress each second.
+// One runs at a time; cancelling ctx stops it.
+func (s *state) cpuProfile(ctx context.Context, seconds int, progress progressFunc) ([]byte, error) {
+	d := time.Duration(seconds) * time.Second
+	s.cpu.mu.Lock()
+	if s.cpu.busy {
+		ends := s.cpu.endsAt
+		s.cpu.mu.Unlock()
+		return nil, fmt.Errorf("%w: a CPU profile is already running; it ends at %s. Only one runs at a time: try again then, or take a heap, allocs, mutex, block or goroutine profile meanwhile", ErrBusy, ends)
+	}
+	s.cpu.busy, s.cpu.endsAt = true, time.Now().Add(d).UTC().Format(time.RFC3339)
+	s.cpu.mu.Unlock()
+	defer func() {
+		s.cpu.mu.Lock()
+		s.cpu.busy, s.cpu.endsAt = false, ""
+		s.cpu.mu.Unlock()
+	}()
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, fmt.Errorf("%w: CPU profiling is already in use by other code in this process (such as net/http/pprof): %v; try again later", ErrBusy, err)
+	}
+	if err := wait(ctx, seconds, "CPU profile", progress); err != nil {
+		pprof.StopCPUProfile()
+		return nil, err
+	}
+	pprof.StopCPUProfile()
+	return buf.Bytes(), nil
+}
+
+// wait waits seconds, reporting progress each second, or until ctx ends.
+func wait(ctx context.Context, seconds int, what string, progress progressFunc) error {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	end := time.NewTimer(time.Duration(seconds) * time.Second)
+	defer end.Stop()
+	progress(0, float64(seconds), fmt.Sprintf("%s: 0 of %d s", what, seconds))
+	for done := 1; ; {
+		select {
+		case <-ctx.Done():
+			return ctxErr(ctx)
+		case <-end.C:
+			progress(float64(seconds), float64(seconds), fmt.Sprintf("%s: %d of %d s", what, seconds, seconds))
+			return nil
+		case <-tick.C:
+			if done < seconds {
+				progress(float64(done), float64(seconds), fmt.Sprintf("%s: %d of %d s", what, done, seconds))
+				done++
+			}
+		}
+	}
+}
+
+// snapshot writes a named runtime/pprof profile.
+func snapshot(kind string) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := pprof.Lookup(kind).WriteTo(&buf, 0); err != nil {
+		return nil, fmt.Errorf("writing the %s profile: %w", kind, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// deltaProfile answers what changed in a cumulative profile over seconds:
+// the second snapshot less the first, as net/http/pprof does.
+func deltaProfile(ctx context.Context, kind string, seconds int, progress progressFunc) ([]byte, error) {
+	before, err := snapshot(kind)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := wait(ctx, seconds, kind+" profile", progress); err != nil {
+		return nil, err
+	}
+	after, err := snapshot(kind)
+	if err != nil {
+		return nil, err
+	}
+	p0, err := profile.ParseData(before)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the %s profile: %w", kind, err)
+	}
+	p1, err := profile.ParseData(after)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the %s profile: %w", kind, err)
+	}
+	ts := p1.TimeNanos
+	p0.Scale(-1)
+	delta, err := profile.Merge([]*profile.Profile{p0, p1})
+	if err != nil {
+		return nil, fmt.Errorf("comparing the %s profiles: %w", kind, err)
+	}
+	delta.TimeNanos, delta.DurationNanos = ts, time.Since(start).Nanoseconds()
+	var buf bytes.Buffer
+	if err := delta.Write(&buf); err != nil {
+		return nil, fmt.Errorf("encoding the %s profile: %w", kind, err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package runtimetools
+
+const raceEnabled = true

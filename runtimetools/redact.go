@@ -1,0 +1,223 @@
+package runtimetools
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Redacted replaces every secret value the tools would otherwise show.
+const Redacted = "[REDACTED]"
+
+// DefaultSecretKeys returns the words that make a key secret when no
+// others are configured: a key is secret when it contains one of them,
+// ignoring case ("apiKey", "X-Auth-Token", "db_password" and "Set-Cookie"
+// are all secret).
+func DefaultSecretKeys() []string {
+	return []string{"password", "passwd", "token", "secret", "authorization", "cookie", "credential", "key"}
+}
+
+// secrets matches secret keys.
+type secrets struct {
+	words []string // lower case, not empty
+	// pairs holds, for every word, its first two bytes in lower case
+	// (a bit per pair); single-byte words set every pair they start.
+	pairs [1 << 16 / 64]uint64
+}
+
+// defaultSecrets is the matcher of DefaultSecretKeys; it is never modified.
+var defaultSecrets = newSecrets(nil)
+
+// newSecrets returns the matcher of words, or of DefaultSecretKeys when
+// words is nil.
+func newSecrets(words []string) *secrets {
+	if words == nil {
+		words = DefaultSecretKeys()
+	}
+	s := &secrets{words: make([]string, 0, len(words))}
+	for _, w := range words {
+		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
+			s.words = append(s.words, w)
+			if len(w) == 1 {
+				for c := range 256 {
+					s.setPair(w[0], byte(c))
+				}
+			} else {
+				s.setPair(w[0], w[1])
+			}
+		}
+	}
+	return s
+}
+
+func (s *secrets) setPair(a, b byte) {
+	i := uint(a)<<8 | uint(b)
+	s.pairs[i/64] |= 1 << (i % 64)
+}
+
+// match reports whether key is secret. It does not allocate: it is on the
+// path of every logged attribute.
+func (s *secrets) match(key string) bool {
+	for i := 0; i < len(key); i++ {
+		a, b := toLower(key[i]), byte(0)
+		if i+1 < len(key) {
+			b = toLower(key[i+1])
+		}
+		if p := uint(a)<<8 | uint(b); s.pairs[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
+		for _, w := range s.words {
+			if len(key)-i >= len(w) && hasPrefixFold(key[i:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func toLower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII
+// prefix, ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	for j := 0; j < len(prefix); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// redactJSON replaces, in a decoded JSON value, the value of every object
+// member whose name is secret.
+func (s *secrets) redactJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s.match(k) {
+				v[k] = Redacted
+			} else {
+				v[k] = s.redactJSON(x)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = s.redactJSON(x)
+		}
+	}
+	return v
+}
+
+// redactArgs returns a command line with the values of secret-looking
+// flags redacted: "-token=x", "--password x".
+func (s *secrets) redactArgs(args []string) []string {
+	out := make([]string, len(args))
+	copy(out, args)
+	for i := 1; i < len(out); i++ {
+		a := out[i]
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !s.match(name) {
+			continue
+		}
+		if hasValue {
+			out[i] = a[:strings.IndexByte(a, '=')+1] + Redacted
+		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+			out[i+1] = Redacted
+			i++
+		}
+	}
+	return out
+}
+
+// redactLdflags redacts the values of "-X importpath.name=value" settings
+// whose name is secret.
+func (s *secrets) redactLdflags(flags string) string {
+	fields := strings.Fields(flags)
+	changed := false
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		var def string
+		switch {
+		case (f == "-X" || f == "--X") && i+1 < len(fields):
+			i++
+			def = fields[i]
+		case strings.HasPrefix(f, "-X="):
+			def = f[len("-X="):]
+		default:
+			continue
+		}
+		name, _, ok := strings.Cut(strings.Trim(def, `'"`), "=")
+		if !ok || !s.match(name) {
+			continue
+		}
+		fields[i] = strings.TrimSuffix(fields[i], def) + name + "=" + Redacted
+		changed = true
+		// A quoted value may span several fields: drop them.
+		for i+1 < len(fields) && !strings.HasPrefix(fields[i+1], "-") {
+			fields = append(fields[:i+1], fields[i+2:]...)
+		}
+	}
+	if !changed {
+		return flags
+	}
+	return strings.Join(fields, " ")
+}
+
+// redactURLPasswords replaces the password of every URL with user
+// information in s ("postgres://app:hunter2@db/x").
+func redactURLPasswords(s string) string {
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		authority := rest[i+3:]
+		end := strings.IndexAny(authority, "/ \t\n?#\"'")
+		if end < 0 {
+			end = len(authority)
+		}
+		at := strings.LastIndexByte(authority[:end], '@')
+		colon := -1
+		if at > 0 {
+			colon = strings.IndexByte(authority[:at], ':')
+		}
+		if colon < 0 {
+			b.WriteString(rest[:i+3+end])
+			rest = authority[end:]
+			continue
+		}
+		b.WriteString(rest[:i+3+colon+1])
+		b.WriteString(Redacted)
+		rest = authority[at:]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// clip cuts s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -1,0 +1,202 @@
+package runtimetools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/embedmcp/mcp"
+)
+
+// The tool names.
+const (
+	GoroutinesToolName = "runtime_goroutines"
+	MetricsToolName    = "runtime_metrics"
+	ProfileToolName    = "runtime_profile"
+	LogsToolName       = "runtime_logs"
+	BuildToolName      = "runtime_build"
+	VarsToolName       = "runtime_vars"
+	HealthToolName     = "runtime_health"
+)
+
+// The permissions the tools require.
+const (
+	// PermissionRead is the permission of runtime_goroutines,
+	// runtime_metrics, runtime_build, runtime_vars and runtime_health.
+	PermissionRead = "diagnostics.runtime.read"
+	// PermissionProfile is the permission of runtime_profile.
+	PermissionProfile = "diagnostics.runtime.profile"
+	// PermissionLogs is the permission of runtime_logs.
+	PermissionLogs = "diagnostics.logs.read"
+)
+
+// DefaultMaxProfileBytes is the default of Options.MaxProfileBytes.
+const DefaultMaxProfileBytes = 8 << 20
+
+// Options configure the tools. A nil *Options is the zero value, which
+// registers every tool but runtime_logs and runtime_health.
+type Options struct {
+	// Logs is the handler whose records runtime_logs reads. Nil leaves
+	// runtime_logs out.
+	Logs *LogHandler
+	// Health holds the checks runtime_health runs. Nil leaves
+	// runtime_health out.
+	Health *Health
+	// MaxProfileBytes bounds the raw profile runtime_profile embeds in its
+	// answer; a larger profile is summarised but not embedded. Default
+	// DefaultMaxProfileBytes.
+	MaxProfileBytes int
+	// Logger receives the tools' own diagnostics, such as a failed profile.
+	// Default: discard.
+	Logger *slog.Logger
+}
+
+// Register adds the runtime tools to ts: runtime_goroutines,
+// runtime_metrics, runtime_profile, runtime_build and runtime_vars, plus
+// runtime_logs when opts.Logs is set and runtime_health when opts.Health is
+// set. opts may be nil.
+func Register(ts *mcp.ToolSet, opts *Options) error {
+	tools, err := Tools(opts)
+	if err != nil {
+		return err
+	}
+	return ts.Register(tools...)
+}
+
+// Tools returns the runtime tools, for registries other than a ToolSet.
+// opts may be nil. Each call returns tools with their own state; register
+// one set per process (the CPU profiler is one per process: a second set
+// finds it busy).
+func Tools(opts *Options) ([]mcp.Tool, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxProfileBytes <= 0 {
+		o.MaxProfileBytes = DefaultMaxProfileBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &state{opts: o}
+	builders := []func() (mcp.Tool, error){
+		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool, s.varsTool,
+	}
+	if o.Logs != nil {
+		builders = append(builders, s.logsTool)
+	}
+	if o.Health != nil {
+		builders = append(builders, s.healthTool)
+	}
+	tools := make([]mcp.Tool, 0, len(builders))
+	for _, b := range builders {
+		t, err := b()
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// state is what the tools of one Tools call share.
+type state struct {
+	opts Options
+	cpu  cpuSlot
+}
+
+// cpuSlot admits one CPU profile at a time.
+type cpuSlot struct {
+	mu     sync.Mutex
+	busy   bool
+	endsAt string // RFC 3339 end of the running profile
+}
+
+// readOnly are the annotations of every runtime tool: they observe the
+// process and change nothing.
+var readOnly = mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false),
+	OpenWorldHint: mcp.Bool(false)}
+
+// annotations returns a copy of readOnly with the idempotent hint.
+func annotations(idempotent bool) *mcp.ToolAnnotations {
+	a := readOnly
+	a.IdempotentHint = mcp.Bool(idempotent)
+	return &a
+}
+
+// Frame is one function of a stack or a profile.
+type Frame struct {
+	// ID is the function's name as the runtime reports it; code_definition
+	// accepts it.
+	ID   string `json:"id" jsonschema:"the function as the runtime names it; pass it to code_definition"`
+	File string `json:"file,omitempty" jsonschema:"source file"`
+	Line int    `json:"line,omitempty" jsonschema:"line in file"`
+}
+
+// argError returns the error for a bad argument: an *mcp.ArgumentError,
+// which the client sees as a correctable call.
+func argError(req *mcp.Request, path, format string, args ...any) error {
+	return &mcp.ArgumentError{Tool: req.Name, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho is how much of an argument an error message quotes.
+const maxEcho = 40
+
+// echo quotes s for an error message, cut to maxEcho bytes with its length
+// noted, so that no input is ever echoed whole.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return strconv.Quote(s)
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// checkText rejects a filter string longer than max bytes.
+func checkText(req *mcp.Request, path, s string, max int) error {
+	if len(s) > max {
+		return argError(req, path, "at most %d bytes, got %s", max, echo(s))
+	}
+	return nil
+}
+
+// checkRange rejects an integer argument outside lo..hi.
+func checkRange(req *mcp.Request, path string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return argError(req, path, "must be %d..%d, got %d", lo, hi, v)
+	}
+	return nil
+}
+
+// containsFold reports whether s contains the lower-case ASCII substr,
+// ignoring ASCII case, without allocating.
+func containsFold(s, lowerSubstr string) bool {
+	n := len(lowerSubstr)
+	if n == 0 {
+		return true
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if hasPrefixFold(s[i:], lowerSubstr) {
+			return true
+		}
+	}
+	return false
+}
+
+// lower returns s in lower case, for containsFold.
+func lower(s string) string { return strings.ToLower(s) }
+
+// ctxErr turns a context error into the error a tool returns.
+func ctxErr(ctx context.Context) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return ctx.Err()
+}

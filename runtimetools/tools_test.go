@@ -1,0 +1,295 @@
+package runtimetools
+
+import (
+	"context"
+	"encoding/json"
+	"expvar"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
+)
+
+func TestMetrics(t *testing.T) {
+	c := newTestClient(t, nil)
+	overview := call[metricsResult](t, c, MetricsToolName, map[string]any{})
+	byName := map[string]metricSample{}
+	for _, m := range overview.Metrics {
+		byName[m.Name] = m
+	}
+	g, ok := byName["/sched/goroutines:goroutines"]
+	if !ok || g.Value == nil || *g.Value < 1 || g.Unit != "goroutines" || g.Kind != "gauge" || g.Description == "" {
+		t.Errorf("goroutines = %+v", g)
+	}
+	if h := byName["/sched/latencies:seconds"]; h.Histogram == nil || h.Kind != "histogram" || h.Histogram.P50 > h.Histogram.P99 {
+		t.Errorf("scheduler latency = %+v", h)
+	}
+	if a := byName["/gc/heap/allocs:bytes"]; a.Kind != "counter" || a.Value == nil || *a.Value <= 0 {
+		t.Errorf("allocs = %+v", a)
+	}
+	if runtime.GOOS == "linux" {
+		for _, n := range []string{"/process/rss:bytes", "/process/open-fds:fds", "/process/max-fds:fds", "/process/uptime:seconds"} {
+			if m, ok := byName[n]; !ok || m.Value == nil || *m.Value <= 0 {
+				t.Errorf("%s = %+v", n, m)
+			}
+		}
+	}
+	// Names with or without the unit, and a prefix.
+	got := call[metricsResult](t, c, MetricsToolName, map[string]any{"names": []string{"/gc/heap/live", "/gc/gogc:percent"}, "prefix": "/sched/pauses/"})
+	var names []string
+	for _, m := range got.Metrics {
+		names = append(names, m.Name)
+	}
+	if len(names) < 4 || names[0] != "/gc/heap/live:bytes" || names[1] != "/gc/gogc:percent" || !strings.HasPrefix(names[2], "/sched/pauses/") {
+		t.Errorf("names and prefix: %v", names)
+	}
+	text := callError(t, c, MetricsToolName, map[string]any{"names": []string{"/gc/heap/nosuch"}})
+	if !strings.Contains(text, "/gc/") || !strings.Contains(text, "/sched/") || !strings.Contains(text, `"/gc/heap/nosuch"`) {
+		t.Errorf("unknown metric: %s", text)
+	}
+	text = callError(t, c, MetricsToolName, map[string]any{"prefix": "/nothing/"})
+	if !strings.Contains(text, "no metric starts with") {
+		t.Errorf("unknown prefix: %s", text)
+	}
+}
+
+func TestSummariseHistogram(t *testing.T) {
+	h := summariseFor([]float64{0, 1, 2, 3, 4}, []uint64{50, 40, 9, 1})
+	if h.Count != 100 || h.P50 != 1 || h.P90 != 2 || h.P99 != 3 || h.Max != 4 {
+		t.Errorf("summary = %+v", h)
+	}
+}
+
+func TestBuild(t *testing.T) {
+	c := newTestClient(t, nil)
+	got := call[buildResult](t, c, BuildToolName, map[string]any{})
+	if got.GoVersion != runtime.Version() || got.Path == "" || got.GOOS != runtime.GOOS || len(got.Settings) == 0 {
+		t.Errorf("build = %+v", got)
+	}
+	bi, _ := debug.ReadBuildInfo()
+	bi.Deps = []*debug.Module{
+		{Path: "github.com/google/pprof", Version: "v0.0.1", Sum: "h1:a"},
+		{Path: "example.com/old", Version: "v1.0.0", Replace: &debug.Module{Path: "example.com/fork", Version: "v1.0.1", Sum: "h1:b"}},
+	}
+	bi.Settings = []debug.BuildSetting{{Key: "-ldflags", Value: "-s -X main.version=1.2 -X main.apiToken=abc -X 'main.dbPassword=x y'"},
+		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}}
+	ans := buildAnswer(bi, "FORK")
+	if len(ans.Deps) != 1 || ans.Deps[0].Replace == nil || ans.Deps[0].Replace.Sum != "h1:b" || ans.DepsMatched != 1 || ans.DepsTotal != 2 {
+		t.Errorf("filtered deps = %+v", ans.Deps)
+	}
+	if ans.VCS == nil || ans.VCS.Revision != "abc123" || ans.VCS.Modified == nil || !*ans.VCS.Modified {
+		t.Errorf("vcs = %+v", ans.VCS)
+	}
+	if len(ans.Settings) != 1 || ans.Settings[0].Value != "-s -X main.version=1.2 -X main.apiToken=[REDACTED] -X main.dbPassword=[REDACTED]" {
+		t.Errorf("settings = %+v", ans.Settings)
+	}
+}
+
+func TestVars(t *testing.T) {
+	m := expvar.NewMap("runtimetools_test_vars")
+	m.Add("requests", 7)
+	m.Set("apiKey", stringVar("pk_live_secret"))
+	c := newTestClient(t, nil)
+	all := call[varsResult](t, c, VarsToolName, map[string]any{})
+	if !slices.Contains(all.Omitted, "cmdline") || !slices.Contains(all.Omitted, "memstats") {
+		t.Errorf("omitted = %v", all.Omitted)
+	}
+	var mine *expVar
+	for i := range all.Vars {
+		if all.Vars[i].Name == "runtimetools_test_vars" {
+			mine = &all.Vars[i]
+		}
+	}
+	if mine == nil || string(mine.Value) != `{"apiKey":"[REDACTED]","requests":7}` {
+		t.Fatalf("runtimetools_test_vars = %+v", mine)
+	}
+	cmd := call[varsResult](t, c, VarsToolName, map[string]any{"names": []string{"cmdline", "memstats"}})
+	if len(cmd.Vars) != 2 || cmd.Vars[0].Name != "cmdline" || !strings.Contains(string(cmd.Vars[1].Value), "HeapAlloc") {
+		t.Errorf("cmdline and memstats: %+v", cmd.Vars)
+	}
+	text := callError(t, c, VarsToolName, map[string]any{"names": []string{"nosuch"}})
+	if !strings.Contains(text, "published: ") || !strings.Contains(text, "cmdline") {
+		t.Errorf("unknown var: %s", text)
+	}
+	args := defaultSecrets.redactArgs([]string{"server", "-token", "abc", "--password=hunter2", "-addr", ":80", "-v"})
+	if strings.Join(args, " ") != "server -token [REDACTED] --password=[REDACTED] -addr :80 -v" {
+		t.Errorf("redactArgs = %v", args)
+	}
+}
+
+type stringVar string
+
+func (s stringVar) String() string { b, _ := json.Marshal(string(s)); return string(b) }
+
+// TestBadInput: out-of-range numbers, unknown values and 64 KiB strings get
+// a clear isError that names what is valid and never echoes the input.
+func TestBadInput(t *testing.T) {
+	c := newTestClient(t, &Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)})
+	huge := strings.Repeat("A", 64<<10)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{ProfileToolName, map[string]any{"kind": "cpu", "seconds": 45}, []string{"/seconds", "1..30", "45"}},
+		{ProfileToolName, map[string]any{"kind": "cpu", "seconds": -1}, []string{"1..30"}},
+		{ProfileToolName, map[string]any{"kind": "heap", "seconds": 31}, []string{"0..30"}},
+		{ProfileToolName, map[string]any{"kind": "goroutine", "seconds": 5}, []string{"leave seconds out"}},
+		{ProfileToolName, map[string]any{"kind": "gpu"}, []string{"cpu, heap, allocs, mutex, block, goroutine", `"gpu"`}},
+		{ProfileToolName, map[string]any{"kind": huge}, []string{"cpu, heap, allocs, mutex, block, goroutine", "65536 bytes"}},
+		{ProfileToolName, map[string]any{"kind": "heap", "sample": "cpu"}, []string{"inuse_space, inuse_objects, alloc_space, alloc_objects"}},
+		{ProfileToolName, map[string]any{"kind": "heap", "top": 51}, []string{"1..50"}},
+		{ProfileToolName, map[string]any{"kind": "heap", "sortBy": huge}, []string{"flat or cum"}},
+		{GoroutinesToolName, map[string]any{"function": huge}, []string{"/function", "at most 256 bytes"}},
+		{GoroutinesToolName, map[string]any{"state": huge}, []string{"/state", "at most 64 bytes"}},
+		{GoroutinesToolName, map[string]any{"limit": 1000}, []string{"1..100"}},
+		{GoroutinesToolName, map[string]any{"minCount": -3}, []string{"1..1000000000"}},
+		{MetricsToolName, map[string]any{"prefix": huge}, []string{"at most 128 bytes"}},
+		{MetricsToolName, map[string]any{"names": []string{huge}}, []string{"at most 128 bytes"}},
+		{LogsToolName, map[string]any{"level": huge}, []string{"debug, info, warn or error"}},
+		{LogsToolName, map[string]any{"level": "loud"}, []string{"debug, info, warn or error", `"loud"`}},
+		{LogsToolName, map[string]any{"since": "yesterday"}, []string{"15m", "RFC 3339"}},
+		{LogsToolName, map[string]any{"since": "-5m"}, []string{"positive"}},
+		{LogsToolName, map[string]any{"contains": huge}, []string{"at most 256 bytes"}},
+		{LogsToolName, map[string]any{"attrs": map[string]any{huge: "x"}}, []string{"at most 128 bytes"}},
+		{LogsToolName, map[string]any{"attrs": map[string]any{"k": huge}}, []string{"at most 256 bytes"}},
+		{LogsToolName, map[string]any{"limit": 0.5}, nil},
+		{BuildToolName, map[string]any{"module": huge}, []string{"at most 256 bytes"}},
+		{VarsToolName, map[string]any{"names": []string{huge}}, []string{"at most 256 bytes"}},
+		{HealthToolName, map[string]any{"names": []string{huge}}, []string{"no health check"}},
+	} {
+		text := callError(t, c, tc.tool, tc.args)
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s %.60v: %q does not say %q", tc.tool, tc.args, text, w)
+			}
+		}
+		if len(text) > 1024 || strings.Contains(text, strings.Repeat("A", 100)) {
+			t.Errorf("%s: the input is echoed (%d bytes): %.200s", tc.tool, len(text), text)
+		}
+	}
+}
+
+func TestPermissions(t *testing.T) {
+	srv := newTestServer(t, &Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)})
+	list := func(grants ...string) []string {
+		c := mcptest.NewClient(t, srv, &mcptest.ClientOptions{Caller: mcptest.Caller("x", grants...)})
+		tools, err := c.ListTools()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	if got := strings.Join(list(PermissionRead), " "); got != "runtime_build runtime_goroutines runtime_health runtime_metrics runtime_vars" {
+		t.Errorf("diagnostics.runtime.read: %s", got)
+	}
+	if got := strings.Join(list(PermissionProfile), " "); got != "runtime_profile" {
+		t.Errorf("diagnostics.runtime.profile: %s", got)
+	}
+	if got := strings.Join(list(PermissionLogs), " "); got != "runtime_logs" {
+		t.Errorf("diagnostics.logs.read: %s", got)
+	}
+	if got := list("diagnostics.code.read"); len(got) != 0 {
+		t.Errorf("no runtime grant: %v", got)
+	}
+	c := mcptest.NewClient(t, srv, &mcptest.ClientOptions{Caller: mcptest.Caller("x", PermissionRead)})
+	if _, err := c.CallTool(ProfileToolName, map[string]any{"kind": "heap"}); err == nil {
+		t.Error("runtime_profile answered a caller without diagnostics.runtime.profile")
+	}
+}
+
+// TestEnvironmentNeverShown sets a variable and checks that no answer of
+// any tool holds its value.
+func TestEnvironmentNeverShown(t *testing.T) {
+	const sentinel = "env-sentinel-5f1b2c"
+	t.Setenv("RUNTIMETOOLS_SENTINEL", sentinel)
+	logs := NewLogHandler(nil, nil)
+	slog.New(logs).Info("started", "pid", os.Getpid())
+	h := NewHealth(nil)
+	must(t, h.Add("ok", func(context.Context) error { return nil }))
+	c := newTestClient(t, &Options{Logs: logs, Health: h})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{GoroutinesToolName, nil}, {MetricsToolName, nil}, {MetricsToolName, map[string]any{"prefix": "/"}},
+		{BuildToolName, nil}, {VarsToolName, nil}, {VarsToolName, map[string]any{"names": []string{"cmdline", "memstats"}}},
+		{LogsToolName, nil}, {HealthToolName, nil}, {ProfileToolName, map[string]any{"kind": "heap"}},
+	} {
+		if tc.args == nil {
+			tc.args = map[string]any{}
+		}
+		res, err := c.CallTool(tc.tool, tc.args)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v", tc.tool, err)
+		}
+		if strings.Contains(resultJSON(t, res), sentinel) {
+			t.Errorf("%s shows the environment", tc.tool)
+		}
+	}
+}
+
+// TestRegisterCostsNothing: registering starts no goroutine and no
+// profiler; the tools work only when called.
+func TestRegisterCostsNothing(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 10 {
+		if _, err := Tools(&Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines: %d before registering, %d after", before, after)
+	}
+	var buf strings.Builder
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		t.Errorf("the CPU profiler is in use after registering: %v", err)
+	} else {
+		pprof.StopCPUProfile()
+	}
+}
+
+func TestToolsMeetTheContracts(t *testing.T) {
+	h := NewHealth(nil)
+	must(t, h.Add("ok", func(context.Context) error { return nil }))
+	tools, err := Tools(&Options{Logs: NewLogHandler(nil, nil), Health: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools {
+		names = append(names, tool.Info().Name)
+		info := tool.Info()
+		if info.Guide == nil || info.Guide.WhenToUse == "" || len(info.Guide.Examples) == 0 || info.Guide.Category != "Diagnostics" {
+			t.Errorf("%s: no guide for the enquiry tools", info.Name)
+		}
+		if err := mcptest.CheckTool(tool, &mcptest.CheckOptions{Timeout: 5 * 1e9}); err != nil {
+			t.Errorf("%s:\n%v", info.Name, err)
+		}
+	}
+	if len(names) != 7 {
+		t.Errorf("tools = %v", names)
+	}
+	ts := mcp.NewToolSet(nil)
+	must(t, ts.Register(tools...))
+	if err := mcptest.CheckRegistry(ts, mcp.GrantsAuthorizer{}, nil); err != nil {
+		t.Error(err)
+	}
+}
+
+func summariseFor(buckets []float64, counts []uint64) *histogram {
+	return summarise(&metrics.Float64Histogram{Buckets: buckets, Counts: counts})
+}

@@ -1,0 +1,194 @@
+package runtimetools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"expvar"
+	"fmt"
+	"strings"
+
+	"github.com/embedmcp/mcp"
+)
+
+const varsDescription = "Read the expvar variables this process publishes (counters, gauges, maps the host exports with " +
+	"package expvar), as JSON, bounded, with the values of secret-looking keys redacted. The command line (cmdline) and " +
+	"runtime.MemStats (memstats) are shown only when asked for by name."
+
+const varsSchema = `{"type":"object","properties":{` +
+	`"names":{"type":"array","items":{"type":"string"},"description":"Exact variable names; default every variable but cmdline and memstats. At most 100."}},` +
+	`"additionalProperties":false}`
+
+// Limits of runtime_vars.
+const (
+	maxVarNames     = 100
+	maxVarName      = 256
+	maxVarBytes     = 16 << 10
+	maxVarsBytes    = 128 << 10
+	maxSummaryKeys  = 50
+	maxListedUnseen = 20
+)
+
+// onRequest are the variables shown only when named.
+var onRequest = []string{"cmdline", "memstats"}
+
+type varsArgs struct {
+	Names []string `json:"names,omitempty"`
+}
+
+type expVar struct {
+	Name      string          `json:"name"`
+	Value     json.RawMessage `json:"value,omitempty" jsonschema:"the variable's JSON value"`
+	Truncated bool            `json:"truncated,omitempty" jsonschema:"the value is longer than 16 KiB and left out"`
+	Bytes     int             `json:"bytes,omitempty" jsonschema:"length of a value left out"`
+	Keys      []string        `json:"keys,omitempty" jsonschema:"first keys of an object left out"`
+	Error     string          `json:"error,omitempty" jsonschema:"why the value could not be read"`
+}
+
+type varsResult struct {
+	Vars    []expVar `json:"vars"`
+	Omitted []string `json:"omitted,omitempty" jsonschema:"variables left out: shown on request only, or past the answer's size bound"`
+}
+
+func (s *state) varsTool() (mcp.Tool, error) {
+	schema, err := mcp.ParseSchema([]byte(varsSchema))
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewTool(mcp.ToolInfo{
+		Name:         VarsToolName,
+		Title:        "expvar variables of this process",
+		Description:  varsDescription,
+		InputSchema:  schema,
+		Permission:   PermissionRead,
+		Annotations:  annotations(false),
+		AdminSummary: "Lets an agent read the expvar variables of this process (not the command line or memstats unless named).",
+		AdminExample: `{"names":["memstats"]}`,
+		Guide: &mcp.Guide{
+			Category:  "Diagnostics",
+			WhenToUse: "Read the counters and state the service itself publishes with expvar: request counts, queue lengths, cache sizes, feature flags.",
+			WhenNotToUse: []string{
+				"Go runtime figures (heap, GC, goroutines) - use runtime_metrics, which is cheaper than memstats.",
+			},
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{}`), Outcome: "every published variable but cmdline and memstats, with omitted naming those."},
+				{Arguments: json.RawMessage(`{"names":["cmdline"]}`), Outcome: "the command line, values of secret-looking flags redacted."},
+			},
+		},
+	}, func(ctx context.Context, req *mcp.Request, in varsArgs) (varsResult, error) {
+		if len(in.Names) > maxVarNames {
+			return varsResult{}, argError(req, "/names", "at most %d names, got %d", maxVarNames, len(in.Names))
+		}
+		for i, n := range in.Names {
+			if err := checkText(req, fmt.Sprintf("/names/%d", i), n, maxVarName); err != nil {
+				return varsResult{}, err
+			}
+			if expvar.Get(n) == nil {
+				return varsResult{}, argError(req, fmt.Sprintf("/names/%d", i), "no expvar variable %s; published: %s", echo(n), publishedNames())
+			}
+		}
+		return readVars(in.Names), nil
+	})
+}
+
+// publishedNames lists the published variables for an error message,
+// bounded.
+func publishedNames() string {
+	var names []string
+	n := 0
+	expvar.Do(func(kv expvar.KeyValue) {
+		n++
+		if len(names) < maxListedUnseen {
+			names = append(names, kv.Key)
+		}
+	})
+	s := strings.Join(names, ", ")
+	if n > len(names) {
+		s += fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return s
+}
+
+// readVars reads the named variables, or all but the on-request ones.
+func readVars(names []string) varsResult {
+	res := varsResult{Vars: []expVar{}}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	size := 0
+	expvar.Do(func(kv expvar.KeyValue) {
+		if len(names) > 0 && !want[kv.Key] {
+			return
+		}
+		if len(names) == 0 && isOnRequest(kv.Key) {
+			res.Omitted = append(res.Omitted, kv.Key)
+			return
+		}
+		v := readVar(kv)
+		n := len(v.Value) + len(v.Name) + 64
+		if size+n > maxVarsBytes {
+			res.Omitted = append(res.Omitted, kv.Key)
+			return
+		}
+		size += n
+		res.Vars = append(res.Vars, v)
+	})
+	return res
+}
+
+func isOnRequest(name string) bool {
+	for _, n := range onRequest {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// readVar reads one variable, redacts it and bounds it.
+func readVar(kv expvar.KeyValue) (v expVar) {
+	v.Name = kv.Key
+	defer func() {
+		if r := recover(); r != nil {
+			v = expVar{Name: kv.Key, Error: fmt.Sprintf("reading the variable panicked: %s", clip(fmt.Sprint(r), 200))}
+		}
+	}()
+	raw := kv.Value.String()
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var val any
+	if err := dec.Decode(&val); err != nil {
+		return expVar{Name: kv.Key, Error: "the value is not JSON: " + clip(err.Error(), 200)}
+	}
+	if kv.Key == "cmdline" {
+		if args, ok := val.([]any); ok {
+			strs := make([]string, len(args))
+			for i, a := range args {
+				strs[i] = fmt.Sprint(a)
+			}
+			val = defaultSecrets.redactArgs(strs)
+		}
+	} else {
+		val = defaultSecrets.redactJSON(val)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(val); err != nil {
+		return expVar{Name: kv.Key, Error: "encoding the value: " + clip(err.Error(), 200)}
+	}
+	out := bytes.TrimSpace(buf.Bytes())
+	if len(out) > maxVarBytes {
+		v.Truncated, v.Bytes = true, len(out)
+		if m, ok := val.(map[string]any); ok {
+			v.Keys = sortedKeys(m)
+			if len(v.Keys) > maxSummaryKeys {
+				v.Keys = v.Keys[:maxSummaryKeys]
+			}
+		}
+		return v
+	}
+	v.Value = json.RawMessage(out)
+	return v
+}
