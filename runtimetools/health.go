@@ -32,7 +32,8 @@ type CheckFunc func(ctx context.Context) error
 
 // HealthOptions configure a Health. The zero value is usable.
 type HealthOptions struct {
-	// Timeout bounds each check. Default DefaultCheckTimeout.
+	// Timeout bounds each check. Zero means DefaultCheckTimeout; negative
+	// is an error.
 	Timeout time.Duration
 	// Logger receives the stack of a panicking check. Default: discard.
 	Logger *slog.Logger
@@ -56,16 +57,22 @@ type check struct {
 	runningSince time.Time
 }
 
-// NewHealth returns an empty Health. opts may be nil.
-func NewHealth(opts *HealthOptions) *Health {
+// NewHealth returns an empty Health. opts may be nil. It fails for a
+// negative timeout.
+func NewHealth(opts *HealthOptions) (*Health, error) {
 	h := &Health{timeout: DefaultCheckTimeout, logger: slog.New(slog.DiscardHandler), checks: map[string]*check{}}
-	if opts != nil && opts.Timeout > 0 {
-		h.timeout = opts.Timeout
+	if opts != nil {
+		switch {
+		case opts.Timeout < 0:
+			return nil, fmt.Errorf("runtimetools: HealthOptions.Timeout is %v; want 0 (the default) or more", opts.Timeout)
+		case opts.Timeout > 0:
+			h.timeout = opts.Timeout
+		}
+		if opts.Logger != nil {
+			h.logger = opts.Logger
+		}
 	}
-	if opts != nil && opts.Logger != nil {
-		h.logger = opts.Logger
-	}
-	return h
+	return h, nil
 }
 
 // ErrUnknownCheck is returned by Health.Run for a name that is not
@@ -77,7 +84,7 @@ var ErrUnknownCheck = errors.New("unknown health check")
 // a nil fn.
 func (h *Health) Add(name string, fn CheckFunc) error {
 	if !validCheckName(name) {
-		return fmt.Errorf("runtimetools: invalid health check name %s: want 1 to 64 of A-Z a-z 0-9 _ - . / :", echo(name))
+		return fmt.Errorf("runtimetools: invalid health check name %s: want 1 to 64 letters, digits, _, -, ., / or colons", echo(name))
 	}
 	if fn == nil {
 		return fmt.Errorf("runtimetools: health check %q: nil function", name)

@@ -13,7 +13,7 @@ import (
 
 func TestHealthChecks(t *testing.T) {
 	var logged bytes.Buffer
-	h := NewHealth(&HealthOptions{Timeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	h := newHealth(t, &HealthOptions{Timeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	var dbCalls atomic.Int32
 	must(t, h.Add("db", func(ctx context.Context) error { dbCalls.Add(1); return nil }))
 	must(t, h.Add("cache", func(ctx context.Context) error {
@@ -64,7 +64,7 @@ func TestHealthChecks(t *testing.T) {
 }
 
 func TestHealthHungCheckNotPiledUp(t *testing.T) {
-	h := NewHealth(&HealthOptions{Timeout: 50 * time.Millisecond})
+	h := newHealth(t, &HealthOptions{Timeout: 50 * time.Millisecond})
 	release := make(chan struct{})
 	var runs atomic.Int32
 	must(t, h.Add("stuck", func(context.Context) error {
@@ -95,7 +95,7 @@ func TestHealthHungCheckNotPiledUp(t *testing.T) {
 }
 
 func TestHealthAddRemove(t *testing.T) {
-	h := NewHealth(nil)
+	h := newHealth(t, nil)
 	ok := func(context.Context) error { return nil }
 	for _, bad := range []string{"", "has space", strings.Repeat("x", 65), "é"} {
 		if err := h.Add(bad, ok); err == nil {

@@ -2,6 +2,7 @@ package runtimetools
 
 import (
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ var allGrants = []string{PermissionRead, PermissionProfile, PermissionLogs}
 // newTestServer serves the runtime tools with opts.
 func newTestServer(t testing.TB, opts *Options) *mcp.Server {
 	t.Helper()
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	if err := Register(ts, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -63,4 +64,24 @@ func resultJSON(t testing.TB, res *mcp.Result) string {
 	raw, _ := json.Marshal(res.StructuredContent)
 	b.Write(raw)
 	return b.String()
+}
+
+// newLogs returns a LogHandler or fails the test.
+func newLogs(t testing.TB, next slog.Handler, opts *LogOptions) *LogHandler {
+	t.Helper()
+	h, err := NewLogHandler(next, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// newHealth returns a Health or fails the test.
+func newHealth(t testing.TB, opts *HealthOptions) *Health {
+	t.Helper()
+	h, err := NewHealth(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -137,13 +137,12 @@ func (e *encoder) attr(a slog.Attr) {
 		return
 	}
 	v := a.Value
-	if v.Kind() == slog.KindLogValuer {
+	kind := v.Kind()
+	if kind == slog.KindLogValuer {
 		v = v.Resolve()
+		kind = v.Kind()
 	}
-	if a.Key == "" && v.Kind() == slog.KindAny && v.Any() == nil {
-		return // the empty Attr
-	}
-	if v.Kind() == slog.KindGroup {
+	if kind == slog.KindGroup {
 		attrs := v.Group()
 		switch {
 		case len(attrs) == 0:
@@ -165,11 +164,14 @@ func (e *encoder) attr(a slog.Attr) {
 		}
 		return
 	}
+	if a.Key == "" && kind == slog.KindAny && v.Any() == nil {
+		return // the empty Attr
+	}
 	if e.secrets.match(a.Key) {
 		e.key(tagRedacted, a.Key, 0)
 		return
 	}
-	switch v.Kind() {
+	switch kind {
 	case slog.KindString:
 		e.str(tagString, a.Key, v.String())
 	case slog.KindInt64:

@@ -2,6 +2,7 @@ package runtimetools
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -19,10 +20,12 @@ const (
 
 // LogOptions configure a LogHandler. The zero value is usable.
 type LogOptions struct {
-	// MaxRecords bounds the records kept. Default DefaultMaxRecords.
+	// MaxRecords bounds the records kept. Zero means DefaultMaxRecords;
+	// negative is an error.
 	MaxRecords int
-	// MaxBytes bounds the bytes the kept records take (at least 4096).
-	// Default DefaultMaxBytes. The oldest records make room for new ones.
+	// MaxBytes bounds the bytes the kept records take; the oldest records
+	// make room for new ones. Zero means DefaultMaxBytes; below 4096 is an
+	// error.
 	MaxBytes int
 	// SecretKeys are the words that make an attribute's key secret: its
 	// value is replaced by Redacted before the record is stored (the
@@ -40,7 +43,8 @@ type LogOptions struct {
 // record on to the handler it wraps, unchanged. Install it around the
 // host's handler:
 //
-//	logs := runtimetools.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil), nil)
+//	logs, err := runtimetools.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil), nil)
+//	...
 //	slog.SetDefault(slog.New(logs))
 //	runtimetools.Register(ts, &runtimetools.Options{Logs: logs})
 //
@@ -56,19 +60,25 @@ type LogHandler struct {
 }
 
 // NewLogHandler returns a LogHandler that wraps next. next may be nil: the
-// records are then only kept. opts may be nil.
-func NewLogHandler(next slog.Handler, opts *LogOptions) *LogHandler {
+// records are then only kept. opts may be nil. It fails for bounds that
+// mean nothing.
+func NewLogHandler(next slog.Handler, opts *LogOptions) (*LogHandler, error) {
 	var o LogOptions
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxRecords <= 0 {
+	switch {
+	case o.MaxRecords < 0:
+		return nil, fmt.Errorf("runtimetools: LogOptions.MaxRecords is %d; want 0 (the default) or more", o.MaxRecords)
+	case o.MaxRecords == 0:
 		o.MaxRecords = DefaultMaxRecords
 	}
-	if o.MaxBytes <= 0 {
+	switch {
+	case o.MaxBytes == 0:
 		o.MaxBytes = DefaultMaxBytes
+	case o.MaxBytes < minBytes:
+		return nil, fmt.Errorf("runtimetools: LogOptions.MaxBytes is %d; want 0 (the default) or at least %d", o.MaxBytes, minBytes)
 	}
-	o.MaxBytes = max(o.MaxBytes, minBytes)
 	level := o.Level
 	if level == nil && next == nil {
 		level = slog.LevelInfo
@@ -84,7 +94,7 @@ func NewLogHandler(next slog.Handler, opts *LogOptions) *LogHandler {
 		b := make([]byte, 0, r.maxRecord)
 		return &b
 	}
-	return &LogHandler{ring: r, next: next}
+	return &LogHandler{ring: r, next: next}, nil
 }
 
 // Enabled reports whether the wrapped handler is enabled for level, or

@@ -48,7 +48,7 @@ func records(h *LogHandler) []map[string]any {
 func TestLogHandlerSlogtest(t *testing.T) {
 	var h *LogHandler
 	slogtest.Run(t, func(*testing.T) slog.Handler {
-		h = NewLogHandler(nil, nil)
+		h = newLogs(t, nil, nil)
 		return h
 	}, func(t *testing.T) map[string]any {
 		recs := records(h)
@@ -62,7 +62,7 @@ func TestLogHandlerSlogtest(t *testing.T) {
 func TestLogHandlerWrapsSlogtest(t *testing.T) {
 	// The wrapped handler still behaves as a handler.
 	var buf bytes.Buffer
-	h := NewLogHandler(slog.NewJSONHandler(&buf, nil), nil)
+	h := newLogs(t, slog.NewJSONHandler(&buf, nil), nil)
 	err := slogtest.TestHandler(h, func() []map[string]any {
 		var out []map[string]any
 		for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
@@ -100,7 +100,7 @@ func logSecrets(logger *slog.Logger) {
 
 func TestLogSecretsRedactedInEveryAnswer(t *testing.T) {
 	var host bytes.Buffer
-	logs := NewLogHandler(slog.NewTextHandler(&host, &slog.HandlerOptions{Level: slog.LevelDebug}), nil)
+	logs := newLogs(t, slog.NewTextHandler(&host, &slog.HandlerOptions{Level: slog.LevelDebug}), nil)
 	logSecrets(slog.New(logs))
 	// The host's own output is untouched.
 	if !strings.Contains(host.String(), "hunter2") {
@@ -158,7 +158,7 @@ func TestLogSecretsRedactedInEveryAnswer(t *testing.T) {
 }
 
 func TestLogSecretKeysConfigurable(t *testing.T) {
-	logs := NewLogHandler(nil, &LogOptions{SecretKeys: append(DefaultSecretKeys(), "ssn")})
+	logs := newLogs(t, nil, &LogOptions{SecretKeys: append(DefaultSecretKeys(), "ssn")})
 	slog.New(logs).Info("x", "SSN", "078-05-1120", "password", "p")
 	recs := records(logs)
 	if recs[0]["SSN"] != Redacted || recs[0]["password"] != Redacted {
@@ -167,7 +167,7 @@ func TestLogSecretKeysConfigurable(t *testing.T) {
 }
 
 func TestLogRingBounds(t *testing.T) {
-	logs := NewLogHandler(nil, &LogOptions{MaxRecords: 10})
+	logs := newLogs(t, nil, &LogOptions{MaxRecords: 10})
 	logger := slog.New(logs)
 	for i := range 25 {
 		logger.Info("n", "i", i)
@@ -180,7 +180,7 @@ func TestLogRingBounds(t *testing.T) {
 		t.Errorf("kept %v .. %v, want 15 .. 24", got[0]["i"], got[9]["i"])
 	}
 
-	logs = NewLogHandler(nil, &LogOptions{MaxBytes: 4096})
+	logs = newLogs(t, nil, &LogOptions{MaxBytes: 4096})
 	logger = slog.New(logs)
 	big := strings.Repeat("x", 500)
 	for i := range 40 {
@@ -209,7 +209,7 @@ func TestLogRingModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 50 {
 		maxRecords, maxBytes := 1+rng.IntN(40), 4096+rng.IntN(8192)
-		logs := NewLogHandler(nil, &LogOptions{MaxRecords: maxRecords, MaxBytes: maxBytes})
+		logs := newLogs(t, nil, &LogOptions{MaxRecords: maxRecords, MaxBytes: maxBytes})
 		logger := slog.New(logs)
 		var sizes []int
 		for i := range 300 {
@@ -243,7 +243,7 @@ func TestLogRingModel(t *testing.T) {
 }
 
 func TestLogHandlerConcurrent(t *testing.T) {
-	logs := NewLogHandler(slog.NewJSONHandler(io.Discard, nil), &LogOptions{MaxRecords: 100, MaxBytes: 8192})
+	logs := newLogs(t, slog.NewJSONHandler(io.Discard, nil), &LogOptions{MaxRecords: 100, MaxBytes: 8192})
 	logger := slog.New(logs)
 	c := newTestClient(t, &Options{Logs: logs})
 	var wg sync.WaitGroup
@@ -272,7 +272,7 @@ func TestLogHandlerConcurrent(t *testing.T) {
 func TestLogHandlerLevels(t *testing.T) {
 	var host bytes.Buffer
 	// The ring keeps debug records the host's handler drops.
-	logs := NewLogHandler(slog.NewTextHandler(&host, nil), &LogOptions{Level: slog.LevelDebug})
+	logs := newLogs(t, slog.NewTextHandler(&host, nil), &LogOptions{Level: slog.LevelDebug})
 	logger := slog.New(logs)
 	logger.Debug("quiet")
 	logger.Info("loud")
@@ -283,7 +283,7 @@ func TestLogHandlerLevels(t *testing.T) {
 		t.Errorf("kept %d records, want 2", len(got))
 	}
 	// Without a level the ring keeps what the host's handler keeps.
-	logs = NewLogHandler(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}), nil)
+	logs = newLogs(t, slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}), nil)
 	slog.New(logs).Info("dropped")
 	slog.New(logs).Error("kept", "err", errors.New("boom"), "at", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "d", 1500*time.Millisecond)
 	got := records(logs)
@@ -298,7 +298,7 @@ type panicky struct{}
 func (panicky) String() string { panic("boom") }
 
 func TestLogHandlerSurvivesBadValues(t *testing.T) {
-	logs := NewLogHandler(nil, nil)
+	logs := newLogs(t, nil, nil)
 	slog.New(logs).Info("bad", "v", panicky{}, "nilerr", error(nil), "b", []byte("raw"))
 	got := records(logs)
 	if len(got) != 1 || !strings.Contains(got[0]["v"].(string), "PANIC") || got[0]["nilerr"] != "<nil>" || got[0]["b"] != "raw" {
@@ -311,7 +311,7 @@ func TestLogHandlerAddsNoAllocations(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	bare := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	ring := slog.New(NewLogHandler(slog.NewJSONHandler(io.Discard, nil), nil))
+	ring := slog.New(newLogs(t, slog.NewJSONHandler(io.Discard, nil), nil))
 	ctx := context.Background()
 	logRecord := func(l *slog.Logger) func() {
 		return func() { l.LogAttrs(ctx, slog.LevelInfo, "request served", benchAttrs...) }
@@ -344,9 +344,9 @@ func BenchmarkLogHandler(b *testing.B) {
 		h    slog.Handler
 	}{
 		{"json", slog.NewJSONHandler(io.Discard, nil)},
-		{"json+ring", NewLogHandler(slog.NewJSONHandler(io.Discard, nil), nil)},
+		{"json+ring", newLogs(b, slog.NewJSONHandler(io.Discard, nil), nil)},
 		{"discard", slog.DiscardHandler},
-		{"discard+ring", NewLogHandler(slog.DiscardHandler, &LogOptions{Level: slog.LevelInfo})},
+		{"discard+ring", newLogs(b, slog.DiscardHandler, &LogOptions{Level: slog.LevelInfo})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			logger := slog.New(bc.h)
@@ -357,5 +357,27 @@ func BenchmarkLogHandler(b *testing.B) {
 			}
 			reportCPU(b, cpu)
 		})
+	}
+}
+
+func TestSecretsMatch(t *testing.T) {
+	def := newSecrets(nil)
+	for key, want := range map[string]bool{
+		"password": true, "DB_PASSWORD": true, "apiKey": true, "X-Auth-Token": true, "Set-Cookie": true,
+		"authorization": true, "client_secret": true, "passwd": true, "credentials": true, "monkey": true,
+		"user": false, "status": false, "": false, "k": false, "pass": false, "tok": false, "request_id": false,
+	} {
+		if got := def.match(key); got != want {
+			t.Errorf("match(%q) = %v, want %v", key, got, want)
+		}
+	}
+	custom := newSecrets([]string{"SSN", "x"})
+	for key, want := range map[string]bool{"ssn": true, "user_SSN": true, "max": true, "password": false, "": false} {
+		if got := custom.match(key); got != want {
+			t.Errorf("custom match(%q) = %v, want %v", key, got, want)
+		}
+	}
+	if none := newSecrets([]string{}); none.match("password") {
+		t.Error("an empty list matches")
 	}
 }

@@ -113,7 +113,7 @@ func (t profileTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result
 	if err != nil || res == nil || res.IsError || sink.out == nil || !sink.out.result.Embedded {
 		return res, err
 	}
-	res.Content = append(res.Content, mcp.EmbeddedResource(mcp.ResourceContents{
+	res.Content = append(res.Content, mcp.EmbeddedResourceContent(mcp.ResourceContents{
 		URI: sink.out.uri, MIMEType: profileMIME, Blob: sink.out.raw}))
 	return res, nil
 }

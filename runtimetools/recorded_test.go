@@ -47,9 +47,9 @@ func recordedLeak(reply <-chan struct{}, started *sync.WaitGroup) {
 // the checkout expvar map.
 func recordedServer(t *testing.T) (*mcp.Server, []mcp.Tool) {
 	t.Helper()
-	logs := NewLogHandler(nil, nil)
+	logs := newLogs(t, nil, nil)
 	checkout(slog.New(logs))
-	h := NewHealth(nil)
+	h := newHealth(t, nil)
 	must(t, h.Add("database", func(context.Context) error { return nil }))
 	must(t, h.Add("cache", func(context.Context) error {
 		return errors.New("dial redis://checkout:hunter2@cache:6379: connect: connection refused")
@@ -61,7 +61,7 @@ func recordedServer(t *testing.T) (*mcp.Server, []mcp.Tool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	must(t, ts.Register(tools...))
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "checkout", Version: "1.0.0"}), tools
 }

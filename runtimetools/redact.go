@@ -19,9 +19,11 @@ func DefaultSecretKeys() []string {
 // secrets matches secret keys.
 type secrets struct {
 	words []string // lower case, not empty
-	// pairs holds, for every word, its first two bytes in lower case
-	// (a bit per pair); single-byte words set every pair they start.
-	pairs [1 << 16 / 64]uint64
+	// pairs holds a bit for the first two bytes, in lower case, of every
+	// word of two bytes or more; single holds the words of one byte.
+	pairs  [1 << 16 / 64]uint64
+	single [256]bool
+	anyOne bool
 }
 
 // defaultSecrets is the matcher of DefaultSecretKeys; it is never modified.
@@ -38,37 +40,54 @@ func newSecrets(words []string) *secrets {
 		if w = strings.ToLower(strings.TrimSpace(w)); w != "" {
 			s.words = append(s.words, w)
 			if len(w) == 1 {
-				for c := range 256 {
-					s.setPair(w[0], byte(c))
-				}
-			} else {
-				s.setPair(w[0], w[1])
+				s.single[w[0]], s.anyOne = true, true
+				continue
 			}
+			p := uint(w[0])<<8 | uint(w[1])
+			s.pairs[p/64] |= 1 << (p % 64)
 		}
 	}
 	return s
 }
 
-func (s *secrets) setPair(a, b byte) {
-	i := uint(a)<<8 | uint(b)
-	s.pairs[i/64] |= 1 << (i % 64)
-}
+// lowerASCII maps every byte to its ASCII lower case.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = toLower(byte(i))
+	}
+	return t
+}()
 
-// match reports whether key is secret. It does not allocate: it is on the
-// path of every logged attribute.
+// match reports whether key is secret. It does not allocate, and it costs
+// a table lookup per byte of the key: it is on the path of every logged
+// attribute.
 func (s *secrets) match(key string) bool {
-	for i := 0; i < len(key); i++ {
-		a, b := toLower(key[i]), byte(0)
-		if i+1 < len(key) {
-			b = toLower(key[i+1])
-		}
-		if p := uint(a)<<8 | uint(b); s.pairs[p/64]&(1<<(p%64)) == 0 {
-			continue
-		}
-		for _, w := range s.words {
-			if len(key)-i >= len(w) && hasPrefixFold(key[i:], w) {
+	if s.anyOne {
+		for i := 0; i < len(key); i++ {
+			if s.single[lowerASCII[key[i]]] {
 				return true
 			}
+		}
+	}
+	if len(key) < 2 {
+		return false
+	}
+	prev := uint(lowerASCII[key[0]])
+	for i := 1; i < len(key); i++ {
+		c := uint(lowerASCII[key[i]])
+		if p := prev<<8 | c; s.pairs[p/64]&(1<<(p%64)) != 0 && s.matchAt(key[i-1:]) {
+			return true
+		}
+		prev = c
+	}
+	return false
+}
+
+// matchAt reports whether a word starts s.
+func (s *secrets) matchAt(k string) bool {
+	for _, w := range s.words {
+		if len(k) >= len(w) && hasPrefixFold(k, w) {
+			return true
 		}
 	}
 	return false
@@ -85,11 +104,7 @@ func toLower(c byte) byte {
 // prefix, ignoring ASCII case.
 func hasPrefixFold(s, prefix string) bool {
 	for j := 0; j < len(prefix); j++ {
-		c := s[j]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != prefix[j] {
+		if lowerASCII[s[j]] != prefix[j] {
 			return false
 		}
 	}

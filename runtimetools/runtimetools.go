@@ -47,8 +47,8 @@ type Options struct {
 	// runtime_health out.
 	Health *Health
 	// MaxProfileBytes bounds the raw profile runtime_profile embeds in its
-	// answer; a larger profile is summarised but not embedded. Default
-	// DefaultMaxProfileBytes.
+	// answer; a larger profile is summarised but not embedded. Zero means
+	// DefaultMaxProfileBytes; negative is an error.
 	MaxProfileBytes int
 	// Logger receives the tools' own diagnostics, such as a failed profile.
 	// Default: discard.
@@ -76,7 +76,10 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 	if opts != nil {
 		o = *opts
 	}
-	if o.MaxProfileBytes <= 0 {
+	switch {
+	case o.MaxProfileBytes < 0:
+		return nil, fmt.Errorf("runtimetools: Options.MaxProfileBytes is %d; want 0 (the default) or more", o.MaxProfileBytes)
+	case o.MaxProfileBytes == 0:
 		o.MaxProfileBytes = DefaultMaxProfileBytes
 	}
 	if o.Logger == nil {

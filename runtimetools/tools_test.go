@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/mcptest"
@@ -132,7 +133,7 @@ func (s stringVar) String() string { b, _ := json.Marshal(string(s)); return str
 // TestBadInput: out-of-range numbers, unknown values and 64 KiB strings get
 // a clear isError that names what is valid and never echoes the input.
 func TestBadInput(t *testing.T) {
-	c := newTestClient(t, &Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)})
+	c := newTestClient(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)})
 	huge := strings.Repeat("A", 64<<10)
 	for _, tc := range []struct {
 		tool string
@@ -179,7 +180,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestPermissions(t *testing.T) {
-	srv := newTestServer(t, &Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)})
+	srv := newTestServer(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)})
 	list := func(grants ...string) []string {
 		c := mcptest.NewClient(t, srv, &mcptest.ClientOptions{Caller: mcptest.Caller("x", grants...)})
 		tools, err := c.ListTools()
@@ -216,9 +217,9 @@ func TestPermissions(t *testing.T) {
 func TestEnvironmentNeverShown(t *testing.T) {
 	const sentinel = "env-sentinel-5f1b2c"
 	t.Setenv("RUNTIMETOOLS_SENTINEL", sentinel)
-	logs := NewLogHandler(nil, nil)
+	logs := newLogs(t, nil, nil)
 	slog.New(logs).Info("started", "pid", os.Getpid())
-	h := NewHealth(nil)
+	h := newHealth(t, nil)
 	must(t, h.Add("ok", func(context.Context) error { return nil }))
 	c := newTestClient(t, &Options{Logs: logs, Health: h})
 	for _, tc := range []struct {
@@ -247,7 +248,7 @@ func TestEnvironmentNeverShown(t *testing.T) {
 func TestRegisterCostsNothing(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 10 {
-		if _, err := Tools(&Options{Logs: NewLogHandler(nil, nil), Health: NewHealth(nil)}); err != nil {
+		if _, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,9 +264,9 @@ func TestRegisterCostsNothing(t *testing.T) {
 }
 
 func TestToolsMeetTheContracts(t *testing.T) {
-	h := NewHealth(nil)
+	h := newHealth(t, nil)
 	must(t, h.Add("ok", func(context.Context) error { return nil }))
-	tools, err := Tools(&Options{Logs: NewLogHandler(nil, nil), Health: h})
+	tools, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,13 +284,33 @@ func TestToolsMeetTheContracts(t *testing.T) {
 	if len(names) != 7 {
 		t.Errorf("tools = %v", names)
 	}
-	ts := mcp.NewToolSet(nil)
+	ts := mcp.NewToolSet()
 	must(t, ts.Register(tools...))
-	if err := mcptest.CheckRegistry(ts, mcp.GrantsAuthorizer{}, nil); err != nil {
+	if err := mcptest.CheckRegistry(ts); err != nil {
 		t.Error(err)
 	}
 }
 
 func summariseFor(buckets []float64, counts []uint64) *histogram {
 	return summarise(&metrics.Float64Histogram{Buckets: buckets, Counts: counts})
+}
+
+// TestOptionsThatMeanNothing: bounds that mean nothing are errors, never
+// silently replaced.
+func TestOptionsThatMeanNothing(t *testing.T) {
+	if _, err := NewLogHandler(nil, &LogOptions{MaxRecords: -1}); err == nil {
+		t.Error("MaxRecords -1 accepted")
+	}
+	if _, err := NewLogHandler(nil, &LogOptions{MaxBytes: 100}); err == nil || !strings.Contains(err.Error(), "at least 4096") {
+		t.Errorf("MaxBytes 100: %v", err)
+	}
+	if _, err := NewHealth(&HealthOptions{Timeout: -time.Second}); err == nil {
+		t.Error("a negative timeout accepted")
+	}
+	if _, err := Tools(&Options{MaxProfileBytes: -1}); err == nil {
+		t.Error("MaxProfileBytes -1 accepted")
+	}
+	if err := Register(mcp.NewToolSet(), nil); err != nil {
+		t.Errorf("nil options: %v", err)
+	}
 }

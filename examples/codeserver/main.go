@@ -1,7 +1,8 @@
 // Command codeserver is a service that lets agents read its own code: it
 // embeds a source snapshot of itself (made by mcpsnapshot through go
-// generate) and serves code_search, code_definition, the tool enquiry tools
-// and a few example tools, echo among them, over MCP at
+// generate) and serves code_search, code_definition, the tool enquiry tools,
+// the runtime tools (goroutines, metrics, profiles, logs, build, expvar,
+// health) and a few example tools, echo among them, over MCP at
 // http://127.0.0.1:8080/mcp.
 //
 // Usage:
@@ -106,7 +107,8 @@ func caller() mcp.Caller {
 }
 
 // newServer builds the MCP server: the catalog over the embedded snapshot,
-// the code tools, the enquiry tools and the example tools.
+// the code tools, the enquiry tools, the runtime tools and the example
+// tools.
 func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	snap, err := fs.Sub(snapshotFS, "snapshot")
 	if err != nil {
@@ -124,11 +126,14 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	if err := registerEnquiry(ts); err != nil {
 		return nil, err
 	}
+	if logger, err = registerRuntime(ts, logger, snap); err != nil {
+		return nil, err
+	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name:         "codeserver",
 		Title:        "embedmcp code server",
 		Version:      "0.1.0",
-		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, and tool_detail to find the right tool.",
+		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
 	}), nil

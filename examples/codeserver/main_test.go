@@ -100,7 +100,8 @@ func TestCodeServerTools(t *testing.T) {
 	for _, tool := range out["result"].(map[string]any)["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	for _, want := range []string{"add", "code_definition", "code_search", "count", "echo", "runtime_stats"} {
+	for _, want := range []string{"add", "code_definition", "code_search", "count", "echo", "runtime_build", "runtime_goroutines",
+		"runtime_health", "runtime_logs", "runtime_metrics", "runtime_profile", "runtime_vars"} {
 		if !contains(names, want) {
 			t.Errorf("tools/list lacks %s: %v", want, names)
 		}

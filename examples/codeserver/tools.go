@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/embedmcp/mcp"
@@ -35,14 +34,6 @@ type CountArgs struct {
 // Counted is the result of count.
 type Counted struct {
 	Counted int `json:"counted"`
-}
-
-// Runtime is the result of runtime_stats.
-type Runtime struct {
-	GoVersion  string `json:"goVersion"`
-	Goroutines int    `json:"goroutines"`
-	HeapAlloc  uint64 `json:"heapAllocBytes"`
-	NumGC      uint32 `json:"numGC"`
 }
 
 var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
@@ -93,18 +84,5 @@ func registerExamples(ts *mcp.ToolSet) error {
 	if err != nil {
 		return err
 	}
-	stats, err := mcp.NewTool(mcp.ToolInfo{
-		Name: "runtime_stats", Title: "Runtime statistics",
-		Description: "Reports the Go version, goroutine count and heap size of this process.",
-		Permission:  "diagnostics.runtime.read", Annotations: readOnly,
-		Guide: &mcp.Guide{Category: "Diagnostics", WhenToUse: "Check the health of this process: goroutines, heap, GC count."},
-	}, func(context.Context, *mcp.Request, struct{}) (Runtime, error) {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		return Runtime{GoVersion: runtime.Version(), Goroutines: runtime.NumGoroutine(), HeapAlloc: ms.HeapAlloc, NumGC: ms.NumGC}, nil
-	})
-	if err != nil {
-		return err
-	}
-	return ts.Register(echo, add, count, stats)
+	return ts.Register(echo, add, count)
 }

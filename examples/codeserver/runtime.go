@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/runtimetools"
+)
+
+// maxGoroutines is where the goroutines health check starts failing.
+const maxGoroutines = 10000
+
+// registerRuntime adds the runtime tools (goroutines, metrics, profiles,
+// logs, build, expvar, health) and returns the logger the server logs
+// with: it keeps the recent records for runtime_logs and passes them on
+// to logger's handler.
+func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS) (*slog.Logger, error) {
+	logs, err := runtimetools.NewLogHandler(logger.Handler(), nil)
+	if err != nil {
+		return nil, err
+	}
+	health, err := runtimetools.NewHealth(&runtimetools.HealthOptions{Timeout: 2 * time.Second, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	err = health.Add("snapshot", func(context.Context) error {
+		_, err := fs.Stat(snap, "manifest.json")
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = health.Add("goroutines", func(context.Context) error {
+		if n := runtime.NumGoroutine(); n > maxGoroutines {
+			return fmt.Errorf("%d goroutines, more than %d: see runtime_goroutines", n, maxGoroutines)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := runtimetools.Register(ts, &runtimetools.Options{Logs: logs, Health: health, Logger: logger}); err != nil {
+		return nil, err
+	}
+	return slog.New(logs), nil
+}
