@@ -69,15 +69,10 @@ type buildResult struct {
 }
 
 func (s *state) buildTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(buildSchema))
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(buildSchema, mcp.ToolInfo{
 		Name:         BuildToolName,
 		Title:        "Build of this process",
 		Description:  buildDescription,
-		InputSchema:  schema,
 		Permission:   PermissionRead,
 		Annotations:  annotations(true),
 		AdminSummary: "Lets an agent see the Go version, VCS revision, build settings and dependency versions of this binary.",

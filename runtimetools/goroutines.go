@@ -65,15 +65,10 @@ type goroutinesResult struct {
 }
 
 func (s *state) goroutinesTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(goroutinesSchema))
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(goroutinesSchema, mcp.ToolInfo{
 		Name:         GoroutinesToolName,
 		Title:        "Goroutines of this process",
 		Description:  goroutinesDescription,
-		InputSchema:  schema,
 		Permission:   PermissionRead,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent see the goroutines of this process grouped by stack, with their states and wait times.",

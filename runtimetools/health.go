@@ -273,16 +273,11 @@ type healthArgs struct {
 }
 
 func (s *state) healthTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(healthSchema))
-	if err != nil {
-		return nil, err
-	}
 	h := s.opts.Health
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(healthSchema, mcp.ToolInfo{
 		Name:         HealthToolName,
 		Title:        "Health checks of this service",
 		Description:  healthDescription,
-		InputSchema:  schema,
 		Permission:   PermissionRead,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent run the service's registered health checks; each check runs the host's code once per call.",

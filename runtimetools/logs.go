@@ -71,15 +71,10 @@ type logQuery struct {
 }
 
 func (s *state) logsTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(logsSchema))
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(logsSchema, mcp.ToolInfo{
 		Name:         LogsToolName,
 		Title:        "Recent logs of this process",
 		Description:  logsDescription,
-		InputSchema:  schema,
 		Permission:   PermissionLogs,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent read the recent log records this process kept in memory, with secret attributes redacted.",

@@ -84,15 +84,10 @@ type metricsResult struct {
 }
 
 func (s *state) metricsTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(metricsSchema))
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(metricsSchema, mcp.ToolInfo{
 		Name:         MetricsToolName,
 		Title:        "Runtime metrics of this process",
 		Description:  metricsDescription,
-		InputSchema:  schema,
 		Permission:   PermissionRead,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent read runtime/metrics and the process's memory and file descriptor figures.",

@@ -119,15 +119,10 @@ func (t profileTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result
 }
 
 func (s *state) profileTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(profileSchema))
-	if err != nil {
-		return nil, err
-	}
-	typed, err := mcp.NewTool(mcp.ToolInfo{
+	typed, err := newTool(profileSchema, mcp.ToolInfo{
 		Name:         ProfileToolName,
 		Title:        "Profile this process",
 		Description:  profileDescription,
-		InputSchema:  schema,
 		Permission:   PermissionProfile,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent take CPU, memory, contention and goroutine profiles of this process; a CPU profile costs a few percent of CPU while it runs.",

@@ -119,6 +119,19 @@ type cpuSlot struct {
 	endsAt string // RFC 3339 end of the running profile
 }
 
+// newTool is mcp.NewTool with the input schema given as JSON: the tools
+// write theirs by hand, with the valid values in each description, and
+// check ranges themselves so that a bad argument gets a message that names
+// the valid values and quotes only the start of the input.
+func newTool[In, Out any](schema string, info mcp.ToolInfo, fn func(context.Context, *mcp.Request, In) (Out, error)) (mcp.Tool, error) {
+	s, err := mcp.ParseSchema([]byte(schema))
+	if err != nil {
+		return nil, fmt.Errorf("runtimetools: %s: %w", info.Name, err)
+	}
+	info.InputSchema = s
+	return mcp.NewTool(info, fn)
+}
+
 // readOnly are the annotations of every runtime tool: they observe the
 // process and change nothing.
 var readOnly = mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false),

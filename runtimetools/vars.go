@@ -51,15 +51,10 @@ type varsResult struct {
 }
 
 func (s *state) varsTool() (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(varsSchema))
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewTool(mcp.ToolInfo{
+	return newTool(varsSchema, mcp.ToolInfo{
 		Name:         VarsToolName,
 		Title:        "expvar variables of this process",
 		Description:  varsDescription,
-		InputSchema:  schema,
 		Permission:   PermissionRead,
 		Annotations:  annotations(false),
 		AdminSummary: "Lets an agent read the expvar variables of this process (not the command line or memstats unless named).",
