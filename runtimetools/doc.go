@@ -9,7 +9,7 @@
 //   - runtime_profile: a CPU, heap, allocs, mutex, block or goroutine
 //     profile, answered as its top functions and as the raw pprof bytes,
 //     which go tool pprof opens.
-//   - runtime_logs: recent log records from a [LogHandler] the host
+//   - runtime_logs: recent log records from a [LogRing] the host
 //     installs around its own slog.Handler, with secrets redacted.
 //   - runtime_build: the build: Go version, main module, VCS revision,
 //     build settings and dependency versions.
@@ -19,7 +19,7 @@
 //
 // [Register] adds them to a ToolSet; [Tools] returns them for any other
 // registry. runtime_logs and runtime_health exist only when the host gives
-// a LogHandler or a Health in [Options].
+// a LogRing or a Health in [Options].
 //
 // # Identifiers
 //
@@ -55,7 +55,7 @@
 //
 // Nothing runs until a tool is called: registration allocates the tools'
 // descriptions and nothing else, and no goroutine is started. The
-// [LogHandler] is the one part that works on every record; it adds well
+// [LogRing] is the one part that works on every record; it adds well
 // under a microsecond and no allocation to the handler it wraps, for
 // attributes of the basic kinds (strings, numbers, booleans, durations,
 // times, errors).

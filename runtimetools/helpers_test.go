@@ -66,10 +66,10 @@ func resultJSON(t testing.TB, res *mcp.Result) string {
 	return b.String()
 }
 
-// newLogs returns a LogHandler or fails the test.
-func newLogs(t testing.TB, next slog.Handler, opts *LogOptions) *LogHandler {
+// newLogs returns a LogRing or fails the test.
+func newLogs(t testing.TB, next slog.Handler, opts *LogRingOptions) *LogRing {
 	t.Helper()
-	h, err := NewLogHandler(next, opts)
+	h, err := NewLogRing(next, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

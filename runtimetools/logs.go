@@ -173,7 +173,7 @@ func parseLogQuery(req *mcp.Request, in logsArgs) (*logQuery, error) {
 }
 
 // query answers runtime_logs: the matching records, newest first.
-func (h *LogHandler) query(ctx context.Context, q *logQuery) (logsResult, error) {
+func (h *LogRing) query(ctx context.Context, q *logQuery) (logsResult, error) {
 	recs, stats := h.ring.snapshot()
 	res := logsResult{Records: []logRecord{}, Buffer: stats}
 	sources := map[uintptr]*Frame{}

@@ -98,28 +98,8 @@ type progressFunc func(done, total float64, message string)
 // ErrBusy is the error of a CPU profile requested while another runs.
 var ErrBusy = errors.New("busy")
 
-// profileTool embeds a typed tool (schemas, decoding) and attaches the raw
-// profile to its answer.
-type profileTool struct{ mcp.Tool }
-
-// rawSink carries the raw profile from the typed function to Execute.
-type rawSink struct{ out *profileOutput }
-
-type rawSinkKey struct{}
-
-func (t profileTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
-	sink := &rawSink{}
-	res, err := t.Tool.Execute(context.WithValue(ctx, rawSinkKey{}, sink), req)
-	if err != nil || res == nil || res.IsError || sink.out == nil || !sink.out.result.Embedded {
-		return res, err
-	}
-	res.Content = append(res.Content, mcp.EmbeddedResourceContent(mcp.ResourceContents{
-		URI: sink.out.uri, MIMEType: profileMIME, Blob: sink.out.raw}))
-	return res, nil
-}
-
 func (s *state) profileTool() (mcp.Tool, error) {
-	typed, err := newTool(profileSchema, mcp.ToolInfo{
+	return newTool(profileSchema, mcp.ToolInfo{
 		Name:         ProfileToolName,
 		Title:        "Profile this process",
 		Description:  profileDescription,
@@ -153,15 +133,11 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		if err != nil {
 			return profileResult{}, err
 		}
-		if sink, ok := ctx.Value(rawSinkKey{}).(*rawSink); ok {
-			sink.out = out
+		if out.result.Embedded {
+			req.AddResultContent(mcp.EmbeddedResourceContent(mcp.ResourceContents{URI: out.uri, MIMEType: profileMIME, Blob: out.raw}))
 		}
 		return out.result, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return profileTool{typed}, nil
 }
 
 func validateProfile(req *mcp.Request, in *profileArgs) error {

@@ -42,7 +42,7 @@ const DefaultMaxProfileBytes = 8 << 20
 type Options struct {
 	// Logs is the handler whose records runtime_logs reads. Nil leaves
 	// runtime_logs out.
-	Logs *LogHandler
+	Logs *LogRing
 	// Health holds the checks runtime_health runs. Nil leaves
 	// runtime_health out.
 	Health *Health

@@ -298,10 +298,10 @@ func summariseFor(buckets []float64, counts []uint64) *histogram {
 // TestOptionsThatMeanNothing: bounds that mean nothing are errors, never
 // silently replaced.
 func TestOptionsThatMeanNothing(t *testing.T) {
-	if _, err := NewLogHandler(nil, &LogOptions{MaxRecords: -1}); err == nil {
+	if _, err := NewLogRing(nil, &LogRingOptions{MaxRecords: -1}); err == nil {
 		t.Error("MaxRecords -1 accepted")
 	}
-	if _, err := NewLogHandler(nil, &LogOptions{MaxBytes: 100}); err == nil || !strings.Contains(err.Error(), "at least 4096") {
+	if _, err := NewLogRing(nil, &LogRingOptions{MaxBytes: 100}); err == nil || !strings.Contains(err.Error(), "at least 4096") {
 		t.Errorf("MaxBytes 100: %v", err)
 	}
 	if _, err := NewHealth(&HealthOptions{Timeout: -time.Second}); err == nil {

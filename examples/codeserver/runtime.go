@@ -20,7 +20,7 @@ const maxGoroutines = 10000
 // with: it keeps the recent records for runtime_logs and passes them on
 // to logger's handler.
 func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS) (*slog.Logger, error) {
-	logs, err := runtimetools.NewLogHandler(logger.Handler(), nil)
+	logs, err := runtimetools.NewLogRing(logger.Handler(), nil)
 	if err != nil {
 		return nil, err
 	}

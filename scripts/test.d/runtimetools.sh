@@ -11,18 +11,18 @@
 # since wall times on a shared machine only bound them from above.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-out=$(go test -count=1 -run '^TestLogHandlerAddsNoAllocations$' -bench 'LogHandler|Goroutines100k' -benchmem \
+out=$(go test -count=1 -run '^TestLogRingAddsNoAllocations$' -bench 'LogRing|Goroutines100k' -benchmem \
   -benchtime 3x ./runtimetools 2>&1 | sed -n '1,200p') || { echo "$out"; exit 1; }
 # -benchtime 3x is too few for the log handler; run it again for longer.
-logs=$(go test -count=1 -run '^$' -bench 'LogHandler' -benchmem -benchtime 200000x ./runtimetools 2>&1) || { echo "$logs"; exit 1; }
+logs=$(go test -count=1 -run '^$' -bench 'LogRing' -benchmem -benchtime 200000x ./runtimetools 2>&1) || { echo "$logs"; exit 1; }
 echo "$logs" | grep '^Benchmark'
 echo "$out" | grep '^BenchmarkGoroutines100k'
 awk -v logs="$logs" -v gor="$(echo "$out" | grep '^BenchmarkGoroutines100k')" 'BEGIN {
   n = split(logs, lines, "\n")
   for (i = 1; i <= n; i++) {
     f = split(lines[i], w, /[ \t]+/)
-    if (w[1] !~ /^BenchmarkLogHandler\//) continue
-    name = w[1]; sub(/^BenchmarkLogHandler\//, "", name); sub(/-[0-9]+$/, "", name)
+    if (w[1] !~ /^BenchmarkLogRing\//) continue
+    name = w[1]; sub(/^BenchmarkLogRing\//, "", name); sub(/-[0-9]+$/, "", name)
     for (j = 2; j < f; j++) {
       if (w[j+1] == "ns/op") wall[name] = w[j]
       if (w[j+1] == "cpu-ns/op") cpu[name] = w[j]

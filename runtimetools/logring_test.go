@@ -19,7 +19,7 @@ import (
 
 // records returns what h keeps, oldest first, as slogtest reads a
 // handler's output.
-func records(h *LogHandler) []map[string]any {
+func records(h *LogRing) []map[string]any {
 	recs, _ := h.ring.snapshot()
 	out := make([]map[string]any, 0, len(recs))
 	for i := len(recs) - 1; i >= 0; i-- {
@@ -45,8 +45,8 @@ func records(h *LogHandler) []map[string]any {
 	return out
 }
 
-func TestLogHandlerSlogtest(t *testing.T) {
-	var h *LogHandler
+func TestLogRingSlogtest(t *testing.T) {
+	var h *LogRing
 	slogtest.Run(t, func(*testing.T) slog.Handler {
 		h = newLogs(t, nil, nil)
 		return h
@@ -59,7 +59,7 @@ func TestLogHandlerSlogtest(t *testing.T) {
 	})
 }
 
-func TestLogHandlerWrapsSlogtest(t *testing.T) {
+func TestLogRingWrapsSlogtest(t *testing.T) {
 	// The wrapped handler still behaves as a handler.
 	var buf bytes.Buffer
 	h := newLogs(t, slog.NewJSONHandler(&buf, nil), nil)
@@ -158,7 +158,7 @@ func TestLogSecretsRedactedInEveryAnswer(t *testing.T) {
 }
 
 func TestLogSecretKeysConfigurable(t *testing.T) {
-	logs := newLogs(t, nil, &LogOptions{SecretKeys: append(DefaultSecretKeys(), "ssn")})
+	logs := newLogs(t, nil, &LogRingOptions{SecretKeys: append(DefaultSecretKeys(), "ssn")})
 	slog.New(logs).Info("x", "SSN", "078-05-1120", "password", "p")
 	recs := records(logs)
 	if recs[0]["SSN"] != Redacted || recs[0]["password"] != Redacted {
@@ -167,7 +167,7 @@ func TestLogSecretKeysConfigurable(t *testing.T) {
 }
 
 func TestLogRingBounds(t *testing.T) {
-	logs := newLogs(t, nil, &LogOptions{MaxRecords: 10})
+	logs := newLogs(t, nil, &LogRingOptions{MaxRecords: 10})
 	logger := slog.New(logs)
 	for i := range 25 {
 		logger.Info("n", "i", i)
@@ -180,7 +180,7 @@ func TestLogRingBounds(t *testing.T) {
 		t.Errorf("kept %v .. %v, want 15 .. 24", got[0]["i"], got[9]["i"])
 	}
 
-	logs = newLogs(t, nil, &LogOptions{MaxBytes: 4096})
+	logs = newLogs(t, nil, &LogRingOptions{MaxBytes: 4096})
 	logger = slog.New(logs)
 	big := strings.Repeat("x", 500)
 	for i := range 40 {
@@ -209,7 +209,7 @@ func TestLogRingModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 50 {
 		maxRecords, maxBytes := 1+rng.IntN(40), 4096+rng.IntN(8192)
-		logs := newLogs(t, nil, &LogOptions{MaxRecords: maxRecords, MaxBytes: maxBytes})
+		logs := newLogs(t, nil, &LogRingOptions{MaxRecords: maxRecords, MaxBytes: maxBytes})
 		logger := slog.New(logs)
 		var sizes []int
 		for i := range 300 {
@@ -242,8 +242,8 @@ func TestLogRingModel(t *testing.T) {
 	}
 }
 
-func TestLogHandlerConcurrent(t *testing.T) {
-	logs := newLogs(t, slog.NewJSONHandler(io.Discard, nil), &LogOptions{MaxRecords: 100, MaxBytes: 8192})
+func TestLogRingConcurrent(t *testing.T) {
+	logs := newLogs(t, slog.NewJSONHandler(io.Discard, nil), &LogRingOptions{MaxRecords: 100, MaxBytes: 8192})
 	logger := slog.New(logs)
 	c := newTestClient(t, &Options{Logs: logs})
 	var wg sync.WaitGroup
@@ -269,10 +269,10 @@ func TestLogHandlerConcurrent(t *testing.T) {
 	}
 }
 
-func TestLogHandlerLevels(t *testing.T) {
+func TestLogRingLevels(t *testing.T) {
 	var host bytes.Buffer
 	// The ring keeps debug records the host's handler drops.
-	logs := newLogs(t, slog.NewTextHandler(&host, nil), &LogOptions{Level: slog.LevelDebug})
+	logs := newLogs(t, slog.NewTextHandler(&host, nil), &LogRingOptions{Level: slog.LevelDebug})
 	logger := slog.New(logs)
 	logger.Debug("quiet")
 	logger.Info("loud")
@@ -297,7 +297,7 @@ type panicky struct{}
 
 func (panicky) String() string { panic("boom") }
 
-func TestLogHandlerSurvivesBadValues(t *testing.T) {
+func TestLogRingSurvivesBadValues(t *testing.T) {
 	logs := newLogs(t, nil, nil)
 	slog.New(logs).Info("bad", "v", panicky{}, "nilerr", error(nil), "b", []byte("raw"))
 	got := records(logs)
@@ -306,7 +306,7 @@ func TestLogHandlerSurvivesBadValues(t *testing.T) {
 	}
 }
 
-func TestLogHandlerAddsNoAllocations(t *testing.T) {
+func TestLogRingAddsNoAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
@@ -333,11 +333,11 @@ var benchAttrs = []slog.Attr{
 	slog.Bool("cached", false), slog.Any("err", errors.New("upstream slow")), slog.String("token", "s3cret"),
 }
 
-// BenchmarkLogHandler logs a typical record through a JSON handler and
-// through slog.DiscardHandler, each bare and wrapped in a LogHandler, in
+// BenchmarkLogRing logs a typical record through a JSON handler and
+// through slog.DiscardHandler, each bare and wrapped in a LogRing, in
 // the same run: the difference is what the ring adds per record (the
 // bound is 1 µs and no allocation).
-func BenchmarkLogHandler(b *testing.B) {
+func BenchmarkLogRing(b *testing.B) {
 	ctx := context.Background()
 	for _, bc := range []struct {
 		name string
@@ -346,7 +346,7 @@ func BenchmarkLogHandler(b *testing.B) {
 		{"json", slog.NewJSONHandler(io.Discard, nil)},
 		{"json+ring", newLogs(b, slog.NewJSONHandler(io.Discard, nil), nil)},
 		{"discard", slog.DiscardHandler},
-		{"discard+ring", newLogs(b, slog.DiscardHandler, &LogOptions{Level: slog.LevelInfo})},
+		{"discard+ring", newLogs(b, slog.DiscardHandler, &LogRingOptions{Level: slog.LevelInfo})},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			logger := slog.New(bc.h)

@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// Defaults of LogOptions.
+// Defaults of LogRingOptions.
 const (
 	DefaultMaxRecords = 1000
 	DefaultMaxBytes   = 1 << 20
@@ -18,8 +18,8 @@ const (
 	minBytes       = 4 << 10
 )
 
-// LogOptions configure a LogHandler. The zero value is usable.
-type LogOptions struct {
+// LogRingOptions configure a LogRing. The zero value is usable.
+type LogRingOptions struct {
 	// MaxRecords bounds the records kept. Zero means DefaultMaxRecords;
 	// negative is an error.
 	MaxRecords int
@@ -38,12 +38,12 @@ type LogOptions struct {
 	Level slog.Leveler
 }
 
-// LogHandler is a slog.Handler that keeps the recent records it handles in
+// LogRing is a slog.Handler that keeps the recent records it handles in
 // a ring bounded by count and bytes, for runtime_logs, and passes every
 // record on to the handler it wraps, unchanged. Install it around the
 // host's handler:
 //
-//	logs, err := runtimetools.NewLogHandler(slog.NewJSONHandler(os.Stderr, nil), nil)
+//	logs, err := runtimetools.NewLogRing(slog.NewJSONHandler(os.Stderr, nil), nil)
 //	...
 //	slog.SetDefault(slog.New(logs))
 //	runtimetools.Register(ts, &runtimetools.Options{Logs: logs})
@@ -51,25 +51,25 @@ type LogOptions struct {
 // Records are encoded into a preallocated buffer: storing one allocates
 // nothing for attributes of the basic kinds (strings, numbers, booleans,
 // durations, times) and errors; other values are formatted with fmt.
-// Values of secret keys (see LogOptions.SecretKeys) are never stored.
+// Values of secret keys (see LogRingOptions.SecretKeys) are never stored.
 // Messages are stored as they are: do not log secrets in messages.
-type LogHandler struct {
+type LogRing struct {
 	ring *logRing
 	next slog.Handler
 	pre  []byte // encoded attributes and group openings of WithAttrs and WithGroup
 }
 
-// NewLogHandler returns a LogHandler that wraps next. next may be nil: the
+// NewLogRing returns a LogRing that wraps next. next may be nil: the
 // records are then only kept. opts may be nil. It fails for bounds that
 // mean nothing.
-func NewLogHandler(next slog.Handler, opts *LogOptions) (*LogHandler, error) {
-	var o LogOptions
+func NewLogRing(next slog.Handler, opts *LogRingOptions) (*LogRing, error) {
+	var o LogRingOptions
 	if opts != nil {
 		o = *opts
 	}
 	switch {
 	case o.MaxRecords < 0:
-		return nil, fmt.Errorf("runtimetools: LogOptions.MaxRecords is %d; want 0 (the default) or more", o.MaxRecords)
+		return nil, fmt.Errorf("runtimetools: LogRingOptions.MaxRecords is %d; want 0 (the default) or more", o.MaxRecords)
 	case o.MaxRecords == 0:
 		o.MaxRecords = DefaultMaxRecords
 	}
@@ -77,7 +77,7 @@ func NewLogHandler(next slog.Handler, opts *LogOptions) (*LogHandler, error) {
 	case o.MaxBytes == 0:
 		o.MaxBytes = DefaultMaxBytes
 	case o.MaxBytes < minBytes:
-		return nil, fmt.Errorf("runtimetools: LogOptions.MaxBytes is %d; want 0 (the default) or at least %d", o.MaxBytes, minBytes)
+		return nil, fmt.Errorf("runtimetools: LogRingOptions.MaxBytes is %d; want 0 (the default) or at least %d", o.MaxBytes, minBytes)
 	}
 	level := o.Level
 	if level == nil && next == nil {
@@ -94,12 +94,12 @@ func NewLogHandler(next slog.Handler, opts *LogOptions) (*LogHandler, error) {
 		b := make([]byte, 0, r.maxRecord)
 		return &b
 	}
-	return &LogHandler{ring: r, next: next}, nil
+	return &LogRing{ring: r, next: next}, nil
 }
 
 // Enabled reports whether the wrapped handler is enabled for level, or
-// the level is kept (LogOptions.Level).
-func (h *LogHandler) Enabled(ctx context.Context, level slog.Level) bool {
+// the level is kept (LogRingOptions.Level).
+func (h *LogRing) Enabled(ctx context.Context, level slog.Level) bool {
 	if h.ring.level != nil && level >= h.ring.level.Level() {
 		return true
 	}
@@ -108,7 +108,7 @@ func (h *LogHandler) Enabled(ctx context.Context, level slog.Level) bool {
 
 // Handle keeps r, with secret values redacted, and passes it on to the
 // wrapped handler if that is enabled for its level.
-func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *LogRing) Handle(ctx context.Context, r slog.Record) error {
 	if h.ring.level == nil || r.Level >= h.ring.level.Level() {
 		h.store(r)
 	}
@@ -119,7 +119,7 @@ func (h *LogHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 // WithAttrs returns a handler whose records carry attrs.
-func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+func (h *LogRing) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
@@ -136,7 +136,7 @@ func (h *LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 // WithGroup returns a handler whose records' attributes are in group name.
-func (h *LogHandler) WithGroup(name string) slog.Handler {
+func (h *LogRing) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
@@ -152,7 +152,7 @@ func (h *LogHandler) WithGroup(name string) slog.Handler {
 
 // store encodes r into a scratch buffer, outside the lock (LogValuer
 // methods run there), and copies it into the ring.
-func (h *LogHandler) store(r slog.Record) {
+func (h *LogRing) store(r slog.Record) {
 	bp := h.ring.scratch.Get().(*[]byte)
 	e := encoder{b: (*bp)[:0], max: h.ring.maxRecord, secrets: h.ring.secrets}
 	e.header(r.Time, r.Level, r.PC, r.Message)
