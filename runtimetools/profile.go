@@ -128,6 +128,9 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		if err := validateProfile(req, &in); err != nil {
 			return profileResult{}, err
 		}
+		if err := fitsDeadline(ctx, req, in.Seconds); err != nil {
+			return profileResult{}, err
+		}
 		progress := func(done, total float64, msg string) { _ = req.Progress(done, total, msg) }
 		out, err := s.profile(ctx, in, progress)
 		if err != nil {
@@ -183,6 +186,24 @@ func validateProfile(req *mcp.Request, in *profileArgs) error {
 		return argError(req, "/sortBy", "must be flat or cum; got %s", echo(in.SortBy))
 	}
 	return nil
+}
+
+// fitsDeadline rejects a profile window the call's deadline (the server's
+// CallTimeout, say) would cut short, naming the longest that fits.
+func fitsDeadline(ctx context.Context, req *mcp.Request, seconds int) error {
+	dl, ok := ctx.Deadline()
+	if !ok || seconds == 0 {
+		return nil
+	}
+	const margin = time.Second // to decode and answer
+	left := time.Until(dl)
+	if left >= time.Duration(seconds)*time.Second+margin {
+		return nil
+	}
+	if most := int((left - margin) / time.Second); most >= 1 {
+		return argError(req, "/seconds", "this call must end within %v: ask for at most %d seconds (got %d)", left.Round(time.Second), most, seconds)
+	}
+	return argError(req, "/seconds", "this call must end within %v, too soon for a profile window", left.Round(time.Millisecond))
 }
 
 // profile takes the profile described by validated arguments. It is a

@@ -283,3 +283,17 @@ func TestProfileTooLargeIsSummarised(t *testing.T) {
 		t.Errorf("over MaxProfileBytes: %+v, %d blocks", got, len(res.Content))
 	}
 }
+
+func TestProfileWindowFitsTheCallTimeout(t *testing.T) {
+	ts := mcp.NewToolSet()
+	must(t, Register(ts, nil))
+	srv := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{CallTimeout: 5 * time.Second})
+	c := mcptest.NewClient(t, srv, &mcptest.ClientOptions{Caller: mcptest.Caller("oncall", allGrants...)})
+	text := callError(t, c, ProfileToolName, map[string]any{"kind": "cpu", "seconds": 10})
+	if !strings.Contains(text, "must end within 5s: ask for at most 3 seconds (got 10)") {
+		t.Errorf("a 10 s profile under a 5 s call timeout: %s", text)
+	}
+	if res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "heap"}); err != nil || res.IsError {
+		t.Errorf("a snapshot needs no window: %v %s", err, mcptest.ResultText(res))
+	}
+}
