@@ -207,12 +207,12 @@ func TestLogRingBounds(t *testing.T) {
 // the newest records that fit both bounds, in order.
 func TestLogRingModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 50 {
+	for trial := range 20 {
 		maxRecords, maxBytes := 1+rng.IntN(40), 4096+rng.IntN(8192)
 		logs := newLogs(t, nil, &LogRingOptions{MaxRecords: maxRecords, MaxBytes: maxBytes})
 		logger := slog.New(logs)
 		var sizes []int
-		for i := range 300 {
+		for i := range 200 {
 			n := rng.IntN(maxBytes / 4)
 			logger.Info("m", "i", i, "pad", strings.Repeat("p", n))
 			recs, stats := logs.ring.snapshot()

@@ -247,7 +247,7 @@ func TestEnvironmentNeverShown(t *testing.T) {
 // profiler; the tools work only when called.
 func TestRegisterCostsNothing(t *testing.T) {
 	before := runtime.NumGoroutine()
-	for range 10 {
+	for range 3 {
 		if _, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)}); err != nil {
 			t.Fatal(err)
 		}
