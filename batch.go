@@ -96,22 +96,22 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 		defer cancel()
 	}
 
-	elems := p.Elems
-	out := make([]batchElem, len(elems))
-	var used atomic.Int64 // bytes of the responses so far
+	a := &batchAnswer{elems: p.Elems, out: make([]batchElem, len(p.Elems)), finished: make([]bool, len(p.Elems)),
+		maxBytes: maxBytes, timeout: timeout, b: []byte{'['}}
 	runOne := func(i int) {
+		var e batchElem
 		switch {
 		case ctx.Err() != nil:
-			out[i].notRun = skipDeadline
-		case maxBytes >= 0 && used.Load() > int64(maxBytes):
-			out[i].notRun = skipCap
+			e.notRun = skipDeadline
+		case a.full():
+			e.notRun = skipCap
 		default:
-			out[i] = s.batchElement(ctx, caller, elems[i], tr)
-			used.Add(int64(len(out[i].resp)))
+			e = s.batchElement(ctx, caller, a.elems[i], tr)
 		}
+		a.finish(i, e)
 	}
-	if workers == 1 || len(elems) == 1 {
-		for i := range elems {
+	if workers == 1 || len(a.elems) == 1 {
+		for i := range a.elems {
 			runOne(i)
 		}
 	} else {
@@ -119,45 +119,91 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 		// prefix of the batch, whatever the timing.
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range min(workers, len(elems)) {
+		for range min(workers, len(a.elems)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := int(next.Add(1) - 1); i < len(elems); i = int(next.Add(1) - 1) {
+				for i := int(next.Add(1) - 1); i < len(a.elems); i = int(next.Add(1) - 1) {
 					runOne(i)
 				}
 			}()
 		}
 		wg.Wait()
 	}
-
-	b := []byte{'['}
-	n, total, over := 0, 0, false
-	for i, el := range out {
-		resp := el.resp
-		switch {
-		case el.notRun == 0 && el.note:
-			continue
-		case el.notRun != 0 || over || (maxBytes >= 0 && total+len(resp) > maxBytes):
-			id, isNote := peekID(elems[i])
-			if isNote {
-				continue
-			}
-			over = over || el.notRun != skipDeadline
-			resp = appendError(nil, id, CodeLimitExceeded, batchRefusal(el.notRun, maxBytes, timeout), nil)
-		default:
-			total += len(resp)
-		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, resp...)
-		n++
-	}
-	if n == 0 {
+	if a.n == 0 {
 		return http.StatusAccepted, nil
 	}
-	return http.StatusOK, append(b, ']')
+	return http.StatusOK, append(a.b, ']')
+}
+
+// batchAnswer assembles a batch's response in request order as its
+// elements finish, so that a response is held once: in the answer, or,
+// while an earlier element still runs, on its own.
+type batchAnswer struct {
+	elems    [][]byte
+	maxBytes int
+	timeout  time.Duration
+
+	used atomic.Int64 // bytes of the responses finished so far
+
+	mu       sync.Mutex
+	out      []batchElem
+	finished []bool
+	next     int    // the first element not yet in b
+	b        []byte // the response so far
+	n        int    // responses in b
+	total    int    // bytes of the elements' own responses in b
+	over     bool   // an element's response did not fit
+}
+
+// full reports whether the cap has been reached: elements picked now are
+// not run.
+func (a *batchAnswer) full() bool {
+	if a.maxBytes < 0 {
+		return false
+	}
+	a.mu.Lock()
+	over := a.over
+	a.mu.Unlock()
+	return over || a.used.Load() > int64(a.maxBytes)
+}
+
+// finish records element i and appends every finished element that is
+// next in order.
+func (a *batchAnswer) finish(i int, e batchElem) {
+	a.used.Add(int64(len(e.resp)))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.out[i], a.finished[i] = e, true
+	for ; a.next < len(a.out) && a.finished[a.next]; a.next++ {
+		a.emit(a.next)
+	}
+}
+
+// emit appends element i's response, or the error that replaces it.
+// Called with mu held, in request order.
+func (a *batchAnswer) emit(i int) {
+	el := a.out[i]
+	a.out[i] = batchElem{}
+	resp := el.resp
+	switch {
+	case el.notRun == 0 && el.note:
+		return
+	case el.notRun != 0 || a.over || (a.maxBytes >= 0 && a.total+len(resp) > a.maxBytes):
+		id, isNote := peekID(a.elems[i])
+		if isNote {
+			return
+		}
+		a.over = a.over || el.notRun != skipDeadline
+		resp = appendError(nil, id, CodeLimitExceeded, batchRefusal(el.notRun, a.maxBytes, a.timeout), nil)
+	default:
+		a.total += len(resp)
+	}
+	if a.n > 0 {
+		a.b = append(a.b, ',')
+	}
+	a.b = append(a.b, resp...)
+	a.n++
 }
 
 // batchElement answers one element, recovering a panic as Handle does, since
