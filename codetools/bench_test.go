@@ -98,7 +98,7 @@ func benchSearch(b *testing.B, query string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(res.Coverage.CatalogEntries), "entries")
+	b.ReportMetric(float64(res.Coverage.Entries), "entries")
 	b.ReportMetric(float64(res.Total), "matches")
 	b.ResetTimer()
 	for b.Loop() {
@@ -147,7 +147,7 @@ func TestCatalogMemory(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	n := res.Coverage.CatalogEntries
+	n := res.Coverage.Entries
 	t.Logf("50k catalog: %d entries, %.1f MiB held, %d bytes/entry", n, float64(held)/(1<<20), held/int64(n))
 	if n != 50000 {
 		t.Errorf("entries = %d", n)

@@ -165,6 +165,7 @@ type index struct {
 	freq    [256]uint32 // byte frequencies of hay
 	regs    []regDoc
 	cov     Coverage
+	search  searchIndex // ranking, names, files and terms (searchindex.go)
 }
 
 // baseIndex returns the runtime and snapshot sources, starting their
@@ -383,7 +384,8 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *index {
 	}
 	x.entries = entries
 	x.buildHaystack()
-	x.fillCoverage(max)
+	x.search = buildSearch(x, st)
+	x.fillCoverage()
 	return x
 }
 

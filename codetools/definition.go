@@ -59,6 +59,8 @@ type Definition struct {
 	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty" jsonschema:"Provenance of the snapshot the source came from."`
 	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source is what the running binary was compiled from: match, stale or unverified, with the reason."`
 	Limitations    string              `json:"limitations" jsonschema:"What this answer can and cannot tell."`
+	// Focus marks the line a stack-trace file line named.
+	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query named, within this definition."`
 }
 
 // NextArguments are the arguments of the next chunk's request.
@@ -109,7 +111,11 @@ func (c *Catalog) now() int64 {
 func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definition, error) {
 	switch {
 	case strings.TrimSpace(q.Name) == "":
-		return nil, invalidf("name must not be empty")
+		return nil, invalidf("name must not be empty: give an id from code_search, a name, a stack-trace symbol or file:line")
+	case len(q.Name) > MaxNameBytes:
+		return nil, invalidf("name is %d bytes long; at most %d are accepted", len(q.Name), MaxNameBytes)
+	case strings.ContainsRune(q.Name, 0) || !utf8.ValidString(q.Name):
+		return nil, invalidf("name must be valid UTF-8 without NUL characters")
 	case q.Offset < 0:
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
 	case q.MaxCharacters < 0 || q.MaxCharacters > MaxMaxCharacters:
@@ -122,14 +128,14 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	if err != nil {
 		return nil, err
 	}
-	e, ok := c.resolve(x, q.Name)
-	if !ok {
-		return nil, &unknownNameError{name: q.Name}
+	e, focus, err := c.resolveName(x, q.Name)
+	if err != nil {
+		return nil, err
 	}
 	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.id, Kind: e.kind.String(),
 		Sources: e.sources.names(), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
 	if q.Name != e.id {
-		d.RequestedName = q.Name
+		d.RequestedName = echoArg(q.Name)
 	}
 	var reg *regDoc
 	if e.reg >= 0 {
@@ -171,6 +177,12 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 			q.Offset, e.id, d.DefinitionCharacters)
 	}
 	d.Offset = q.Offset
+	if focus != nil {
+		if d.Source == SourceSnapshot {
+			x.focus(focus, e, text)
+		}
+		d.Focus = focus
+	}
 	if next := q.Offset + utf8.RuneCountInString(d.Definition); next < d.DefinitionCharacters {
 		d.More = true
 		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}

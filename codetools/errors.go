@@ -3,6 +3,7 @@ package codetools
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 var (
@@ -13,6 +14,9 @@ var (
 	// ErrUnknownName reports a code_definition name that is not in the
 	// catalog. Tool wrappers map it to a tool error.
 	ErrUnknownName = errors.New("unknown name")
+	// ErrAmbiguousName reports a code_definition name that several entries
+	// answer to. Tool wrappers map it to a tool error that lists them.
+	ErrAmbiguousName = errors.New("ambiguous name")
 )
 
 // argError is an error that wraps ErrInvalidArgument with a specific message.
@@ -25,10 +29,42 @@ func invalidf(format string, args ...any) error {
 	return &argError{msg: fmt.Sprintf(format, args...)}
 }
 
-// unknownNameError wraps ErrUnknownName.
-type unknownNameError struct{ name string }
+// unknownNameError wraps ErrUnknownName; it lists the closest ids.
+type unknownNameError struct {
+	name       string
+	why        string
+	candidates []string
+}
 
 func (e *unknownNameError) Error() string {
-	return fmt.Sprintf("unknown name %q: not in the catalog; use code_search to find exact ids", e.name)
+	why := e.why
+	if why == "" {
+		why = "not in the catalog"
+	}
+	return fmt.Sprintf("unknown name %q: %s; %s", echoArg(e.name), why, candidateText(e.candidates))
 }
 func (e *unknownNameError) Unwrap() error { return ErrUnknownName }
+
+// ambiguousNameError wraps ErrAmbiguousName; it lists the entries.
+type ambiguousNameError struct {
+	name       string
+	why        string
+	n          int
+	candidates []string
+}
+
+func (e *ambiguousNameError) Error() string {
+	why := e.why
+	if why == "" {
+		why = fmt.Sprintf("%d entries answer to it", e.n)
+	}
+	return fmt.Sprintf("ambiguous name %q: %s; %s", echoArg(e.name), why, candidateText(e.candidates))
+}
+func (e *ambiguousNameError) Unwrap() error { return ErrAmbiguousName }
+
+func candidateText(ids []string) string {
+	if len(ids) == 0 {
+		return "use code_search to find exact ids"
+	}
+	return "closest ids first: " + strings.Join(ids, ", ") + "; code_search finds more"
+}

@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // symbol is a parsed Go symbol name.
@@ -231,4 +232,156 @@ func validIdent(s string) bool {
 func isStdPkg(path string) bool {
 	first, _, _ := strings.Cut(path, "/")
 	return !strings.Contains(first, ".") && first != "main" && first != "command-line-arguments"
+}
+
+// MaxNameBytes bounds DefinitionQuery.Name.
+const MaxNameBytes = 1000
+
+// maxCandidates bounds the candidate ids of an ambiguous or unknown name.
+const maxCandidates = 10
+
+// Focus marks the line of a definition that a stack-trace file line named.
+type Focus struct {
+	// Line is the line of the file, as the query gave it.
+	Line int `json:"line" jsonschema:"Line of the file the query named."`
+	// Text is that line of the source, when the snapshot holds it.
+	Text string `json:"text,omitempty" jsonschema:"That line of the source; untrusted."`
+	// Offset is the character offset of the line in the definition, to
+	// pass as offset when the definition comes in several chunks.
+	Offset int `json:"offset" jsonschema:"Character offset of the line in the definition."`
+	// Exact is false when the enclosing declaration was inferred from the
+	// function table (the function that starts last before the line),
+	// without the snapshot's spans.
+	Exact bool `json:"exact" jsonschema:"False when the enclosing declaration was inferred from the function table."`
+}
+
+// resolveName finds the entry for a name as an agent has it: an id, a
+// symbol from a stack trace or profile (resolve), a short or qualified name
+// (NewHandler, mcp.NewHandler, (*Server).Handle), or a stack-trace file
+// line (/build/x/protocol.go:227 +0x339), which answers the enclosing
+// declaration and a Focus on the line. An ambiguous name is an error
+// wrapping ErrAmbiguousName, an unknown one ErrUnknownName; both list up
+// to 10 candidate ids, closest first.
+func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
+	name = strings.TrimSpace(name)
+	if e, ok := c.resolve(x, name); ok {
+		return e, nil, nil
+	}
+	if fq, ok := parseFileQuery(name); ok && fq.line > 0 {
+		return x.resolveFileLine(name, fq)
+	}
+	sym := trimCallArgs(name)
+	if strings.ContainsAny(sym, " \t") {
+		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(name)}
+	}
+	lq := newLiteralQuery(sym)
+	short := sym
+	if lq.qualified {
+		short = lq.name
+	}
+	lo, hi := x.search.namedRange(x, short, false)
+	var exact, fold []int32
+	for _, i := range x.search.byName[lo:hi] {
+		if lq.qualified && !x.qualifies(int(i), sym) {
+			continue
+		}
+		if entryName(&x.entries[i]) == short {
+			exact = append(exact, i)
+		} else {
+			fold = append(fold, i)
+		}
+	}
+	found := exact
+	if len(found) == 0 {
+		found = fold
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(sym)}
+	case 1:
+		return &x.entries[found[0]], nil, nil
+	}
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: x.ranked(found)}
+}
+
+// resolveFileLine answers a file:line: the declaration that encloses the
+// line in the file the path names best.
+func (x *index) resolveFileLine(name string, fq fileQuery) (*entry, *Focus, error) {
+	var found []int32
+	exact := false
+	for _, fe := range x.filesFor(fq) {
+		if i, ok := x.enclosing(fe, fq.line); i >= 0 {
+			found = append(found, int32(i))
+			exact = ok
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(fq.path),
+			why: "no declaration of the catalog encloses that file line"}
+	case 1:
+		return &x.entries[found[0]], &Focus{Line: fq.line, Exact: exact}, nil
+	}
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: x.ranked(found),
+		why: "several files of the catalog end with that path"}
+}
+
+// ranked returns up to maxCandidates ids of the given entries, closest
+// first: by scope (main module first), then shorter id.
+func (x *index) ranked(is []int32) []string {
+	top := topK{k: maxCandidates}
+	for _, i := range is {
+		top.push(x.rankKey(tierExact, int(i)))
+	}
+	var out []string
+	for _, k := range top.sorted() {
+		out = append(out, x.entries[keyEntry(k)].id)
+	}
+	return out
+}
+
+// candidates returns up to maxCandidates ids close to an unknown name: the
+// literal matches of its last element in every scope, ranked, or else the
+// term matches of its words.
+func (x *index) candidates(name string) []string {
+	top := topK{k: maxCandidates}
+	f := filter{scopes: allScopes}
+	lq := newLiteralQuery(name)
+	if lq.qualified {
+		lq = newLiteralQuery(lq.name)
+	}
+	if x.literal(&lq, &f, top.push) == 0 {
+		x.termSearch(x.queryTerms(name), "", nil, &f, top.k, top.push)
+	}
+	var out []string
+	for _, k := range top.sorted() {
+		out = append(out, x.entries[keyEntry(k)].id)
+	}
+	return out
+}
+
+// focus fills the text and offset of f from the definition text of e.
+func (x *index) focus(f *Focus, e *entry, text string) {
+	if e.snap < 0 || x.base.snap == nil || text == "" {
+		return
+	}
+	start := x.spanStartLine(e)
+	k := f.Line - start
+	if k < 0 {
+		return
+	}
+	off := 0
+	for ; k > 0; k-- {
+		nl := strings.IndexByte(text[off:], '\n')
+		if nl < 0 {
+			return
+		}
+		off += nl + 1
+	}
+	line := text[off:]
+	if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+		line = line[:nl]
+	}
+	f.Text = cutText(line, maxEcho)
+	f.Offset = utf8.RuneCountInString(text[:off])
 }

@@ -3,100 +3,136 @@ package codetools
 import (
 	"context"
 	"go/doc"
+	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
 // SearchQuery holds the code_search arguments.
 type SearchQuery struct {
-	// Query is a literal, case-insensitive substring of ids and
-	// documentation. Required.
+	// Query is a name, a fragment of one, a phrase, a file name or a
+	// file:line (as a stack trace prints it). Required.
 	Query string `json:"query"`
+	// Kind keeps entries of these kinds: one kind or several separated by
+	// commas (func, method, type, var, const, package, doc, tool); ""
+	// keeps every kind.
+	Kind string `json:"kind,omitempty"`
+	// Scope keeps entries of the host's main module (main), of the other
+	// modules of the build (deps), of the standard library (std) or of all
+	// three (all); "" means main and deps.
+	Scope string `json:"scope,omitempty"`
+	// Package keeps entries whose import path is Package, is under it, or
+	// holds it as whole path elements ("codetools", "embedmcp/mcp").
+	Package string `json:"package,omitempty"`
+	// Packages asks for the list of the catalog's packages in the answer.
+	Packages bool `json:"packages,omitempty"`
 	// Limit is the page size, 1..MaxLimit; 0 means DefaultLimit.
 	Limit int `json:"limit,omitempty"`
 	// Offset is the number of matches to skip; ≥ 0.
 	Offset int `json:"offset,omitempty"`
 }
 
+// Values of SearchResult.Match.
+const (
+	MatchLiteral = "literal"
+	MatchTerms   = "terms"
+	MatchFile    = "file"
+)
+
 // SearchResult is the code_search answer.
 type SearchResult struct {
-	Server     string `json:"server" jsonschema:"Server the catalog describes."`
-	ObservedAt int64  `json:"observedAt" jsonschema:"Time of the answer, in Unix seconds."`
-	Query      string `json:"query" jsonschema:"The query as given."`
-	Limit      int    `json:"limit" jsonschema:"Page size used."`
-	Offset     int    `json:"offset" jsonschema:"Matches skipped before this page."`
+	// Match says how the query was matched: literal (a case-insensitive
+	// substring of ids and documentation, ranked), terms (the words of
+	// the query, ranked with BM25F over names, documentation, package
+	// paths and file names) or file (a file name or file:line).
+	Match string `json:"match" jsonschema:"How the query matched: literal (substring, ranked), terms (words, ranked) or file (a file's declarations)."`
+	// Scope is the scope searched: main+deps, main, deps, std or all.
+	Scope string `json:"scope" jsonschema:"Scopes searched: main+deps (default), main, deps, std or all."`
 	// Total is the number of matching entries.
 	Total int  `json:"total" jsonschema:"Number of matching entries."`
 	More  bool `json:"more" jsonschema:"Whether more matches follow this page."`
 	// NextOffset is the offset of the next page, if More.
 	NextOffset *int `json:"nextOffset,omitempty" jsonschema:"Offset of the next page; present when more is true."`
 	// Results is never nil.
-	Results     []SearchHit `json:"results" jsonschema:"Matches of this page, in id order."`
-	Coverage    Coverage    `json:"coverage" jsonschema:"What the catalog holds."`
-	Limitations string      `json:"limitations" jsonschema:"What the search can and cannot see."`
+	Results []SearchHit `json:"results" jsonschema:"Matches of this page, best first."`
+	// Note explains a widened scope or a fallback.
+	Note string `json:"note,omitempty" jsonschema:"How the answer was widened, if it was."`
+	// Limitations says what the answer could not see: a snapshot that is
+	// not used or a function table that could not be read; empty otherwise.
+	Limitations string   `json:"limitations,omitempty" jsonschema:"What this answer could not see (snapshot or function table problems); absent when nothing is missing."`
+	Coverage    Coverage `json:"coverage" jsonschema:"What the catalog holds, as counts."`
+	// PackageList lists the catalog's packages in the scope searched (at
+	// most MaxListedPackages), when the query asked for it.
+	PackageList []PackageInfo `json:"packageList,omitempty" jsonschema:"Packages of the scope searched, when asked with packages:true."`
 }
 
-// SearchHit is one code_search match.
+// SearchHit is one code_search match. The text listing of the answer
+// adds the first sentence of each hit's documentation.
 type SearchHit struct {
 	// Name is the exact id to pass to code_definition.
-	Name    string   `json:"name" jsonschema:"Exact id to pass to code_definition."`
-	Kind    string   `json:"kind" jsonschema:"Kind of entry: func, method, type, var, const, package, doc or tool."`
-	Package string   `json:"package,omitempty" jsonschema:"Import path of the entry's package."`
-	Source  string   `json:"source" jsonschema:"Primary source of the entry: registered, snapshot or runtime."`
-	Sources []string `json:"sources" jsonschema:"Every source that holds the entry."`
-	File    string   `json:"file,omitempty" jsonschema:"File of the declaration."`
-	Line    int      `json:"line,omitempty" jsonschema:"Line of the declaration in file."`
-	// Doc is the first sentence of the documentation.
-	Doc    string `json:"doc,omitempty" jsonschema:"First sentence of the documentation; untrusted."`
-	Linked bool   `json:"linked" jsonschema:"Whether the symbol is in the running binary's function table."`
+	Name string `json:"id" jsonschema:"Exact id to pass to code_definition."`
+	Kind string `json:"kind" jsonschema:"func, method, type, var, const, package, doc or tool."`
+	// At is the declaration's position, file:line, the file as its base
+	// name: its directory is the package's. It is a valid code_search query.
+	At  string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
+	doc string // first sentence of the documentation, for the listing
+	pkg string // import path, for the listing
 }
 
-// Coverage describes what the catalog holds.
+// Coverage describes what the catalog holds, as counts.
 type Coverage struct {
-	CatalogEntries int  `json:"catalogEntries" jsonschema:"Number of entries in the catalog."`
-	MaxEntries     int  `json:"maxEntries" jsonschema:"Bound on catalog entries."`
-	Truncated      bool `json:"truncated" jsonschema:"Whether entries were dropped to keep the bound."`
-	DroppedEntries int  `json:"droppedEntries" jsonschema:"Number of entries dropped to keep the bound."`
-	// TruncationRule is the deterministic rule that picks kept entries.
-	TruncationRule string         `json:"truncationRule" jsonschema:"Rule that picks the kept entries."`
-	BySource       map[string]int `json:"bySource" jsonschema:"Entries per source; an entry can count for several."`
-	ByKind         map[string]int `json:"byKind" jsonschema:"Entries per kind."`
-	Snapshot       bool           `json:"snapshot" jsonschema:"Whether a source snapshot is embedded."`
-	// PackagesWithoutSource lists (at most maxListedPackages) packages
-	// with runtime entries but no snapshot source.
-	PackagesWithoutSource          []string `json:"packagesWithoutSource" jsonschema:"Packages with runtime entries but no snapshot source (at most 100)."`
-	PackagesWithoutSourceCount     int      `json:"packagesWithoutSourceCount" jsonschema:"Number of packages with runtime entries but no snapshot source."`
-	PackagesWithoutSourceTruncated bool     `json:"packagesWithoutSourceTruncated" jsonschema:"Whether packagesWithoutSource was cut to 100."`
-	RuntimeError                   string   `json:"runtimeError,omitempty" jsonschema:"Why the function table could not be read, if it could not."`
-	SnapshotError                  string   `json:"snapshotError,omitempty" jsonschema:"Why the snapshot could not be read, if it could not."`
-	RegisteredError                string   `json:"registeredError,omitempty" jsonschema:"Why an option (a documentation entry or a package pattern) was rejected, if one was."`
+	Entries  int `json:"entries" jsonschema:"Entries in the catalog."`
+	Main     int `json:"main" jsonschema:"Entries of the host's main module (and registered entries)."`
+	Deps     int `json:"deps" jsonschema:"Entries of the other modules of the build."`
+	Std      int `json:"std" jsonschema:"Entries of the standard library."`
+	Packages int `json:"packages" jsonschema:"Packages with entries."`
+	// NoSnapshot reports that no source snapshot is embedded.
+	NoSnapshot bool `json:"noSnapshot,omitempty" jsonschema:"True when no source snapshot is embedded: only runtime metadata."`
+	// Truncated reports that entries were dropped to keep MaxEntries;
+	// DroppedEntries counts them and TruncationRule says which.
+	Truncated       bool   `json:"truncated,omitempty" jsonschema:"Whether entries were dropped to keep the bound."`
+	DroppedEntries  int    `json:"droppedEntries,omitempty" jsonschema:"Entries dropped to keep the bound."`
+	TruncationRule  string `json:"truncationRule,omitempty" jsonschema:"Rule that picked the kept entries, when truncated."`
+	RuntimeError    string `json:"runtimeError,omitempty" jsonschema:"Why the function table could not be read, if it could not."`
+	SnapshotError   string `json:"snapshotError,omitempty" jsonschema:"Why the snapshot could not be read, if it could not."`
+	RegisteredError string `json:"registeredError,omitempty" jsonschema:"Why a documentation entry given in the options was rejected, if one was."`
 }
 
-const maxListedPackages = 100
+// PackageInfo is one package of a package list.
+type PackageInfo struct {
+	Path    string `json:"path" jsonschema:"Import path."`
+	Scope   string `json:"scope" jsonschema:"main, deps or std."`
+	Entries int    `json:"entries" jsonschema:"Entries of the package in the catalog."`
+	// Source reports whether the snapshot holds the package's source.
+	Source bool `json:"source" jsonschema:"Whether the snapshot holds the package's source."`
+}
 
-func (x *index) fillCoverage(max int) {
+// Bounds of the search answers and arguments.
+const (
+	// MaxQueryBytes bounds SearchQuery.Query.
+	MaxQueryBytes = 1000
+	// MaxListedPackages bounds SearchResult.PackageList.
+	MaxListedPackages = 200
+	// maxEcho bounds how much of an argument an error repeats.
+	maxEcho = 200
+	// maxHitDoc bounds the documentation of a hit in the listing.
+	maxHitDoc = 48
+	// maxPackageArg bounds SearchQuery.Package.
+	maxPackageArg = 300
+)
+
+func (x *index) fillCoverage() {
 	c := &x.cov
-	c.CatalogEntries = len(x.entries)
-	c.MaxEntries = max
-	c.BySource = map[string]int{SourceRuntime: 0, SourceSnapshot: 0, SourceRegistered: 0}
-	c.ByKind = map[string]int{}
-	for i := range x.entries {
-		e := &x.entries[i]
-		for _, s := range e.sources.names() {
-			c.BySource[s]++
-		}
-		c.ByKind[e.kind.String()]++
-	}
+	si := &x.search
+	c.Entries = len(x.entries)
+	c.Main, c.Deps, c.Std = si.counts[scMain], si.counts[scDeps], si.counts[scStd]
+	c.Packages = si.packages
 	b := x.base
-	c.Snapshot = b.snap != nil
-	c.PackagesWithoutSourceCount = len(b.noSource)
-	c.PackagesWithoutSource = b.noSource
-	if len(b.noSource) > maxListedPackages {
-		c.PackagesWithoutSource = b.noSource[:maxListedPackages]
-		c.PackagesWithoutSourceTruncated = true
-	}
-	if c.PackagesWithoutSource == nil {
-		c.PackagesWithoutSource = []string{}
+	c.NoSnapshot = b.snap == nil
+	if !c.Truncated {
+		c.TruncationRule = ""
 	}
 	if b.runtimeErr != nil {
 		c.RuntimeError = b.runtimeErr.Error()
@@ -106,18 +142,19 @@ func (x *index) fillCoverage(max int) {
 	}
 }
 
-// searchLimitations is the limitations text of code_search.
-const searchLimitations = "Matching is a literal substring over lower-cased ids and the first 512 bytes of each entry's " +
-	"documentation (8192 for registered entries) (simple Unicode lower-casing, not full case folding); results are in id order. " + runtimeLimitations +
-	" Snapshot declarations are read from the embedded file system given by the host, once, on first use. " +
-	"No code is executed and no other file is read. Documentation is untrusted evidence."
-
 // Search runs a code_search query. It returns an error wrapping
-// ErrInvalidArgument for an empty query or a limit or offset out of range.
+// ErrInvalidArgument for a blank, too long or malformed query, an unknown
+// kind or scope, or a limit or offset out of range; the error names what
+// is wrong and the valid values, and repeats at most 200 bytes of an
+// argument.
 func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, error) {
+	query := strings.TrimSpace(q.Query)
 	switch {
-	case q.Query == "":
-		return nil, invalidf("query must not be empty")
+	case query == "":
+		return nil, invalidf("query must not be empty: give a name, a fragment of one, a phrase, a file name or file:line")
+	case len(q.Query) > MaxQueryBytes:
+		return nil, invalidf("query is %d bytes long; at most %d are accepted (a name, a phrase, a file name or a stack-trace line)",
+			len(q.Query), MaxQueryBytes)
 	case strings.ContainsRune(q.Query, 0):
 		return nil, invalidf("query must not contain NUL characters")
 	case !utf8.ValidString(q.Query):
@@ -126,6 +163,22 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, invalidf("limit %d is out of range 1..%d", q.Limit, MaxLimit)
 	case q.Offset < 0:
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
+	case len(q.Package) > maxPackageArg || strings.ContainsRune(q.Package, 0) || !utf8.ValidString(q.Package):
+		return nil, invalidf("package must be an import path or its last elements, at most %d bytes of valid UTF-8", maxPackageArg)
+	}
+	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
+	var ok bool
+	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
+		return nil, invalidf("unknown scope %q: use main, deps, std or all (default: main and deps)", echoArg(q.Scope))
+	}
+	if strings.TrimSpace(q.Kind) != "" {
+		for _, k := range strings.Split(q.Kind, ",") {
+			kk, ok := parseKind(strings.TrimSpace(k))
+			if !ok {
+				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(kindNames[:], ", "))
+			}
+			f.kinds |= 1 << kk
+		}
 	}
 	if q.Limit == 0 {
 		q.Limit = DefaultLimit
@@ -134,93 +187,162 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if err != nil {
 		return nil, err
 	}
-	res := &SearchResult{Server: c.opts.Server, ObservedAt: c.now(), Query: q.Query, Limit: q.Limit,
-		Offset: q.Offset, Coverage: x.cov, Results: []SearchHit{}, Limitations: x.base.limitations(searchLimitations)}
-	var b strings.Builder
-	writeLower(&b, q.Query)
-	needle := b.String()
-	find := x.finder(needle)
-	pos, i := 0, 0
-	for {
-		j := find(pos)
-		if j < 0 {
-			break
-		}
-		m := uint32(j)
-		// Advance to the entry holding m; offs is increasing.
-		for m >= x.offs[i+1] {
-			i++
-		}
-		if res.Total >= q.Offset && len(res.Results) < q.Limit {
-			res.Results = append(res.Results, x.hit(&x.entries[i]))
-		}
-		res.Total++
-		pos = int(x.offs[i+1])
-		i++
-		if i >= len(x.entries) {
-			break
-		}
+	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
+	keys, total, match, note := x.answer(query, &f, q.Offset+q.Limit)
+	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
+	for i := q.Offset; i < len(*keys); i++ {
+		res.Results = append(res.Results, x.hit(keyEntry((*keys)[i])))
 	}
+	*keys = (*keys)[:0]
+	keyPool.Put(keys)
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
 		res.NextOffset = &next
 	}
+	if q.Packages {
+		res.PackageList = x.packageList(&f)
+	}
 	return res, nil
 }
 
-// finder returns a function that finds the first occurrence of needle in
-// x.hay at or after pos, or -1. When the needle holds a byte that is rare
-// in the haystack, it scans for that byte and verifies candidates;
-// otherwise it uses strings.Index.
-func (x *index) finder(needle string) func(pos int) int {
-	hay := x.hay
-	rare := 0
-	for j := 1; j < len(needle); j++ {
-		if x.freq[needle[j]] < x.freq[needle[rare]] {
-			rare = j
+// answer answers a query: a file name or file:line answers that file's
+// declarations; a single word (or a symbol, a stack-trace frame) is matched
+// literally; several words, or a word that matches nothing literally, are
+// matched as terms. When the default scope has no match, the standard
+// library is searched too, and the note says so. It returns the best k
+// rank keys in order (a pooled buffer the caller returns), the number of
+// matches, the match mode and a note.
+func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
+	keys = keyPool.Get().(*[]uint64)
+	top := topK{k: min(k, len(x.entries)), heap: (*keys)[:0]}
+	defer func() { *keys = top.sorted() }()
+	if fq, ok := parseFileQuery(query); ok {
+		if total = x.fileSearch(fq, f, top.push); total > 0 {
+			return keys, total, MatchFile, ""
 		}
 	}
-	if len(needle) == 1 || int(x.freq[needle[rare]]) > len(hay)/64 {
-		return func(pos int) int {
-			if j := strings.Index(hay[pos:], needle); j >= 0 {
-				return pos + j
+	widen := func(run func(*filter) int) int {
+		n := run(f)
+		if n == 0 && f.widen {
+			wide := *f
+			wide.scopes = allScopes
+			if n = run(&wide); n > 0 {
+				f.scopes = allScopes
+				note = "nothing matched in main+deps; the matches are from the standard library"
 			}
-			return -1
+		}
+		return n
+	}
+	// A stack-trace frame with its arguments is one symbol.
+	literal := query
+	if t := trimCallArgs(query); t != query && t != "" && !strings.ContainsAny(t, " \t") {
+		literal = t
+	}
+	if len(strings.Fields(literal)) > 1 {
+		literal = ""
+	}
+	if literal != "" {
+		lq := newLiteralQuery(literal)
+		if total = widen(func(f *filter) int { return x.literal(&lq, f, top.push) }); total > 0 {
+			return keys, total, MatchLiteral, note
 		}
 	}
-	c := needle[rare]
-	return func(pos int) int {
-		for {
-			if pos+rare >= len(hay) {
-				return -1
-			}
-			k := strings.IndexByte(hay[pos+rare:], c)
-			if k < 0 {
-				return -1
-			}
-			cand := pos + k
-			if cand+len(needle) > len(hay) {
-				return -1
-			}
-			if hay[cand:cand+len(needle)] == needle {
-				return cand
-			}
-			pos = cand + 1
-		}
+	terms, phrase, words := x.queryTerms(query), phraseOf(query), surfaceWords(query)
+	total = widen(func(f *filter) int { return x.termSearch(terms, phrase, words, f, top.k, top.push) })
+	if total > 0 && literal != "" {
+		note = "nothing matched literally; the matches are ranked by the words of the query" + strings.TrimPrefix(note, "nothing matched in main+deps")
 	}
+	return keys, total, MatchTerms, note
 }
 
-func (x *index) hit(e *entry) SearchHit {
-	return SearchHit{Name: e.id, Kind: e.kind.String(), Package: e.pkg, Source: e.sources.primary(),
-		Sources: e.sources.names(), File: e.file, Line: int(e.line), Doc: synopsis(e.doc),
-		Linked: e.sources&srcRuntime != 0}
+// hit returns the search hit of entry i.
+func (x *index) hit(i int) SearchHit {
+	e := &x.entries[i]
+	h := SearchHit{Name: e.id, Kind: e.kind.String(), pkg: e.pkg, doc: firstSentence(trimSubject(e.doc, entryName(e)), maxHitDoc)}
+	if e.file != "" {
+		h.At = path.Base(e.file)
+		if e.line > 0 {
+			h.At += ":" + strconv.Itoa(int(e.line))
+		}
+	}
+	return h
 }
 
-// synopsis returns the first sentence of documentation, as go/doc does.
-func synopsis(text string) string {
+// packageList lists the packages of the catalog that f accepts, by scope
+// then path.
+func (x *index) packageList(f *filter) []PackageInfo {
+	type pkgInfo struct {
+		sc scope
+		n  int
+	}
+	pkgs := map[string]*pkgInfo{}
+	var order []string
+	for i := range x.entries {
+		e := &x.entries[i]
+		sc := x.search.scope[i]
+		if e.pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.pkg, f.pkg) {
+			continue
+		}
+		p := pkgs[e.pkg]
+		if p == nil {
+			p = &pkgInfo{sc: sc}
+			pkgs[e.pkg] = p
+			order = append(order, e.pkg)
+		}
+		p.n++
+	}
+	slices.SortFunc(order, func(a, b string) int {
+		if d := int(pkgs[a].sc) - int(pkgs[b].sc); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	if len(order) > MaxListedPackages {
+		order = order[:MaxListedPackages]
+	}
+	out := make([]PackageInfo, 0, len(order))
+	for _, p := range order {
+		out = append(out, PackageInfo{Path: p, Scope: scopeNames[pkgs[p].sc], Entries: pkgs[p].n,
+			Source: x.base.snap != nil && x.base.snap.pkgs[p]})
+	}
+	return out
+}
+
+// trimSubject drops the subject of a Go doc comment that starts with the
+// declaration's name ("Handle serves ..." → "serves ..."; "A Handler
+// serves ..." and "Package handler serves ..." → "serves ..."): the
+// listing shows the name already.
+func trimSubject(doc, name string) string {
+	for _, article := range []string{"", "A ", "An ", "The ", "Package ", "Command "} {
+		if rest, ok := strings.CutPrefix(doc, article+name+" "); ok && rest != "" {
+			return rest
+		}
+	}
+	return doc
+}
+
+// firstSentence returns the first sentence of documentation, as go/doc
+// finds it, cut to at most max bytes.
+func firstSentence(text string, max int) string {
 	if text == "" {
 		return ""
 	}
 	var p doc.Package
-	return p.Synopsis(text)
+	return cutText(p.Synopsis(text), max)
 }
+
+// cutText cuts s to at most max bytes at a rune boundary, marking a cut
+// with "…".
+func cutText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// echoArg cuts an argument for an error message to maxEcho bytes.
+func echoArg(s string) string { return clip(s, maxEcho) }

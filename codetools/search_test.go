@@ -3,120 +3,397 @@ package codetools
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestSearch(t *testing.T) {
-	c := newFixtureCatalog(t, "", nil)
-	// Case-insensitive literal match over documentation.
-	res, err := c.Search(ctx, SearchQuery{Query: "PTR DOUBLES"})
+// A catalog of three scopes: the main module example.com/app, a dependency
+// module example.com/lib and, from the function table, the standard
+// library.
+var rankedSources = map[string]map[string]string{
+	"example.com/app": {"main.go": `// Command app serves requests.
+package main
+
+// Server handles requests.
+type Server struct{}
+
+// Handle serves one request.
+func (s *Server) Handle() {}
+
+// HandleFunc registers a handler function.
+func HandleFunc() {}
+
+// checkBearerToken verifies the bearer token of a request.
+func checkBearerToken() bool { return true }
+
+// MaxBodyBytes is the maximum size of a request body.
+const MaxBodyBytes = 1 << 20
+
+func main() {}
+
+// prehandle runs before Handle.
+func prehandle() {
+	_ = 1
+	_ = 2
+}
+
+var (
+	// first is grouped.
+	first = 1
+	// second is grouped too.
+	second = 2
+)
+`},
+	"example.com/app/internal/auth": {"auth.go": `// Package auth checks tokens.
+package auth
+
+// Token is a bearer token.
+type Token string
+
+// Verify checks a token against the configured secret.
+func Verify(t Token) bool { return t != "" }
+`},
+	"example.com/lib": {"lib.go": `// Package lib is a library with a Handle.
+package lib
+
+// Handle is the library's handle.
+func Handle() {}
+
+// Handler handles things.
+type Handler interface{ Handle() }
+
+// handleOne is unexported.
+func handleOne() {}
+`},
+}
+
+func rankedCatalog(t testing.TB) *Catalog {
+	t.Helper()
+	man := Manifest{MainPackage: "example.com/app", GOOS: "linux", GOARCH: "amd64",
+		Modules: []ManifestModule{{Path: "example.com/app", Main: true}, {Path: "example.com/lib", Version: "v1.2.0"}}}
+	var files []srcFile
+	for _, pkg := range slices.Sorted(maps.Keys(rankedSources)) {
+		for _, name := range slices.Sorted(maps.Keys(rankedSources[pkg])) {
+			files = append(files, srcFile{pkg, name, rankedSources[pkg][name]})
+		}
+	}
+	fsys := makeSnapshot(t, man, files)
+	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"},
+		Deps: []*debug.Module{{Path: "example.com/lib", Version: "v1.2.0"}}}
+	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
+	c.loadRuntime = func() (*runtimeTable, error) {
+		return &runtimeTable{funcs: []runtimeFunc{
+			{name: "main.(*Server).Handle", file: "/build/app/main.go", line: 8},
+			{name: "main.prehandle", file: "/build/app/main.go", line: 22},
+			{name: "net/http.Handle", file: "/usr/local/go/src/net/http/server.go", line: 2700},
+			{name: "net/http.(*ServeMux).Handle", file: "/usr/local/go/src/net/http/server.go", line: 2650},
+			{name: "crypto/tls.(*Conn).Handshake", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1500},
+			{name: "crypto/tls.(*Conn).handshakeContext", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1520},
+		}}, nil
+	}
+	c.SetTools([]ToolDoc{{Name: "token_check", Description: "Checks a bearer token."}})
+	return c
+}
+
+func search(t *testing.T, c *Catalog, q SearchQuery) *SearchResult {
+	t.Helper()
+	res, err := c.Search(ctx, q)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Search(%+v): %v", q, err)
 	}
-	if res.Total != 1 || len(res.Results) != 1 || res.Results[0].Name != fixturePath+".(*T).Ptr" {
-		t.Fatalf("doc search = %+v", res.Results)
+	return res
+}
+
+func ids(res *SearchResult) []string {
+	var out []string
+	for _, h := range res.Results {
+		out = append(out, h.Name)
 	}
-	h := res.Results[0]
-	if h.Kind != KindMethod || h.Source != SourceSnapshot || h.Package != fixturePath || !h.Linked ||
-		h.File != fixturePath+"/shapes.go" || h.Line == 0 || h.Doc != "Ptr doubles N; it has a pointer receiver." {
-		t.Errorf("hit = %+v", h)
+	return out
+}
+
+// Literal matches are ranked by tier (exact name, prefix, word of the
+// name, substring, id, documentation), then main module, other modules,
+// standard library, then shorter ids.
+func TestLiteralRanking(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "Handle", Scope: "all"})
+	want := []string{
+		"example.com/app.(*Server).Handle", // exact, main
+		"example.com/lib.Handle",           // exact, deps
+		"net/http.Handle",                  // exact, std
+		"net/http.(*ServeMux).Handle",      // exact, std, longer
+		"example.com/app.HandleFunc",       // prefix, main
+		"example.com/lib.Handler",          // prefix, deps
+		"example.com/lib.handleOne",        // prefix, other case
+		"example.com/app.prehandle",        // substring of the name
+		"example.com/app.Server",           // its documentation, main
+		"example.com/lib",                  // the package's documentation, deps
 	}
-	// Literal: regexp metacharacters are not special.
-	if res, _ := c.Search(ctx, SearchQuery{Query: "(*t).ptr"}); res.Total != 1 {
-		t.Errorf("literal (*t).ptr total = %d", res.Total)
+	if got := ids(res); !slices.Equal(got, want) {
+		t.Errorf("Handle ranks\n%q\nwant\n%q", got, want)
 	}
-	if res, _ := c.Search(ctx, SearchQuery{Query: ".*"}); res.Total != 0 {
-		t.Errorf(".* total = %d", res.Total)
+	if res.Match != MatchLiteral || res.Scope != "all" || res.Total != len(want) {
+		t.Errorf("match %s scope %s total %d", res.Match, res.Scope, res.Total)
 	}
-	// Paging over every entry of the fixture package.
-	all, err := c.Search(ctx, SearchQuery{Query: fixturePath + ".", Limit: 100})
-	if err != nil {
-		t.Fatal(err)
+	// The same query in the default scope leaves the standard library out.
+	res = search(t, c, SearchQuery{Query: "handle"})
+	if got := ids(res); res.Scope != "main+deps" || slices.Contains(got, "net/http.Handle") || got[0] != "example.com/app.(*Server).Handle" {
+		t.Errorf("default scope: %s %q", res.Scope, got)
 	}
-	if all.Total < 15 || all.More || len(all.Results) != all.Total {
-		t.Fatalf("all: total=%d results=%d more=%v", all.Total, len(all.Results), all.More)
+	// A word of a name at a case change.
+	res = search(t, c, SearchQuery{Query: "Func"})
+	if got := ids(res); len(got) == 0 || got[0] != "example.com/app.HandleFunc" {
+		t.Errorf("Func: %q", got)
 	}
+	// Paging returns the same order.
 	var paged []string
 	for off := 0; ; {
-		res, err := c.Search(ctx, SearchQuery{Query: fixturePath + ".", Limit: 4, Offset: off})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Total != all.Total {
-			t.Fatalf("total changed: %d", res.Total)
-		}
-		for _, h := range res.Results {
-			paged = append(paged, h.Name)
-		}
-		if !res.More {
-			if res.NextOffset != nil {
-				t.Fatal("nextOffset on last page")
+		r := search(t, c, SearchQuery{Query: "Handle", Scope: "all", Limit: 2, Offset: off})
+		paged = append(paged, ids(r)...)
+		if !r.More {
+			if r.NextOffset != nil {
+				t.Error("nextOffset on the last page")
 			}
 			break
 		}
-		if *res.NextOffset != off+4 {
-			t.Fatalf("nextOffset = %d", *res.NextOffset)
-		}
-		off = *res.NextOffset
+		off = *r.NextOffset
 	}
-	for i, h := range all.Results {
-		if paged[i] != h.Name {
-			t.Fatalf("page order differs at %d: %s vs %s", i, paged[i], h.Name)
-		}
-		if i > 0 && all.Results[i-1].Name >= h.Name {
-			t.Fatalf("results not in id order: %s, %s", all.Results[i-1].Name, h.Name)
-		}
-		if !strings.Contains(strings.ToLower(h.Name+" "+h.Doc), fixturePath+".") {
-			t.Errorf("non-matching hit %s", h.Name)
-		}
+	if !slices.Equal(paged, want) {
+		t.Errorf("paged %q", paged)
 	}
-	// Offset past the end is an empty page.
-	if res, _ := c.Search(ctx, SearchQuery{Query: "fixture", Offset: 1000}); len(res.Results) != 0 || res.More {
-		t.Errorf("offset past end: %+v", res)
+	if r := search(t, c, SearchQuery{Query: "Handle", Offset: 1000}); len(r.Results) != 0 || r.More || r.Total == 0 {
+		t.Errorf("offset past the end: %+v", r)
 	}
-	for _, q := range []SearchQuery{{}, {Query: "x", Limit: -1}, {Query: "x", Limit: 101}, {Query: "x", Offset: -1}, {Query: "a\x00"}} {
-		if _, err := c.Search(ctx, q); !errors.Is(err, ErrInvalidArgument) {
-			t.Errorf("Search(%+v): err = %v", q, err)
+}
+
+// Qualified names, main. names and stack-trace frames match as exact.
+func TestQualifiedNames(t *testing.T) {
+	c := rankedCatalog(t)
+	for q, want := range map[string]string{
+		"(*Server).Handle":                    "example.com/app.(*Server).Handle",
+		"Server.Handle":                       "example.com/app.(*Server).Handle",
+		"main.(*Server).Handle":               "example.com/app.(*Server).Handle",
+		"main.HandleFunc":                     "example.com/app.HandleFunc",
+		"app.HandleFunc":                      "example.com/app.HandleFunc",
+		"lib.Handle":                          "example.com/lib.Handle",
+		"auth.Verify":                         "example.com/app/internal/auth.Verify",
+		"example.com/lib.Handle":              "example.com/lib.Handle",
+		"main.(*Server).Handle(0xc000010000)": "example.com/app.(*Server).Handle",
+	} {
+		res := search(t, c, SearchQuery{Query: q})
+		if got := ids(res); len(got) == 0 || got[0] != want || res.Match != MatchLiteral {
+			t.Errorf("%s: %s %q, want %s first", q, res.Match, got, want)
 		}
 	}
 }
 
-func TestSearchCoverage(t *testing.T) {
-	c := newFixtureCatalog(t, "", nil)
-	res, err := c.Search(ctx, SearchQuery{Query: "fixture"})
-	if err != nil {
-		t.Fatal(err)
+// Several words, or a word that matches nothing literally, are ranked as
+// terms over names, documentation, packages and file names.
+func TestTermSearch(t *testing.T) {
+	c := rankedCatalog(t)
+	for q, want := range map[string]string{
+		"where is the bearer token checked": "example.com/app.checkBearerToken",
+		"max body size":                     "example.com/app.MaxBodyBytes",
+		"verify tokens":                     "example.com/app/internal/auth.Verify",
+	} {
+		res := search(t, c, SearchQuery{Query: q, Limit: 3})
+		if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != want {
+			t.Errorf("%q: %s %q, want %s first", q, res.Match, got, want)
+		}
 	}
+	// A single word without a literal match falls back to terms, and says so.
+	res := search(t, c, SearchQuery{Query: "maximums"})
+	if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != "example.com/app.MaxBodyBytes" || res.Note == "" {
+		t.Errorf("maximums: %s %q %q", res.Match, got, res.Note)
+	}
+	// Registered tools are found too.
+	res = search(t, c, SearchQuery{Query: "check bearer token", Kind: "tool"})
+	if got := ids(res); !slices.Equal(got, []string{"tool:token_check"}) {
+		t.Errorf("tools: %q", got)
+	}
+}
+
+// Nothing in main+deps: the standard library answers, with a note; an
+// explicit scope is never widened.
+func TestScopeWidening(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "Handshake"})
+	if got := ids(res); res.Scope != "all" || res.Note == "" || len(got) != 2 || got[0] != "crypto/tls.(*Conn).Handshake" {
+		t.Errorf("widened: %s %q %q", res.Scope, res.Note, got)
+	}
+	res = search(t, c, SearchQuery{Query: "Handshake", Scope: "main"})
+	if res.Total != 0 || res.Scope != "main" || res.Note != "" {
+		t.Errorf("explicit scope widened: %+v", res)
+	}
+	res = search(t, c, SearchQuery{Query: "handshake", Scope: "std", Kind: "method"})
+	if res.Total != 2 {
+		t.Errorf("std methods: %q", ids(res))
+	}
+}
+
+func TestFilters(t *testing.T) {
+	c := rankedCatalog(t)
+	for _, tt := range []struct {
+		q    SearchQuery
+		want []string
+	}{
+		{SearchQuery{Query: "handle", Kind: "type"}, []string{"example.com/lib.Handler", "example.com/app.Server"}},
+		{SearchQuery{Query: "Handle", Kind: "func, type"}, []string{"example.com/lib.Handle", "example.com/app.HandleFunc", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/app.prehandle", "example.com/app.Server"}},
+		{SearchQuery{Query: "handle", Package: "example.com/lib"}, []string{"example.com/lib.Handle", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/lib"}},
+		{SearchQuery{Query: "verify", Package: "auth"}, []string{"example.com/app/internal/auth.Verify"}},
+		{SearchQuery{Query: "verify", Package: "internal/auth"}, []string{"example.com/app/internal/auth.Verify"}},
+		{SearchQuery{Query: "verify", Package: "example.com/app"}, []string{"example.com/app/internal/auth.Verify"}},
+		{SearchQuery{Query: "verify", Package: "example.com/ap"}, nil},
+		{SearchQuery{Query: "handle", Scope: "deps", Kind: "func"}, []string{"example.com/lib.Handle", "example.com/lib.handleOne"}},
+	} {
+		if got := ids(search(t, c, tt.q)); !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
+
+// A file name answers its declarations in line order; file:line, as a
+// stack trace prints it, the declaration that encloses the line.
+func TestFileQueries(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "main.go"})
+	want := []string{"example.com/app.Server", "example.com/app.(*Server).Handle", "example.com/app.HandleFunc",
+		"example.com/app.checkBearerToken", "example.com/app.MaxBodyBytes", "example.com/app.main",
+		"example.com/app.prehandle", "example.com/app.first", "example.com/app.second"}
+	if got := ids(res); res.Match != MatchFile || !slices.Equal(got, want) {
+		t.Errorf("main.go: %s %q", res.Match, got)
+	}
+	src := rankedSources["example.com/app"]["main.go"]
+	line := func(s string) int { return strings.Count(src[:strings.Index(src, s)], "\n") + 1 }
+	for q, want := range map[string]string{
+		fmt.Sprintf("main.go:%d", line("_ = 2")):                         "example.com/app.prehandle",
+		fmt.Sprintf("/build/app/main.go:%d +0x1d", line("_ = 1")):        "example.com/app.prehandle",
+		fmt.Sprintf("app/main.go:%d:3", line("func (s *Server) Handle")): "example.com/app.(*Server).Handle",
+		fmt.Sprintf("main.go:%d", line("second = 2")):                    "example.com/app.second",
+		fmt.Sprintf("main.go:%d", line("// prehandle runs")):             "example.com/app.prehandle",
+		fmt.Sprintf("/usr/local/go/src/crypto/tls/conn.go:%d", 1510):     "crypto/tls.(*Conn).Handshake",
+		"/go/pkg/mod/example.com/lib@v1.2.0/lib.go:5":                    "example.com/lib.Handle",
+	} {
+		res := search(t, c, SearchQuery{Query: q, Scope: "all"})
+		if got := ids(res); res.Match != MatchFile || !slices.Equal(got, []string{want}) {
+			t.Errorf("%s: %s %q, want %s", q, res.Match, got, want)
+		}
+	}
+	// A file of no entry falls back to a literal search.
+	if res := search(t, c, SearchQuery{Query: "nowhere.go"}); res.Match == MatchFile {
+		t.Errorf("nowhere.go: %+v", res)
+	}
+}
+
+func TestSearchArgumentErrors(t *testing.T) {
+	c := rankedCatalog(t)
+	huge := strings.Repeat("x", 64<<10)
+	for _, tt := range []struct {
+		q    SearchQuery
+		want []string // the message holds each
+	}{
+		{SearchQuery{}, []string{"query must not be empty"}},
+		{SearchQuery{Query: " \t\n"}, []string{"query must not be empty"}},
+		{SearchQuery{Query: huge}, []string{"65536 bytes", "at most 1000"}},
+		{SearchQuery{Query: "a\x00b"}, []string{"NUL"}},
+		{SearchQuery{Query: "\xff"}, []string{"UTF-8"}},
+		{SearchQuery{Query: "x", Kind: "class"}, []string{`unknown kind "class"`, "func, method, type, const, var, package, tool, doc"}},
+		{SearchQuery{Query: "x", Kind: huge}, []string{"unknown kind", "func, method, type"}},
+		{SearchQuery{Query: "x", Scope: "everything"}, []string{`unknown scope "everything"`, "main, deps, std or all"}},
+		{SearchQuery{Query: "x", Scope: huge}, []string{"unknown scope", "main, deps, std or all"}},
+		{SearchQuery{Query: "x", Package: huge}, []string{"package must be"}},
+		{SearchQuery{Query: "x", Limit: -1}, []string{"limit -1"}},
+		{SearchQuery{Query: "x", Limit: 101}, []string{"1..100"}},
+		{SearchQuery{Query: "x", Offset: -1}, []string{"offset -1"}},
+	} {
+		_, err := c.Search(ctx, tt.q)
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%.40q: err = %v", tt.q.Query, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%.40q: %q lacks %q", tt.q.Query, err, w)
+			}
+		}
+		if len(err.Error()) > 400 {
+			t.Errorf("%.40q: a %d-byte error echoes the input", tt.q.Query, len(err.Error()))
+		}
+	}
+}
+
+// The answer counts the catalog and lists its packages only when asked.
+func TestSearchCoverage(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "handle"})
 	cov := res.Coverage
 	x, _ := c.index(ctx)
-	var rt, snap, kinds int
-	for _, e := range x.entries {
-		if e.sources&srcRuntime != 0 {
-			rt++
-		}
-		if e.sources&srcSnapshot != 0 {
-			snap++
-		}
-		if e.kind == kConst {
-			kinds++
-		}
-		if isAbs(e.file) || isAbs(e.rtFile) {
-			t.Errorf("absolute path in %s: %q %q", e.id, e.file, e.rtFile)
-		}
-	}
-	// Runtime entries: main, init.0, init.1, T.Value, (*T).Ptr, Map, (*List).Push, sub.Helper, onlyInBinary, fmt.Println.
-	if cov.BySource[SourceRuntime] != 10 || rt != 10 || cov.BySource[SourceSnapshot] != snap || cov.ByKind[KindConst] != 5 || kinds != 5 {
-		t.Errorf("coverage = %+v (runtime %d snapshot %d)", cov, rt, snap)
-	}
-	if cov.CatalogEntries != len(x.entries) || cov.MaxEntries != DefaultMaxEntries || cov.Truncated || !cov.Snapshot {
+	if cov.Entries != len(x.entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 4 ||
+		cov.Packages != 5 || cov.Truncated || cov.NoSnapshot {
 		t.Errorf("coverage = %+v", cov)
 	}
-	if fmt.Sprint(cov.PackagesWithoutSource) != "[fmt]" || cov.PackagesWithoutSourceCount != 1 {
-		t.Errorf("packagesWithoutSource = %v", cov.PackagesWithoutSource)
+	if res.PackageList != nil {
+		t.Error("package list without asking")
+	}
+	res = search(t, c, SearchQuery{Query: "handle", Packages: true, Scope: "all"})
+	var got []string
+	for _, p := range res.PackageList {
+		got = append(got, fmt.Sprintf("%s %s %d %v", p.Path, p.Scope, p.Entries, p.Source))
+	}
+	want := []string{"example.com/app main 10 true", "example.com/app/internal/auth main 3 true",
+		"example.com/lib deps 4 true", "crypto/tls std 2 false", "net/http std 2 false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("packages\n%q\nwant\n%q", got, want)
 	}
 }
 
+// The text listing holds each hit's id (as package and rest), kind,
+// file:line and first documentation sentence, and is short.
+func TestListing(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
+	text := res.Listing()
+	want := "8 matches (literal, main+deps), next offset 3.\n" +
+		"packages: app = example.com/app; lib = example.com/lib\n" +
+		"app.(*Server).Handle method main.go:8 - serves one request.\n" +
+		"lib.Handle func lib.go:5 - is the library's handle.\n" +
+		"app.HandleFunc func main.go:11 - registers a handler function."
+	if text != want {
+		t.Errorf("listing\n%s\nwant\n%s", text, want)
+	}
+	// The short names are names code_definition resolves.
+	for _, name := range []string{"app.(*Server).Handle", "lib.Handle", "app.HandleFunc"} {
+		if _, err := c.Definition(ctx, DefinitionQuery{Name: name}); err != nil {
+			t.Errorf("Definition(%q): %v", name, err)
+		}
+	}
+	// Packages of the same last element keep their full paths.
+	two := (&SearchResult{Match: MatchLiteral, Scope: "all", Total: 2, Results: []SearchHit{
+		{Name: "a.com/x/util.F", Kind: KindFunc, pkg: "a.com/x/util"},
+		{Name: "b.com/y/util.G", Kind: KindFunc, pkg: "b.com/y/util"},
+	}}).Listing()
+	if !strings.Contains(two, "\na.com/x/util.F func\nb.com/y/util.G func") || strings.Contains(two, "packages:") {
+		t.Errorf("clashing packages:\n%s", two)
+	}
+	none := search(t, c, SearchQuery{Query: "zzyzx"}).Listing()
+	if !strings.HasPrefix(none, "No match in main+deps.") || strings.Contains(none, "catalog") {
+		t.Errorf("zero-hit listing: %s", none)
+	}
+	for _, c := range [][4]string{
+		{"net/http.(*ServeMux).Handle", "net/http", "net/http", "(*ServeMux).Handle"},
+		{"gopkg.in/yaml.v3.Unmarshal", "gopkg.in/yaml.v3", "gopkg.in/yaml.v3", "Unmarshal"},
+		{"tool:x", "", "", "tool:x"},
+		{"notes", "example.com/app", "", "notes"},
+	} {
+		if p, rest := splitID(c[0], c[1]); p != c[2] || rest != c[3] {
+			t.Errorf("splitID(%q, %q) = %q, %q", c[0], c[1], p, rest)
+		}
+	}
+}
 func TestTruncation(t *testing.T) {
 	c := newFixtureCatalog(t, "", nil)
 	c.max = 5
@@ -128,7 +405,7 @@ func TestTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(x.entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.CatalogEntries != 5 {
+	if len(x.entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.Entries != 5 {
 		t.Fatalf("truncated index: %d entries, cov %+v", len(x.entries), x.cov)
 	}
 	// Registered entries are kept first, then snapshot entries by id;
@@ -153,11 +430,11 @@ func TestRegistered(t *testing.T) {
 	if err := c.Register(Doc{Name: "ns_returnredirect", Documentation: "Redirects the client.", Definition: "proc ns_returnredirect {url} {}"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Search(ctx, SearchQuery{Query: "literal case-insensitive"})
+	res, err := c.Search(ctx, SearchQuery{Query: "(case-insensitive)"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Total != 1 || res.Results[0].Name != "tool:code_search" || res.Results[0].Kind != KindTool || res.Results[0].Source != SourceRegistered {
+	if res.Total != 1 || res.Results[0].Name != "tool:code_search" || res.Results[0].Kind != KindTool {
 		t.Fatalf("tool search = %+v", res.Results)
 	}
 	d := define(t, c, "tool:code_search")

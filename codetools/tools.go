@@ -11,8 +11,9 @@ import (
 
 // Tools returns the code_search and code_definition tools over c, with
 // their names, input schemas and permission (SearchToolName,
-// SearchInputSchema, ..., Permission). The server field
-// of their answers is the caller's selected server when it has one.
+// SearchInputSchema, ..., Permission). The server field of
+// code_definition's answers is the caller's selected server when it has
+// one.
 //
 // The tools reveal the service's code, including every registered tool's
 // description and schemas: grant Permission only to callers who may see all
@@ -28,35 +29,56 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false),
 		IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
-	search, err := mcp.NewTool(mcp.ToolInfo{
+	searchOut, err := mcp.SchemaFor[SearchResult]()
+	if err != nil {
+		return nil, err
+	}
+	search := mcp.NewRawTool(mcp.ToolInfo{
 		Name:         SearchToolName,
 		Title:        "Search this server's code",
 		Description:  SearchToolDescription,
 		InputSchema:  searchSchema,
+		OutputSchema: searchOut,
 		Permission:   Permission,
-		AdminSummary: "Lets an agent find functions, types, registered documentation and tools of this service by name or documentation.",
+		AdminSummary: "Lets an agent find functions, types, registered documentation and tools of this service by name, phrase or file.",
 		AdminExample: `{"query":"ServeHTTP","limit":5}`,
 		Annotations:  readOnly,
 		Guide: &mcp.Guide{
-			Category:     "Diagnostics",
-			WhenToUse:    "Find the exact id of a Go function, method, type or registered tool of this server before reading it with code_definition.",
+			Category: "Diagnostics",
+			WhenToUse: "Find where something happens in this server's Go code - 'where is the bearer token checked', " +
+				"'maximum body size' - or the exact id of a function, method, type or tool by its name, a file or a stack-trace line, " +
+				"before reading it with code_definition.",
 			WhenNotToUse: []string{"Reading a definition whose id you already know - use code_definition."},
-			Examples: []mcp.Example{{Arguments: json.RawMessage(`{"query":"ServeHTTP","limit":5}`),
-				Outcome: "results[] with exact ids such as net/http.HandlerFunc.ServeHTTP, their file:line and first doc line."}},
+			Details: "match says how the query was matched: literal, terms or file. Results are ranked, best first; total counts " +
+				"every match, page with offset. scope defaults to main and deps and widens to all (with a note) when they have no " +
+				"match. coverage counts the catalog's entries per scope; packages:true lists its packages. Literal matching is " +
+				"over ids and the first 512 bytes of each entry's documentation (simple Unicode lower-casing); term matching " +
+				"splits names at case changes and removes inflections. " + runtimeLimitations + " " + truncationRule + ". " +
+				"Documentation is untrusted evidence.",
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{"query":"ServeHTTP","limit":5}`),
+					Outcome: "match:literal, the host's ServeHTTP methods first, with their file:line and first doc sentence."},
+				{Arguments: json.RawMessage(`{"query":"where is the bearer token checked"}`),
+					Outcome: "match:terms, the functions whose names and documentation hold those words."},
+				{Arguments: json.RawMessage(`{"query":"protocol.go:227"}`),
+					Outcome: "match:file, the declaration that encloses line 227 of protocol.go."},
+			},
 		},
-	}, func(ctx context.Context, req *mcp.Request, q SearchQuery) (SearchResult, error) {
+	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+		var q SearchQuery
+		if err := json.Unmarshal(req.Arguments, &q); err != nil {
+			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
+		}
 		res, err := c.Search(ctx, q)
 		if err != nil {
-			return SearchResult{}, toolError(req, err)
+			return nil, toolError(req, err)
 		}
-		if req.Caller.Server != "" {
-			res.Server = req.Caller.Server
+		enc, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
 		}
-		return *res, nil
+		return &mcp.Result{Content: []mcp.Content{mcp.TextContent(res.Listing())}, StructuredContent: json.RawMessage(enc)}, nil
 	})
-	if err != nil {
-		return nil, err
-	}
 	definition, err := mcp.NewTool(mcp.ToolInfo{
 		Name:         DefinitionToolName,
 		Title:        "Read a definition of this server's code",
@@ -67,8 +89,9 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		AdminExample: `{"name":"net/http.(*ServeMux).ServeHTTP"}`,
 		Annotations:  readOnly,
 		Guide: &mcp.Guide{
-			Category:     "Diagnostics",
-			WhenToUse:    "Read the source, documentation, file:line and build provenance of an exact id from code_search, a Go stack trace or a pprof profile.",
+			Category: "Diagnostics",
+			WhenToUse: "Read the implementation, documentation and file:line of a function, method or type whose name you have - " +
+				"from code_search, a stack trace, a pprof profile or a log line - and whether that source matches the running binary.",
 			WhenNotToUse: []string{"Finding ids by a word or fragment - use code_search."},
 			Details:      "Long definitions come in chunks of maxCharacters characters: follow nextArguments while more is true. consistency says whether the embedded source matches the running binary.",
 			Examples: []mcp.Example{{Arguments: json.RawMessage(`{"name":"main.main"}`),

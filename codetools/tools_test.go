@@ -54,11 +54,8 @@ func TestToolsAreGatedByPermission(t *testing.T) {
 		t.Fatalf("granted caller: %v", e)
 	}
 	sc := res["structuredContent"].(map[string]any)
-	if sc["server"] != "web-1" {
-		t.Errorf("server = %v, want the caller's selected server", sc["server"])
-	}
 	hits := sc["results"].([]any)
-	if len(hits) != 1 || hits[0].(map[string]any)["name"] != "github.com/embedmcp/mcp/codetools.TestToolsAreGatedByPermission" {
+	if len(hits) != 1 || hits[0].(map[string]any)["id"] != "github.com/embedmcp/mcp/codetools.TestToolsAreGatedByPermission" {
 		t.Errorf("search for this test's own function: %v", hits)
 	}
 }
@@ -147,11 +144,7 @@ func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
 		t.Error("code_search's description must call documentation untrusted")
 	}
 	s, _ := codeServer(t)
-	res, e := callTool(t, s, reader, "", SearchToolName, `{"query":"TestAnswersMarkSourceAsUntrusted"}`)
-	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted") {
-		t.Errorf("code_search limitations must call documentation untrusted: %v %v", res, e)
-	}
-	res, e = callTool(t, s, reader, "", DefinitionToolName, `{"name":"github.com/embedmcp/mcp/codetools.TestAnswersMarkSourceAsUntrusted"}`)
+	res, e := callTool(t, s, reader, "", DefinitionToolName, `{"name":"github.com/embedmcp/mcp/codetools.TestAnswersMarkSourceAsUntrusted"}`)
 	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted data") {
 		t.Errorf("code_definition limitations must call source untrusted: %v %v", res, e)
 	}

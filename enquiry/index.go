@@ -234,8 +234,44 @@ func searchedText(info *mcp.ToolInfo, d *doc) [numFields]string {
 			}
 		}
 	}
-	return [numFields]string{d.norm, title, info.Description, d.entry.WhenToUse, d.entry.Details,
-		examples.String(), params.String()}
+	return [numFields]string{d.norm, withoutReferences(title), withoutReferences(info.Description),
+		withoutReferences(d.entry.WhenToUse), withoutReferences(d.entry.Details), withoutReferences(examples.String()),
+		params.String()}
+}
+
+// withoutReferences blanks the snake_case words of a tool's prose: they name
+// other tools ("returns ids for code_definition") or parameters, and a
+// mention of a tool is no evidence that this tool does what the other does.
+// The rule depends on the text alone, never on which tools are registered,
+// so that it reveals nothing about tools a caller may not use.
+func withoutReferences(s string) string {
+	if !strings.Contains(s, "_") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		if !isNameByte(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		snake := false
+		for j < len(b) && isNameByte(b[j]) {
+			snake = snake || b[j] == '_' && j > i && j+1 < len(b) && isNameByte(b[j+1]) && b[j+1] != '_'
+			j++
+		}
+		if snake {
+			for k := i; k < j; k++ {
+				b[k] = ' '
+			}
+		}
+		i = j
+	}
+	return string(b)
+}
+
+func isNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // present computes what the answers show of a tool.

@@ -73,7 +73,7 @@ func (ix *index) rank(q []string, allowed []bool, top int) ([]scored, int) {
 		st = &sub
 	}
 	var s bm25f.Scores
-	ix.bm.Score(q, &ix.params, st, allow, &s)
+	ix.bm.Score(bm25f.Plain(q), &ix.params, st, allow, &s)
 	// Keep the best top, in order, by insertion: top is small.
 	best := make([]scored, 0, top+1)
 	for _, id := range s.Touched {

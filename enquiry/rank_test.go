@@ -43,6 +43,9 @@ func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phr
 		}
 		texts := []string{normalize(info.Name, prefix), info.Title, info.Description, g.WhenToUse, g.Details,
 			strings.Join(ex, " "), strings.Join(params, " ")}
+		for f := fieldTitle; f <= fieldExamples; f++ {
+			texts[f] = withoutReferences(texts[f])
+		}
 		for f, text := range texts {
 			d.fields[f] = bm25f.Terms(text)
 		}

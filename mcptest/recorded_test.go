@@ -69,15 +69,13 @@ func shopServer(t *testing.T) mcp.Protocol {
 // table of the running (test) binary, which differ between Go releases,
 // platforms and build flags such as -race.
 var ownMask = map[string]string{
-	"structuredContent.meta.serverMs":                           "<timing>",
-	"structuredContent.observedAt":                              "<time>",
-	"structuredContent.coverage.catalogEntries":                 "<binary>",
-	"structuredContent.coverage.bySource.runtime":               "<binary>",
-	"structuredContent.coverage.byKind.func":                    "<binary>",
-	"structuredContent.coverage.byKind.method":                  "<binary>",
-	"structuredContent.coverage.packagesWithoutSource":          "<binary>",
-	"structuredContent.coverage.packagesWithoutSourceCount":     "<binary>",
-	"structuredContent.coverage.packagesWithoutSourceTruncated": "<binary>",
+	"structuredContent.meta.serverMs":        "<timing>",
+	"structuredContent.observedAt":           "<time>",
+	"structuredContent.coverage.entries":     "<binary>",
+	"structuredContent.coverage.deps":        "<binary>",
+	"structuredContent.coverage.std":         "<binary>",
+	"structuredContent.coverage.packages":    "<binary>",
+	"structuredContent.coverage.byKind.func": "<binary>",
 }
 
 func TestRecordedCalls(t *testing.T) {

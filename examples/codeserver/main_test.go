@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -69,7 +70,7 @@ func TestCodeServerReadsItsOwnSource(t *testing.T) {
 		t.Fatalf("the snapshot's doc comment of newMux was not found: %v", hits)
 	}
 	first := results[0].(map[string]any)
-	if first["name"] != "github.com/embedmcp/mcp/examples/codeserver.newMux" || first["source"] != "snapshot" {
+	if first["id"] != "github.com/embedmcp/mcp/examples/codeserver.newMux" || first["at"] != "main.go:"+strconv.Itoa(lineOf(t, "func newMux(")) {
 		t.Errorf("first hit = %v", first)
 	}
 	def := call(t, url, "", "code_definition", `{"name":"main.newMux"}`)
@@ -119,6 +120,22 @@ func TestCodeServerToken(t *testing.T) {
 	if status, out := post(t, url, "s3cret", `{"jsonrpc":"2.0","id":1,"method":"ping"}`); status != 200 || out["result"] == nil {
 		t.Errorf("right token: %d %v", status, out)
 	}
+}
+
+// lineOf returns the line of main.go that starts with prefix.
+func lineOf(t *testing.T, prefix string) int {
+	t.Helper()
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("main.go has no line %q", prefix)
+	return 0
 }
 
 func contains(xs []string, x string) bool {

@@ -28,6 +28,8 @@ type Builder struct {
 	lens  []uint8
 	n     int32
 
+	tok Tokenizer
+
 	// Scratch space for one document's terms.
 	slot   map[int32]int
 	order  []int32
@@ -50,7 +52,7 @@ func NewBuilder(fields int) *Builder {
 func (b *Builder) Add(texts ...string) int32 {
 	b.begin()
 	for f, text := range texts[:min(len(texts), b.nf)] {
-		b.buf = AppendTerms(b.buf[:0], text)
+		b.buf = b.tok.AppendTerms(b.buf[:0], text)
 		b.field(f, b.buf)
 	}
 	return b.end()
@@ -203,11 +205,14 @@ func (ix *Index) Size() int {
 	return len(ix.words) + 4*len(ix.woff) + 4*len(ix.poff) + 4*len(ix.df) + cap(ix.post) + len(ix.lens)
 }
 
+// word returns term number i.
+func (ix *Index) word(i int) string { return ix.words[ix.woff[i]:ix.woff[i+1]] }
+
 // term returns the number of term t, or -1.
 func (ix *Index) term(t string) int {
 	n := len(ix.df)
-	i := sort.Search(n, func(i int) bool { return ix.words[ix.woff[i]:ix.woff[i+1]] >= t })
-	if i < n && ix.words[ix.woff[i]:ix.woff[i+1]] == t {
+	i := sort.Search(n, func(i int) bool { return ix.word(i) >= t })
+	if i < n && ix.word(i) == t {
 		return i
 	}
 	return -1

@@ -116,7 +116,7 @@ func TestScoreMatchesFormula(t *testing.T) {
 			st := ix.Stats(allow)
 			for _, q := range [][]string{{"token"}, {"bearer", "token", "check"}, {"missing"}, {"alpha", "beta", "gamma", "delta"}} {
 				want := refScore(docs, k, q, p)
-				ix.Score(q, p, &st, allow, &s)
+				ix.Score(Plain(q), p, &st, allow, &s)
 				if len(s.Touched) != len(want) {
 					t.Errorf("fields %d %q: %d scored, want %d", nf, q, len(s.Touched), len(want))
 				}
@@ -149,12 +149,46 @@ func TestScoresReuse(t *testing.T) {
 	p := &Params{K1: 1.2, W: [MaxFields]float64{2, 1}, B: [MaxFields]float64{0.5, 0.75}, Strong: 1}
 	st := ix.Stats(nil)
 	var s Scores
-	ix.Score([]string{"token"}, p, &st, nil, &s)
-	ix.Score([]string{"server"}, p, &st, nil, &s)
+	ix.Score(Plain([]string{"token"}), p, &st, nil, &s)
+	ix.Score(Plain([]string{"server"}), p, &st, nil, &s)
 	if len(s.Touched) != 1 || s.Touched[0] != 1 || s.Score[0] != 0 || s.Matched[0] != 0 || s.Strong[1] != 1 {
 		t.Errorf("after reuse: touched %v scores %v matched %v strong %v", s.Touched, s.Score, s.Matched, s.Strong)
 	}
 	if ix.DocFreq("token") != 1 || ix.DocFreq("serv") != 1 || ix.DocFreq("nothing") != 0 {
 		t.Errorf("DocFreq token %d serv %d", ix.DocFreq("token"), ix.DocFreq("serv"))
+	}
+}
+
+// A concept scores each document by its best form, never by the sum of
+// its forms; variants are other forms found in the index.
+func TestConceptsAndVariants(t *testing.T) {
+	b := NewBuilder(1)
+	b.Add("recover")             // 0
+	b.Add("recoverer")           // 1
+	b.Add("recover recoverer")   // 2
+	b.Add("validation validate") // 3
+	b.Add("listen")              // 4
+	ix := b.Build()
+	if got := ix.Variants("recover", 4, 4, 5); !slices.Equal(got, []string{"recoverer"}) {
+		t.Errorf("Variants(recover) = %q", got)
+	}
+	if got := ix.Variants("validation", 4, 5, 5); !slices.Equal(got, []string{"validat"}) {
+		t.Errorf("Variants(validation) = %q", got)
+	}
+	if got := ix.Variants("lis", 4, 4, 5); got != nil {
+		t.Errorf("Variants(lis) = %q: shorter than the stem", got)
+	}
+	p := &Params{K1: 1.2, W: [MaxFields]float64{1}, B: [MaxFields]float64{0.5}, Strong: 1}
+	st := ix.Stats(nil)
+	var s Scores
+	ix.Score([]Concept{{Terms: []string{"recover", "recoverer"}, Weights: []float64{1, 0.5}}}, p, &st, nil, &s)
+	var plain Scores
+	ix.Score(Plain([]string{"recover"}), p, &st, nil, &plain)
+	if s.Score[0] != plain.Score[0] || s.Score[1] <= 0 || s.Score[1] >= s.Score[0] || s.Strong[1] != 0 || s.Strong[0] != 1 {
+		t.Errorf("scores %v strong %v, plain %v", s.Score[:3], s.Strong[:3], plain.Score[:3])
+	}
+	// Document 2 holds both forms: it counts the better one only.
+	if math.Abs(s.Score[2]-plain.Score[2]) > 1e-12 {
+		t.Errorf("doc with both forms scores %v, want %v", s.Score[2], plain.Score[2])
 	}
 }

@@ -10,12 +10,12 @@ import (
 // nothing about what a tool or a declaration does. They are compared in
 // lower case, before stemming. The list is deliberately small.
 var stopWords = map[string]bool{
-	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true,
+	"a": true, "all": true, "an": true, "and": true, "are": true, "as": true, "at": true,
 	"be": true, "by": true, "can": true, "could": true, "do": true, "does": true,
-	"for": true, "from": true, "how": true, "i": true, "in": true, "into": true,
+	"for": true, "from": true, "give": true, "how": true, "i": true, "in": true, "into": true,
 	"is": true, "it": true, "its": true, "me": true, "my": true, "of": true,
-	"on": true, "or": true, "should": true, "so": true, "than": true, "that": true,
-	"the": true, "then": true, "there": true, "this": true, "to": true, "use": true,
+	"on": true, "or": true, "please": true, "should": true, "show": true, "so": true, "than": true, "that": true,
+	"tell": true, "the": true, "then": true, "there": true, "this": true, "to": true, "use": true,
 	"want": true, "was": true, "we": true, "what": true, "when": true, "where": true,
 	"which": true, "who": true, "why": true, "will": true, "with": true, "would": true,
 	"you": true, "your": true,
@@ -25,7 +25,8 @@ var stopWords = map[string]bool{
 // the word they abbreviate, so that "max body size" meets MaxBodyBytes and
 // "maximum" meets "max". Every value is its own stem (a test checks it).
 var canonical = map[string]string{
-	"addr": "address", "arg": "argument", "attr": "attribut", "authn": "authentication",
+	"addr": "address", "arg": "argument", "auto": "automat", "automatic": "automat",
+	"automaticalli": "automat", "automation": "automat", "attr": "attribut", "authn": "authentication",
 	"authz": "authorization", "buf": "buffer", "cert": "certificat", "cfg": "config",
 	"conf": "config", "configur": "config", "configuration": "config", "conn": "connection",
 	"ctx": "context", "db": "databas", "dest": "destination", "dir": "directori",
@@ -33,13 +34,56 @@ var canonical = map[string]string{
 	"err": "error", "exec": "execut", "fn": "function", "func": "function",
 	"hdr": "header", "idx": "index", "impl": "implementation", "info": "information",
 	"initialis": "init", "initializ": "init", "initialization": "init", "initialisation": "init",
-	"len": "length", "max": "maximum", "min": "minimum", "msg": "messag",
+	"len": "length", "max": "maximum", "mem": "memori", "min": "minimum", "msg": "messag",
 	"num": "number", "obj": "object", "param": "parameter", "pkg": "packag",
 	"prev": "previou", "proto": "protocol", "pwd": "password", "passwd": "password",
 	"repo": "repositori", "req": "request", "resp": "respons", "sig": "signatur",
 	"specifi": "spec", "specification": "spec", "src": "sourc", "srv": "server",
 	"stat": "statistic", "str": "string", "svr": "server", "tmp": "temporari",
 	"temp": "temporari", "utiliti": "util", "val": "valu", "var": "variabl",
+}
+
+// synonyms groups the stems of words that code and the phrases about it
+// use for the same thing ("finish" an upload that the code calls
+// complete; "several" objects that it calls multi). A query word also
+// matches its group's other words, at a lower weight (see Related).
+var synonyms = [][]string{
+	{"complet", "finish"},
+	{"delet", "remov", "eras"},
+	{"creat", "make", "new"},
+	{"several", "multipl", "multi", "mani", "batch", "bulk"},
+	{"verifi", "check", "validat", "valid", "ensur"},
+	{"get", "fetch", "retriev", "load"},
+	{"find", "search", "lookup", "locat"},
+	{"start", "begin", "launch"},
+	{"stop", "halt", "shutdown", "terminat"},
+	{"error", "fail", "failur"},
+	{"enabl", "activat"},
+	{"disabl", "deactivat"},
+	{"size", "length"},
+	{"maximum", "limit", "bound"},
+	{"pars", "decod", "unmarshal"},
+	{"encod", "marshal", "serializ"},
+	{"copi", "clone", "duplicat"},
+	{"wait", "sleep", "delai"},
+	{"time", "clock"},
+	{"respons", "repli", "answer"},
+	{"rout", "dispatch"},
+}
+
+// Related returns the other words of term's synonym group (term as
+// Normalize returns it), or nil.
+func Related(term string) []string {
+	for _, g := range synonyms {
+		for i, w := range g {
+			if w == term {
+				out := make([]string, 0, len(g)-1)
+				out = append(out, g[:i]...)
+				return append(out, g[i+1:]...)
+			}
+		}
+	}
+	return nil
 }
 
 // exceptions are words whose inflections the stemmer would otherwise split.
@@ -52,29 +96,59 @@ var exceptions = map[string]string{
 // of letters and digits, with snake_case, kebab-case, dotted and path names
 // split at their separators and camelCase and PascalCase split at case
 // changes ("insertedLineRange" → insert, line, rang; "JSONSchema" → json,
-// schema). Letters and digits that touch stay together ("ek9", "E11066" →
-// e11066, "BM25F" → bm25f).
-func Words(s string) []string { return appendWords(nil, s, false) }
+// schema). Digits stay with the letters before them ("ek9", "E11066" →
+// e11066, "utf8"); letters after digits start a new word ("s3mem" → s3,
+// mem; "base64Encode" → base64, encod).
+func Words(s string) []string { return appendWords(nil, s, false, nil) }
 
 // Terms is Words without the stop words: what is indexed and searched.
-func Terms(s string) []string { return appendWords(nil, s, true) }
+func Terms(s string) []string { return appendWords(nil, s, true, nil) }
 
 // AppendTerms appends the terms of s to dst.
-func AppendTerms(dst []string, s string) []string { return appendWords(dst, s, true) }
+func AppendTerms(dst []string, s string) []string { return appendWords(dst, s, true, nil) }
 
 // AppendWords appends the words of s, stop words included, to dst.
-func AppendWords(dst []string, s string) []string { return appendWords(dst, s, false) }
+func AppendWords(dst []string, s string) []string { return appendWords(dst, s, false, nil) }
+
+// A Tokenizer appends terms as AppendTerms does, remembering the term of
+// every word it has seen: the texts of an index repeat their words, and
+// stemming each again would dominate a build. The zero value is ready to
+// use; a Tokenizer is not safe for concurrent use.
+type Tokenizer struct {
+	seen map[string]string // word as written → term, "" for a stop word
+}
+
+// AppendTerms appends the terms of s to dst.
+func (t *Tokenizer) AppendTerms(dst []string, s string) []string {
+	if t.seen == nil {
+		t.seen = map[string]string{}
+	}
+	return appendWords(dst, s, true, t.seen)
+}
 
 // appendWords appends the words of s to dst, without the stop words when
-// dropStop is set.
-func appendWords(dst []string, s string, dropStop bool) []string {
+// dropStop is set, remembering terms in seen when it is not nil.
+func appendWords(dst []string, s string, dropStop bool, seen map[string]string) []string {
 	start := -1 // byte offset of the current word, -1 outside a word
 	var prev rune
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			w := lower(s[start:end])
+			raw := s[start:end]
+			if t, ok := seen[raw]; ok {
+				if t != "" {
+					dst = append(dst, t)
+				}
+				start = -1
+				return
+			}
+			w := lower(raw)
+			t := ""
 			if !dropStop || !stopWords[w] {
-				dst = append(dst, Normalize(w))
+				t = Normalize(w)
+				dst = append(dst, t)
+			}
+			if seen != nil {
+				seen[strings.Clone(raw)] = t
 			}
 		}
 		start = -1
@@ -91,6 +165,9 @@ func appendWords(dst []string, s string, dropStop bool) []string {
 			start = i
 		case isUpper(r) && isLower(prev):
 			flush(i) // fooBar: split before B
+			start = i
+		case isLetter(r) && isDigit(prev) && i-start > 1:
+			flush(i) // s3mem, base64Encode: split after the digits of a word
 			start = i
 		case isUpper(r) && isUpper(prev):
 			// JSONSchema: split before the S when a lower-case letter follows.
@@ -133,6 +210,20 @@ func isWordRune(r rune) bool {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isLetter(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsLetter(r)
+}
+
+func isDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
 }
 
 func isUpper(r rune) bool {

@@ -13,7 +13,8 @@ func TestWords(t *testing.T) {
 		{"ek9_extract_method", []string{"ek9", "extract", "method"}},
 		{"insertedLineRange", []string{"insert", "line", "rang"}},
 		{"JSONSchema parser", []string{"json", "schema", "parser"}},
-		{"HTTPServer2Go", []string{"http", "server2go"}},
+		{"HTTPServer2Go", []string{"http", "server2", "go"}},
+		{"s3mem.New md5Base64 utf8 x509", []string{"s3", "memori", "new", "md5", "base64", "utf8", "x509"}},
 		{"kebab-case.dotted_name", []string{"kebab", "case", "dot", "name"}},
 		{"Fix E11066 now!", []string{"fix", "e11066", "now"}},
 		{"Parameters, classes & dependencies; status", []string{"parameter", "class", "dependenci", "statu"}},
@@ -88,13 +89,14 @@ func TestCanonical(t *testing.T) {
 		{"exec", "execute"}, {"fn", "function"}, {"func", "functions"}, {"hdr", "header"},
 		{"idx", "index"}, {"impl", "implementation"}, {"info", "information"}, {"init", "initialise"},
 		{"init", "initialize"}, {"init", "initialization"}, {"init", "initialisation"}, {"len", "length"},
-		{"max", "maximum"}, {"min", "minimum"}, {"msg", "message"}, {"num", "number"},
+		{"max", "maximum"}, {"mem", "memory"}, {"min", "minimum"}, {"msg", "message"}, {"num", "number"},
 		{"obj", "object"}, {"params", "parameters"}, {"pkg", "package"}, {"prev", "previous"},
 		{"proto", "protocol"}, {"pwd", "password"}, {"passwd", "password"}, {"repo", "repository"},
 		{"req", "requests"}, {"resp", "response"}, {"sig", "signature"}, {"spec", "specification"},
 		{"spec", "specify"}, {"src", "source"}, {"srv", "server"}, {"stats", "statistics"},
 		{"str", "string"}, {"svr", "server"}, {"tmp", "temporary"}, {"temp", "temporary"},
-		{"util", "utilities"}, {"val", "value"}, {"var", "variable"},
+		{"util", "utilities"}, {"val", "value"}, {"var", "variable"}, {"auto", "automatically"},
+		{"automatic", "automation"}, {"auto", "automate"},
 	}
 	used := map[string]bool{}
 	for _, pair := range pairs {
@@ -110,5 +112,33 @@ func TestCanonical(t *testing.T) {
 		if _, chained := canonical[v]; chained {
 			t.Errorf("canonical[%q] = %q is itself a key", k, v)
 		}
+	}
+}
+
+// Every word of a synonym group is a term as Normalize makes it, and
+// Related gives the rest of the group.
+func TestSynonyms(t *testing.T) {
+	surface := []string{"complete", "finish", "delete", "remove", "erase", "create", "make", "new", "several", "multiple",
+		"multi", "many", "batch", "bulk", "verify", "check", "validate", "valid", "ensure", "get", "fetch", "retrieve",
+		"load", "find", "search", "lookup", "locate", "start", "begin", "launch", "stop", "halt", "shutdown", "terminate",
+		"error", "fail", "failure", "enable", "activate", "disable", "deactivate", "size", "length", "maximum", "limit",
+		"bound", "parse", "decode", "unmarshal", "encode", "marshal", "serialize", "copy", "clone", "duplicate", "wait",
+		"sleep", "delay", "time", "clock", "response", "reply", "answer", "route", "dispatch"}
+	terms := map[string]bool{}
+	for _, w := range surface {
+		terms[Normalize(w)] = true
+	}
+	for _, g := range synonyms {
+		for _, w := range g {
+			if !terms[w] {
+				t.Errorf("synonym %q is no Normalize result of the listed words", w)
+			}
+		}
+	}
+	if got := Related(Normalize("finishing")); !slices.Equal(got, []string{"complet"}) {
+		t.Errorf("Related(finish) = %q", got)
+	}
+	if Related("bucket") != nil {
+		t.Error("Related(bucket) is not nil")
 	}
 }

@@ -1,0 +1,176 @@
+package codetools
+
+import (
+	"strconv"
+	"strings"
+)
+
+// fileQuery is a file name or path, with a line when it came as file:line
+// (from a stack trace, a compiler message or a profile).
+type fileQuery struct {
+	path string // slash-separated
+	line int    // 0 when none was given
+}
+
+// parseFileQuery recognises "handlers.go", "internal/admin/admin.go",
+// "protocol.go:227", "/build/path/protocol.go:227 +0x339" (a stack-trace
+// line) and "server.go:12:5" (a compiler position).
+func parseFileQuery(q string) (fileQuery, bool) {
+	s := strings.TrimSpace(q)
+	if i := strings.Index(s, " +0x"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if s == "" || strings.ContainsAny(s, " \t") {
+		return fileQuery{}, false
+	}
+	s = strings.ReplaceAll(s, `\`, "/")
+	fq := fileQuery{path: s}
+	if i := strings.LastIndex(s, ".go:"); i >= 0 {
+		fq.path = s[:i+len(".go")]
+		num, _, _ := strings.Cut(s[i+len(".go:"):], ":")
+		n, err := strconv.Atoi(num)
+		if err != nil || n <= 0 {
+			return fileQuery{}, false
+		}
+		fq.line = n
+	}
+	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
+	if !strings.HasSuffix(base, ".go") || len(base) == len(".go") {
+		return fileQuery{}, false
+	}
+	return fq, true
+}
+
+// commonTail returns the number of trailing path elements that a and b
+// share.
+func commonTail(a, b string) int {
+	n := 0
+	for a != "" && b != "" {
+		ia, ib := strings.LastIndexByte(a, '/'), strings.LastIndexByte(b, '/')
+		if a[ia+1:] != b[ib+1:] {
+			break
+		}
+		n++
+		if ia < 0 || ib < 0 {
+			break
+		}
+		a, b = a[:ia], b[:ib]
+	}
+	return n
+}
+
+// filesFor returns the catalog files that fq names best: those sharing the
+// most trailing path elements with it (the base name at least).
+func (x *index) filesFor(fq fileQuery) []*fileEntries {
+	var best []*fileEntries
+	bestN := 0
+	for k := range x.search.files {
+		fe := &x.search.files[k]
+		n := commonTail(fe.path, fq.path)
+		switch {
+		case n == 0 || n < bestN:
+		case n > bestN:
+			best, bestN = append(best[:0], fe), n
+		default:
+			best = append(best, fe)
+		}
+	}
+	return best
+}
+
+// fileSearch answers a file query: the declarations of the files it names
+// in line order, or, with a line, the declaration of each file that
+// encloses the line. Package entries are left out: they are no
+// declaration of one file. It calls add with keys that keep that order and
+// returns the number of matches.
+func (x *index) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
+	files := x.filesFor(fq)
+	// Files of the main module first.
+	order := make([]int, len(files))
+	for k := range order {
+		order[k] = k
+	}
+	fileScope := func(fe *fileEntries) scope { return x.search.scope[fe.entries[0]] }
+	sortStable(order, func(a, b int) bool { return fileScope(files[a]) < fileScope(files[b]) })
+	n := 0
+	for _, k := range order {
+		fe := files[k]
+		if fq.line > 0 {
+			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x, i) {
+				add(uint64(n)<<indexBits | uint64(i))
+				n++
+			}
+			continue
+		}
+		for _, i := range fe.entries {
+			if x.entries[i].kind != kPackage && f.match(x, int(i)) {
+				add(uint64(n)<<indexBits | uint64(i))
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// enclosing returns the entry of fe whose declaration encloses line, and
+// whether that is known exactly (from the snapshot's spans) rather than
+// guessed from the function table (the function that starts last before
+// the line). It returns -1 when no declaration does.
+func (x *index) enclosing(fe *fileEntries, line int) (int, bool) {
+	best, after := -1, -1
+	for _, i := range fe.entries {
+		e := &x.entries[i]
+		if e.kind == kPackage || e.endLine == 0 {
+			continue
+		}
+		switch {
+		case int(e.line) <= line && line <= int(e.endLine):
+			// The innermost: the one that starts last (a spec of a group).
+			if best < 0 || e.line >= x.entries[best].line {
+				best = int(i)
+			}
+		case int(e.line) > line && int(e.endLine) >= line && after < 0:
+			// The line is in the doc comment or the group's header.
+			after = int(i)
+		}
+	}
+	if best >= 0 {
+		return best, true
+	}
+	// A line within a doc comment belongs to the declaration it documents
+	// when its span starts before the line.
+	if after >= 0 {
+		if e := &x.entries[after]; e.snap >= 0 && x.base.snap != nil && x.spanStartLine(e) <= line {
+			return after, true
+		}
+	}
+	// Without spans: the function that starts last at or before the line.
+	guess := -1
+	for _, i := range fe.entries {
+		e := &x.entries[i]
+		if (e.kind == kFunc || e.kind == kMethod) && e.endLine == 0 && e.line > 0 && int(e.line) <= line &&
+			(guess < 0 || e.line > x.entries[guess].line) {
+			guess = int(i)
+		}
+	}
+	return guess, false
+}
+
+// spanStartLine returns the line where the snapshot span of e (its doc
+// comment included) starts, counting lines in the snapshot file.
+func (x *index) spanStartLine(e *entry) int {
+	text, err := x.base.snap.readSpan(e.snap, 0, e.start)
+	if err != nil {
+		return int(e.line)
+	}
+	return strings.Count(text, "\n") + 1
+}
+
+// sortStable is an insertion sort of small slices by less.
+func sortStable(s []int, less func(a, b int) bool) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && less(s[j], s[j-1]); j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package codetools
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Listing returns the answer as the compact text an agent reads: a header
+// line (how many entries matched and how, the next page), a line naming
+// the packages of the hits, then one line per hit: its id, kind,
+// file:line and the first sentence of its documentation. Ids are written
+// with their package's last path element for the import path
+// ("gofakes3.(*GoFakeS3).Server" for
+// "github.com/johannesboyne/gofakes3.(*GoFakeS3).Server"), a name
+// code_definition accepts; the structured answer has the full ids. An
+// answer from an incomplete catalog says what is missing; a package list,
+// when asked, follows.
+func (r *SearchResult) Listing() string {
+	var b strings.Builder
+	b.Grow(160 + 100*len(r.Results))
+	if r.Total == 0 {
+		b.WriteString("No match in ")
+		b.WriteString(r.Scope)
+		b.WriteString(". Try other words, a shorter fragment of a name, scope:\"all\", or a file name.")
+	} else {
+		b.WriteString(strconv.Itoa(r.Total))
+		if r.Total == 1 {
+			b.WriteString(" match (")
+		} else {
+			b.WriteString(" matches (")
+		}
+		b.WriteString(r.Match)
+		b.WriteString(", ")
+		b.WriteString(r.Scope)
+		b.WriteString(")")
+		if r.NextOffset != nil {
+			b.WriteString(", next offset ")
+			b.WriteString(strconv.Itoa(*r.NextOffset))
+		}
+		b.WriteString(".")
+	}
+	if r.Note != "" {
+		b.WriteString(" ")
+		b.WriteString(r.Note)
+		b.WriteString(".")
+	}
+	if c := &r.Coverage; c.Truncated || c.NoSnapshot || r.Limitations != "" || c.RegisteredError != "" {
+		b.WriteString("\ncatalog:")
+		if c.Truncated {
+			b.WriteString(" truncated to ")
+			b.WriteString(strconv.Itoa(c.Entries))
+			b.WriteString(" entries;")
+		}
+		if c.NoSnapshot && r.Limitations == "" {
+			b.WriteString(" no source snapshot;")
+		}
+		for _, e := range []string{r.Limitations, c.RegisteredError} {
+			if e != "" {
+				b.WriteString(" ")
+				b.WriteString(clip(e, maxEcho))
+			}
+		}
+	}
+	short := shortPackages(r.Results)
+	first := true
+	for i := range r.Results {
+		h := &r.Results[i]
+		if s, ok := short[h.pkg]; ok && s.first == &h.Name {
+			if first {
+				b.WriteString("\npackages: ")
+				first = false
+			} else {
+				b.WriteString("; ")
+			}
+			b.WriteString(s.name)
+			b.WriteString(" = ")
+			b.WriteString(h.pkg)
+		}
+	}
+	for _, h := range r.Results {
+		b.WriteString("\n")
+		p, rest := splitID(h.Name, h.pkg)
+		switch s, ok := short[p]; {
+		case p == "" || h.Kind == KindPackage:
+			b.WriteString(h.Name)
+		case ok:
+			b.WriteString(s.name)
+			b.WriteString(".")
+			b.WriteString(rest)
+		default:
+			b.WriteString(h.Name)
+		}
+		b.WriteString(" ")
+		b.WriteString(h.Kind)
+		if h.At != "" {
+			b.WriteString(" ")
+			b.WriteString(h.At)
+		}
+		if h.doc != "" {
+			b.WriteString(" - ")
+			b.WriteString(h.doc)
+		}
+	}
+	for _, p := range r.PackageList {
+		b.WriteString("\npackage ")
+		b.WriteString(p.Path)
+		b.WriteString(" ")
+		b.WriteString(p.Scope)
+		b.WriteString(" ")
+		b.WriteString(strconv.Itoa(p.Entries))
+		if !p.Source {
+			b.WriteString(" (no source)")
+		}
+	}
+	return b.String()
+}
+
+// shortName is how a listing writes a package: its last path element, and
+// the hit that names it first.
+type shortName struct {
+	name  string
+	first *string
+}
+
+// shortPackages returns the short names of the packages of hits whose
+// import path has several elements, when no other package of the hits has
+// the same last element.
+func shortPackages(hits []SearchHit) map[string]shortName {
+	out := map[string]shortName{}
+	owner := map[string]string{} // last element → import path
+	clash := map[string]bool{}
+	for i := range hits {
+		h := &hits[i]
+		if h.pkg == "" || h.Kind == KindPackage && h.Name == h.pkg || !strings.HasPrefix(h.Name, h.pkg+".") {
+			continue
+		}
+		last := h.pkg[strings.LastIndexByte(h.pkg, '/')+1:]
+		if last == h.pkg {
+			continue // already short
+		}
+		if o, ok := owner[last]; ok && o != h.pkg {
+			clash[last] = true
+			continue
+		}
+		owner[last] = h.pkg
+		if _, ok := out[h.pkg]; !ok {
+			out[h.pkg] = shortName{name: last, first: &h.Name}
+		}
+	}
+	for p, s := range out {
+		if clash[s.name] {
+			delete(out, p)
+		}
+	}
+	return out
+}
+
+// splitID splits the id of an entry of package pkg into the package and
+// the rest after the dot that follows it ("net/http.(*Server).Serve" →
+// "net/http", "(*Server).Serve"). Ids that do not start with their
+// package (tools, registered names) have none: the rest is the whole id.
+func splitID(id, pkg string) (string, string) {
+	if rest, ok := strings.CutPrefix(id, pkg+"."); ok && pkg != "" {
+		return pkg, rest
+	}
+	return "", id
+}

@@ -1,0 +1,402 @@
+package codetools
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tiers of a literal match, best first. Within a tier, entries of the main
+// module come first, then of other modules, then of the standard library;
+// then shorter ids, then ids in byte order.
+const (
+	tierExact     = iota // the name, or a qualified name, in the same case
+	tierExactFold        // the name in another case
+	tierPrefix           // the name begins with the query
+	tierPart             // a word of the name (camelCase, _, digits) begins with it
+	tierSubstring        // elsewhere in the name
+	tierID               // in the id outside the name: package path, receiver
+	tierDoc              // in the documentation only
+)
+
+// filter selects entries by kind, scope and package.
+type filter struct {
+	kinds  uint16 // bit per kind; 0 means every kind
+	scopes scopeSet
+	pkg    string // import path prefix or path elements; "" means any
+	// widen allows searching every scope when the default scopes have no
+	// match (the scope was not given).
+	widen bool
+}
+
+func (f *filter) match(x *index, i int) bool {
+	e := &x.entries[i]
+	if f.kinds != 0 && f.kinds&(1<<e.kind) == 0 {
+		return false
+	}
+	if !f.scopes.has(x.search.scope[i]) {
+		return false
+	}
+	return f.pkg == "" || packageMatches(e.pkg, f.pkg)
+}
+
+// packageMatches reports whether import path pkg is p, under p, or holds
+// p as a sequence of whole path elements ("codetools", "embedmcp/mcp").
+func packageMatches(pkg, p string) bool {
+	p = strings.TrimSuffix(p, "/")
+	if pkg == p || strings.HasPrefix(pkg, p+"/") {
+		return true
+	}
+	i := strings.Index(pkg, "/"+p)
+	for i >= 0 {
+		end := i + 1 + len(p)
+		if end == len(pkg) || pkg[end] == '/' {
+			return true
+		}
+		j := strings.Index(pkg[i+1:], "/"+p)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// Rank keys order matches by sorting as numbers. The entry index is in
+// the low indexBits bits (the catalog holds at most DefaultMaxEntries);
+// above it, a literal key holds the tier, the scope and the id length, and
+// a term key the negated score, the scope and the id length, so that ties
+// go to the main module, then shorter ids, then ids in byte order.
+const indexBits = 18
+
+// rankKey is the key of a literal match of entry i.
+func (x *index) rankKey(tier int, i int) uint64 {
+	e := &x.entries[i]
+	return uint64(tier)<<60 | uint64(x.search.scope[i])<<58 | uint64(unlinked(e))<<57 |
+		uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
+}
+
+// unlinked is 1 for a function or method that is not in the running
+// binary's function table (inlined everywhere, removed by the linker, or
+// not part of this build), 0 otherwise: between equal matches, the code
+// that runs comes first.
+func unlinked(e *entry) int {
+	if (e.kind == kFunc || e.kind == kMethod) && e.sources&srcRuntime == 0 {
+		return 1
+	}
+	return 0
+}
+
+// termKey is the key of a term match of score s (≥ 0).
+func termKey(s float64, sc scope, idLen, i int) uint64 {
+	q := uint64(min(s*1e6, float64(1<<32-1)))
+	return (1<<32-1-q)<<32 | uint64(sc)<<30 | uint64(min(idLen, 1<<12-1))<<indexBits | uint64(i)
+}
+
+// keyEntry returns the entry index of a rank key.
+func keyEntry(k uint64) int { return int(k & (1<<indexBits - 1)) }
+
+// topK keeps the k smallest keys pushed, in a max-heap.
+type topK struct {
+	k    int
+	heap []uint64
+}
+
+func (t *topK) push(key uint64) {
+	h := t.heap
+	if len(h) == t.k {
+		if t.k == 0 || key >= h[0] {
+			return
+		}
+		h[0] = key
+		t.down(0)
+		return
+	}
+	h = append(h, key)
+	t.heap = h
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p] >= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	h := t.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h) && h[r] > h[l] {
+			c = r
+		}
+		if h[i] >= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// sorted returns the kept keys in increasing order; it empties the heap.
+func (t *topK) sorted() []uint64 {
+	h := t.heap
+	for n := len(h) - 1; n > 0; n-- {
+		h[0], h[n] = h[n], h[0]
+		t.heap = h[:n]
+		t.down(0)
+	}
+	t.heap = h
+	return h
+}
+
+// keyPool recycles the top-k buffers of searches.
+var keyPool = sync.Pool{New: func() any { s := make([]uint64, 0, 64); return &s }}
+
+// literalQuery is a prepared literal query.
+type literalQuery struct {
+	q      string // as given, trimmed
+	needle string // lower case
+	// qualified is set when q names a declaration with a qualifier:
+	// pkg.Name, Type.Method, (*Type).Method, main.Name.
+	qualified bool
+	name      string // the last element of a qualified query
+}
+
+func newLiteralQuery(q string) literalQuery {
+	lq := literalQuery{q: q, needle: lowerString(q)}
+	if strings.ContainsAny(q, ".(") && !strings.ContainsAny(q, " \t") {
+		if i := strings.LastIndexByte(q, '.'); i > 0 && i < len(q)-1 {
+			lq.qualified, lq.name = true, q[i+1:]
+		}
+	}
+	return lq
+}
+
+// lowerString returns s in lower case as writeLower writes it.
+func lowerString(s string) string {
+	var b strings.Builder
+	writeLower(&b, s)
+	return b.String()
+}
+
+// literal runs a literal query: it calls add with the rank key of every
+// match that f accepts and returns their number.
+func (x *index) literal(lq *literalQuery, f *filter, add func(uint64)) int {
+	si := &x.search
+	total := 0
+	// Qualified names that are no substring of the id (T.M for (*T).M,
+	// main.F) are found by name first; they rank as exact.
+	var quals []int32
+	if lq.qualified {
+		lo, hi := si.namedRange(x, lq.name, false)
+		for _, i := range si.byName[lo:hi] {
+			if x.qualifies(int(i), lq.q) {
+				quals = append(quals, i)
+				if f.match(x, int(i)) {
+					add(x.rankKey(tierExact, int(i)))
+					total++
+				}
+			}
+		}
+	}
+	if len(lq.needle) == 0 || len(x.entries) == 0 {
+		return total
+	}
+	find := x.finder(lq.needle)
+	pos, i := 0, 0
+	for {
+		j := find(pos)
+		if j < 0 {
+			break
+		}
+		m := uint32(j)
+		// Advance to the entry holding m; offs is increasing.
+		for m >= x.offs[i+1] {
+			i++
+		}
+		if f.match(x, i) && !containsIndex(quals, i) {
+			add(x.rankKey(x.tier(i, lq), i))
+			total++
+		}
+		pos = int(x.offs[i+1])
+		i++
+		if i >= len(x.entries) {
+			break
+		}
+	}
+	return total
+}
+
+func containsIndex(s []int32, i int) bool {
+	for _, v := range s {
+		if int(v) == i {
+			return true
+		}
+	}
+	return false
+}
+
+// tier classifies a literal match of entry i.
+func (x *index) tier(i int, lq *literalQuery) int {
+	e := &x.entries[i]
+	seg := x.hay[x.offs[i]:x.offs[i+1]]
+	lid := seg[:strings.IndexByte(seg, 0)]
+	ns := nameStart(e)
+	name := e.id[ns:]
+	var lname string
+	if len(lid) == len(e.id) {
+		lname = lid[ns:]
+	} else {
+		lname = strings.ToLower(name) // non-ASCII id: offsets differ
+	}
+	needle := lq.needle
+	switch {
+	case lname == needle:
+		if name == lq.q {
+			return tierExact
+		}
+		return tierExactFold
+	case lq.qualified && x.qualifies(i, lq.q):
+		return tierExact
+	case strings.HasPrefix(lname, needle):
+		return tierPrefix
+	}
+	if k := strings.Index(lname, needle); k >= 0 {
+		if len(lname) != len(name) {
+			return tierSubstring
+		}
+		for k >= 0 {
+			if wordStart(name, k) {
+				return tierPart
+			}
+			n := strings.Index(lname[k+1:], needle)
+			if n < 0 {
+				break
+			}
+			k += 1 + n
+		}
+		return tierSubstring
+	}
+	if strings.Contains(lid, needle) {
+		return tierID
+	}
+	return tierDoc
+}
+
+// wordStart reports whether a word of identifier s begins at byte k:
+// after _, ., / or -, at a lower-to-upper or letter-digit change, or at
+// the last capital of a run followed by a lower-case letter (the B of
+// HTTPBin).
+func wordStart(s string, k int) bool {
+	if k <= 0 {
+		return true
+	}
+	prev, _ := utf8.DecodeLastRuneInString(s[:k])
+	cur, n := utf8.DecodeRuneInString(s[k:])
+	switch {
+	case prev == '_' || prev == '.' || prev == '/' || prev == '-':
+		return true
+	case unicode.IsUpper(cur) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+		return true
+	case unicode.IsDigit(cur) != unicode.IsDigit(prev):
+		return true
+	case unicode.IsUpper(cur) && unicode.IsUpper(prev):
+		next, _ := utf8.DecodeRuneInString(s[k+n:])
+		return unicode.IsLower(next)
+	}
+	return false
+}
+
+// qualifies reports whether q names entry i with a qualifier: the id ends
+// with q at a '.' or '/' boundary, receiver parentheses and stars aside
+// (T.M and (*T).M name the same method), or q is main.<rest> and the entry
+// is in a main package. Letters are compared case-insensitively.
+func (x *index) qualifies(i int, q string) bool {
+	e := &x.entries[i]
+	if len(q) > 5 && strings.EqualFold(q[:5], "main.") {
+		for _, mp := range x.search.mainPkgs {
+			if e.pkg == mp && len(e.id) > len(mp) && matchTail(e.id[len(mp)+1:], q[5:], true) {
+				return true
+			}
+		}
+	}
+	return matchTail(e.id, q, false)
+}
+
+// matchTail compares id and q from their ends, ignoring '(', ')' and '*'
+// and case. q must be used up at a '.' or '/' boundary of id, or, with
+// whole set, together with id.
+func matchTail(id, q string, whole bool) bool {
+	i, j := len(id), len(q)
+	for {
+		for i > 0 && isReceiverPunct(id[i-1]) {
+			i--
+		}
+		for j > 0 && isReceiverPunct(q[j-1]) {
+			j--
+		}
+		if j == 0 {
+			return i == 0 || !whole && (id[i-1] == '.' || id[i-1] == '/')
+		}
+		if i == 0 {
+			return false
+		}
+		a, na := utf8.DecodeLastRuneInString(id[:i])
+		b, nb := utf8.DecodeLastRuneInString(q[:j])
+		if lowerRune(a) != lowerRune(b) {
+			return false
+		}
+		i, j = i-na, j-nb
+	}
+}
+
+func isReceiverPunct(c byte) bool { return c == '(' || c == ')' || c == '*' }
+
+// finder returns a function that finds the first occurrence of needle in
+// x.hay at or after pos, or -1. When the needle holds a byte that is rare
+// in the haystack, it scans for that byte and verifies candidates;
+// otherwise it uses strings.Index.
+func (x *index) finder(needle string) func(pos int) int {
+	hay := x.hay
+	rare := 0
+	for j := 1; j < len(needle); j++ {
+		if x.freq[needle[j]] < x.freq[needle[rare]] {
+			rare = j
+		}
+	}
+	if len(needle) == 1 || int(x.freq[needle[rare]]) > len(hay)/64 {
+		return func(pos int) int {
+			if j := strings.Index(hay[pos:], needle); j >= 0 {
+				return pos + j
+			}
+			return -1
+		}
+	}
+	c := needle[rare]
+	return func(pos int) int {
+		for {
+			if pos+rare >= len(hay) {
+				return -1
+			}
+			k := strings.IndexByte(hay[pos+rare:], c)
+			if k < 0 {
+				return -1
+			}
+			cand := pos + k
+			if cand+len(needle) > len(hay) {
+				return -1
+			}
+			if hay[cand:cand+len(needle)] == needle {
+				return cand
+			}
+			pos = cand + 1
+		}
+	}
+}

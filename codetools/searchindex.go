@@ -1,0 +1,425 @@
+package codetools
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/bm25f"
+)
+
+// Scopes of catalog entries: the host's main module, the other modules of
+// the build, and the standard library.
+const (
+	ScopeMain = "main"
+	ScopeDeps = "deps"
+	ScopeStd  = "std"
+	ScopeAll  = "all"
+)
+
+type scope uint8
+
+const (
+	scMain scope = iota
+	scDeps
+	scStd
+	numScopes
+)
+
+var scopeNames = [numScopes]string{ScopeMain, ScopeDeps, ScopeStd}
+
+// scopeSet is a set of scopes, a bit per scope.
+type scopeSet uint8
+
+const (
+	defaultScopes = scopeSet(1<<scMain | 1<<scDeps)
+	allScopes     = scopeSet(1<<scMain | 1<<scDeps | 1<<scStd)
+)
+
+func (s scopeSet) has(sc scope) bool { return s&(1<<sc) != 0 }
+
+func (s scopeSet) String() string {
+	if s == allScopes {
+		return ScopeAll
+	}
+	var names []string
+	for sc := range numScopes {
+		if s.has(sc) {
+			names = append(names, scopeNames[sc])
+		}
+	}
+	return strings.Join(names, "+")
+}
+
+// parseScope parses the scope argument: "" (main and deps), main, deps,
+// std or all.
+func parseScope(s string) (scopeSet, bool) {
+	switch s {
+	case "":
+		return defaultScopes, true
+	case ScopeAll:
+		return allScopes, true
+	}
+	for sc, n := range scopeNames {
+		if n == s {
+			return 1 << sc, true
+		}
+	}
+	return 0, false
+}
+
+// Fields of the term index of code entries.
+const (
+	tfName      = iota // the words of the entry's name, and the name as one word (joinedMark)
+	tfQualifier        // the words of a method's receiver type
+	tfDoc              // the documentation
+	tfPackage          // the import path, without its domain
+	tfFile             // the file name, without .go
+	tfBody             // the words of the declaration's source (main and deps)
+	numTermFields
+)
+
+// termParams weigh the fields of the term search: a word of the name
+// counts most, then the receiver, the documentation, the package and the
+// file name. Names are short, so their length is normalised little.
+var termParams = bm25f.Params{
+	K1:     1.2,
+	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4},
+	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75},
+	Strong: 1<<tfName | 1<<tfQualifier,
+}
+
+// joinedMark marks the term of a whole multi-word name ("=etag" for ETag,
+// "=gofakes3" for GoFakeS3): a query word meets it as written, and it is
+// no variant of the name's first word.
+const joinedMark = "="
+
+// maxDocTerms bounds the documentation terms indexed per entry: the first
+// sentences say what a declaration is for.
+const maxDocTerms = 48
+
+// searchIndex holds what the ranked search needs beyond the entries and
+// the literal haystack. It is built with the index and immutable.
+type searchIndex struct {
+	scope  []scope       // by entry
+	byName []int32       // entries sorted by lower-case name, then id
+	files  []fileEntries // by display path
+	terms  *bm25f.Index  // by entry
+	// termStats are the statistics of the whole term index.
+	termStats bm25f.Stats
+	// mainPkgs are the import paths "main." stands for.
+	mainPkgs []string
+	counts   [numScopes]int
+	packages int
+}
+
+// fileEntries are the entries declared in one file, by line.
+type fileEntries struct {
+	path    string
+	entries []int32
+}
+
+// buildSearch builds the search structures of x.
+func buildSearch(x *index, st *buildState) searchIndex {
+	si := searchIndex{scope: make([]scope, len(x.entries))}
+	mainMod := st.info.MainModule.Path
+	mods := st.mods
+	if s := x.base.snap; s != nil {
+		if mainMod == "" {
+			mainMod = s.mainMod
+		}
+		mods = append(slices.Clip(mods), s.mods...)
+	}
+	if st.mainPkg != "" {
+		si.mainPkgs = append(si.mainPkgs, st.mainPkg)
+	}
+	if s := x.base.snap; s != nil && s.man.MainPackage != "" && s.man.MainPackage != st.mainPkg {
+		si.mainPkgs = append(si.mainPkgs, s.man.MainPackage)
+	}
+	pkgScope := map[string]scope{}
+	byFile := map[string][]int32{}
+	for i := range x.entries {
+		e := &x.entries[i]
+		sc, ok := pkgScope[e.pkg]
+		if !ok {
+			sc = scopeOf(e.pkg, mainMod, mods)
+			pkgScope[e.pkg] = sc
+		}
+		si.scope[i] = sc
+		si.counts[sc]++
+		if e.file != "" {
+			byFile[e.file] = append(byFile[e.file], int32(i))
+		}
+	}
+	si.packages = len(pkgScope)
+	if _, ok := pkgScope[""]; ok {
+		si.packages--
+	}
+
+	si.byName = make([]int32, len(x.entries))
+	for i := range si.byName {
+		si.byName[i] = int32(i)
+	}
+	sort.Slice(si.byName, func(i, j int) bool {
+		a, b := &x.entries[si.byName[i]], &x.entries[si.byName[j]]
+		if c := compareFold(entryName(a), entryName(b)); c != 0 {
+			return c < 0
+		}
+		return si.byName[i] < si.byName[j]
+	})
+
+	si.files = make([]fileEntries, 0, len(byFile))
+	for p, es := range byFile {
+		slices.SortFunc(es, func(a, b int32) int {
+			if d := x.entries[a].line - x.entries[b].line; d != 0 {
+				return int(d)
+			}
+			return int(a - b)
+		})
+		si.files = append(si.files, fileEntries{path: p, entries: slices.Clip(es)})
+	}
+	slices.SortFunc(si.files, func(a, b fileEntries) int { return strings.Compare(a.path, b.path) })
+
+	si.terms = buildTerms(x, si.scope)
+	si.termStats = si.terms.Stats(nil)
+	return si
+}
+
+// scopeOf returns the scope of package pkg: the main module's packages
+// (and registered entries without a package) are main, the standard
+// library's std, the rest deps.
+func scopeOf(pkg, mainMod string, mods []modInfo) scope {
+	switch {
+	case pkg == "":
+		return scMain
+	case isStdPkg(pkg):
+		return scStd
+	}
+	if m, ok := moduleFor(mods, pkg); ok {
+		if m.path == mainMod {
+			return scMain
+		}
+		return scDeps
+	}
+	if mainMod != "" && (pkg == mainMod || strings.HasPrefix(pkg, mainMod+"/")) {
+		return scMain
+	}
+	return scDeps
+}
+
+// maxBodyTerms bounds the source words indexed per declaration.
+const maxBodyTerms = 32
+
+// goWords are words of Go source that say nothing about a declaration:
+// keywords, predeclared identifiers and the commonest names.
+var goWords = map[string]bool{
+	"func": true, "function": true, "return": true, "if": true, "els": true, "for": true, "rang": true,
+	"var": true, "variabl": true, "const": true, "type": true, "struct": true, "interfac": true, "map": true,
+	"chan": true, "go": true, "defer": true, "switch": true, "case": true, "default": true, "break": true,
+	"continu": true, "select": true, "packag": true, "import": true, "nil": true, "true": true, "fals": true,
+	"error": true, "string": true, "int": true, "int64": true, "int32": true, "uint64": true, "uint32": true,
+	"bool": true, "byte": true, "rune": true, "float64": true, "ani": true, "len": true, "length": true,
+	"cap": true, "append": true, "make": true, "new": true, "copi": true, "delet": true, "panic": true,
+	"ok": true, "v": true, "x": true, "s": true, "b": true, "e": true, "n": true, "r": true, "w": true,
+	"t": true, "k": true, "p": true, "c": true, "m": true, "fmt": true, "sprintf": true, "errorf": true,
+}
+
+// buildTerms indexes the entries of x for the term search; the source of
+// declarations outside the standard library is read from the snapshot
+// for their body words.
+func buildTerms(x *index, scopes []scope) *bm25f.Index {
+	entries := x.entries
+	b := bm25f.NewBuilder(numTermFields)
+	pkgTerms := map[string][]string{}
+	fileTerms := map[string][]string{}
+	files := map[int32]string{}
+	var name, qual, doc, body []string
+	var tok bm25f.Tokenizer
+	for i := range entries {
+		e := &entries[i]
+		n := entryName(e)
+		name = tok.AppendTerms(name[:0], n)
+		if len(name) > 1 {
+			name = append(name, joinedMark+bm25f.Normalize(strings.ToLower(n)))
+		}
+		qual = tok.AppendTerms(qual[:0], receiverOf(e))
+		doc = tok.AppendTerms(doc[:0], e.doc)
+		if len(doc) > maxDocTerms {
+			doc = doc[:maxDocTerms]
+		}
+		pt, ok := pkgTerms[e.pkg]
+		if !ok {
+			pt = bm25f.Terms(trimDomain(e.pkg))
+			pkgTerms[e.pkg] = pt
+		}
+		ft, ok := fileTerms[e.file]
+		if !ok {
+			ft = bm25f.Terms(strings.TrimSuffix(path.Base(e.file), ".go"))
+			if e.file == "" {
+				ft = nil
+			}
+			fileTerms[e.file] = ft
+		}
+		body = body[:0]
+		if e.snap >= 0 && scopes[i] != scStd && x.base.snap != nil && e.kind != kPackage {
+			src, ok := files[e.snap]
+			if !ok {
+				f := &x.base.snap.files[e.snap]
+				data, err := fs.ReadFile(x.base.snap.fsys, f.path)
+				if err == nil {
+					src = string(data)
+				}
+				files[e.snap] = src
+			}
+			from := e.start
+			if e.docEnd > from {
+				from = e.docEnd
+			}
+			if int(e.end) <= len(src) && from < e.end {
+				body = appendBodyTerms(&tok, body, src[from:e.end])
+			}
+		}
+		b.AddTerms(name, qual, doc, pt, ft, body)
+	}
+	return b.Build()
+}
+
+// appendBodyTerms appends the distinct words of source text, without Go's
+// keywords and commonest names, at most maxBodyTerms.
+func appendBodyTerms(tok *bm25f.Tokenizer, dst []string, src string) []string {
+	start := len(dst)
+	var scratch [256]string
+	for _, t := range tok.AppendTerms(scratch[:0], src) {
+		if goWords[t] || slices.Contains(dst[start:], t) {
+			continue
+		}
+		dst = append(dst, t)
+		if len(dst)-start == maxBodyTerms {
+			break
+		}
+	}
+	return dst
+}
+
+// trimDomain drops the first element of an import path when it is a
+// domain ("github.com/x/y" → "x/y"): it says nothing about the code.
+func trimDomain(pkg string) string {
+	first, rest, ok := strings.Cut(pkg, "/")
+	if ok && strings.Contains(first, ".") {
+		return rest
+	}
+	return pkg
+}
+
+// entryName returns the name of an entry: the last element of its id (the
+// function, method, type, var or const name), a package's last path
+// element, a tool's name.
+func entryName(e *entry) string { return e.id[nameStart(e):] }
+
+// nameStart returns the offset of the name in e.id.
+func nameStart(e *entry) int {
+	id := e.id
+	switch {
+	case e.kind == kPackage:
+		return strings.LastIndexByte(id, '/') + 1
+	case strings.HasPrefix(id, ToolIDPrefix):
+		return len(ToolIDPrefix)
+	}
+	tail := strings.LastIndexByte(id, '/') + 1
+	dot := strings.LastIndexByte(id[tail:], '.')
+	if dot < 0 {
+		return tail
+	}
+	start := tail + dot + 1
+	// init.N: the name is init.N, not N.
+	if isDigits(id[start:]) && strings.HasSuffix(id[:start-1], ".init") {
+		return start - len("init.")
+	}
+	return start
+}
+
+// receiverOf returns the receiver type name of a method entry, or "".
+func receiverOf(e *entry) string {
+	if e.kind != kMethod {
+		return ""
+	}
+	start := nameStart(e)
+	rest := e.id[:max(start-1, 0)] // up to the dot before the name
+	rest = strings.TrimSuffix(rest, ")")
+	i := strings.LastIndexAny(rest, ".*(")
+	return rest[i+1:]
+}
+
+// compareFold compares a and b case-insensitively (simple Unicode folding
+// to lower case), without allocating.
+func compareFold(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := rune(a[0]), 1
+		if ra >= utf8.RuneSelf {
+			ra, na = utf8.DecodeRuneInString(a)
+		}
+		rb, nb := rune(b[0]), 1
+		if rb >= utf8.RuneSelf {
+			rb, nb = utf8.DecodeRuneInString(b)
+		}
+		ra, rb = lowerRune(ra), lowerRune(rb)
+		if ra != rb {
+			if ra < rb {
+				return -1
+			}
+			return 1
+		}
+		a, b = a[na:], b[nb:]
+	}
+	switch {
+	case a == "" && b == "":
+		return 0
+	case a == "":
+		return -1
+	}
+	return 1
+}
+
+func lowerRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		return r
+	}
+	return unicode.ToLower(r)
+}
+
+// hasPrefixFold reports whether s begins with prefix, case-insensitively.
+func hasPrefixFold(s, prefix string) bool {
+	for prefix != "" {
+		if s == "" {
+			return false
+		}
+		rs, ns := utf8.DecodeRuneInString(s)
+		rp, np := utf8.DecodeRuneInString(prefix)
+		if lowerRune(rs) != lowerRune(rp) {
+			return false
+		}
+		s, prefix = s[ns:], prefix[np:]
+	}
+	return true
+}
+
+// namedRange returns the span of si.byName whose names equal name
+// case-insensitively, or, with prefix set, begin with it.
+func (si *searchIndex) namedRange(x *index, name string, prefix bool) (lo, hi int) {
+	n := len(si.byName)
+	nameAt := func(i int) string { return entryName(&x.entries[si.byName[i]]) }
+	lo = sort.Search(n, func(i int) bool { return compareFold(nameAt(i), name) >= 0 })
+	if prefix {
+		hi = lo + sort.Search(n-lo, func(i int) bool { return !hasPrefixFold(nameAt(lo+i), name) })
+	} else {
+		hi = lo + sort.Search(n-lo, func(i int) bool { return compareFold(nameAt(lo+i), name) > 0 })
+	}
+	return lo, hi
+}

@@ -1,0 +1,184 @@
+package codetools
+
+import (
+	"math/bits"
+	"strings"
+	"sync"
+
+	"github.com/embedmcp/mcp/internal/bm25f"
+)
+
+// scoresPool recycles the score accumulators of term searches.
+var scoresPool = sync.Pool{New: func() any { return new(bm25f.Scores) }}
+
+// Morphological variants of query terms: other forms of a word in the
+// catalog ("recover" and "recoverer", "valid" and "validat") count for it
+// at variantWeight, the best form of each word only.
+const (
+	variantWeight  = 0.6
+	variantMinStem = 4
+	variantMaxExt  = 5
+	maxVariants    = 6
+	// synonymWeight is the weight of a word's synonyms (bm25f.Related).
+	synonymWeight = 0.5
+	// phraseBoost multiplies the score of an entry whose id or
+	// documentation holds the whole query as written.
+	phraseBoost = 2
+	// coordWeight is how much the share of the query's words an entry
+	// holds scales its score: score·(1 - c + c·matched/words).
+	coordWeight = 0.5
+	// surfaceBonus raises the score of an entry for each query word that
+	// its name holds as written (lower-cased), not only as a stem: of
+	// listBucket and listBuckets, "list all buckets" prefers the second.
+	surfaceBonus = 0.05
+	// unlinkedPenalty lowers the score of functions and methods that are
+	// not in the running binary.
+	unlinkedPenalty = 0.05
+	// minCandidates is the least number of entries that get the raises
+	// of the second pass.
+	minCandidates = 256
+)
+
+// kindPrior scales term scores by kind: a phrase asks about behaviour,
+// which functions, methods and types carry; values (errors, defaults) and
+// package overviews match its words more often than they answer it.
+func kindPrior(k kind) float64 {
+	switch k {
+	case kConst, kVar, kPackage:
+		return 0.8
+	}
+	return 1
+}
+
+// queryTerms returns the concepts of a query: its distinct terms, each with
+// its variants in the catalog.
+func (x *index) queryTerms(query string) []bm25f.Concept {
+	var out []bm25f.Concept
+	for _, t := range bm25f.Terms(query) {
+		dup := false
+		for _, o := range out {
+			dup = dup || o.Terms[0] == t
+		}
+		if dup {
+			continue
+		}
+		c := bm25f.Concept{Terms: []string{t, joinedMark + t}, Weights: []float64{1, 1}}
+		for _, v := range x.search.terms.Variants(t, variantMinStem, variantMaxExt, maxVariants) {
+			c.Terms = append(c.Terms, v)
+			c.Weights = append(c.Weights, variantWeight)
+		}
+		for _, r := range bm25f.Related(t) {
+			c.Terms = append(c.Terms, r)
+			c.Weights = append(c.Weights, synonymWeight)
+			for _, v := range x.search.terms.Variants(r, variantMinStem, variantMaxExt, maxVariants) {
+				c.Terms = append(c.Terms, v)
+				c.Weights = append(c.Weights, synonymWeight*variantWeight)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// termSearch ranks the entries that f accepts against the query concepts
+// with BM25F over their names, receivers, documentation, package paths,
+// file names and source words (see termParams), and calls add with the
+// rank key of the best k entries; it returns the number of entries that
+// scored. The statistics are those of the whole catalog.
+//
+// An entry's score is its BM25F score, scaled by the share of the query's
+// words it holds (coordWeight), its kind (kindPrior) and whether it is
+// linked (unlinkedPenalty); the entries that rank best by that score are
+// then raised for holding the query as written (phraseBoost) and for the
+// query words their names hold as written (surfaceBonus). Those raises
+// never lower a score, so only the best max(k, minCandidates) entries
+// need them.
+func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string, f *filter, k int, add func(uint64)) int {
+	if len(terms) == 0 {
+		return 0
+	}
+	ix := x.search.terms
+	st := x.search.termStats
+	s := scoresPool.Get().(*bm25f.Scores)
+	defer scoresPool.Put(s)
+	ix.Score(terms, &termParams, &st, nil, s)
+	buf := keyPool.Get().(*[]uint64)
+	defer keyPool.Put(buf)
+	cands := topK{k: max(k, minCandidates), heap: (*buf)[:0]}
+	n := 0
+	for _, d := range s.Touched {
+		i := int(d)
+		if !f.match(x, i) {
+			continue
+		}
+		n++
+		e := &x.entries[i]
+		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]))/float64(len(terms))) *
+			kindPrior(e.kind) * (1 - unlinkedPenalty*float64(unlinked(e)))
+		s.Score[d] = base
+		cands.push(termKey(base, x.search.scope[i], len(e.id), i))
+	}
+	all := uint64(1)<<min(len(terms), bm25f.MaxQueryTerms) - 1
+	for _, key := range cands.heap {
+		i := keyEntry(key)
+		score := s.Score[i]
+		if phrase != "" && s.Matched[i] == all && x.holds(i, phrase) {
+			score *= phraseBoost
+		}
+		score *= 1 + surfaceBonus*float64(x.surfaceWords(i, words))
+		add(termKey(score, x.search.scope[i], len(x.entries[i].id), i))
+	}
+	*buf = cands.heap[:0]
+	return n
+}
+
+// phraseOf returns the lower-cased query with its white space collapsed,
+// when it has several words: the phrase an entry may hold as written.
+func phraseOf(query string) string {
+	ws := strings.Fields(query)
+	if len(ws) < 2 {
+		return ""
+	}
+	return lowerString(strings.Join(ws, " "))
+}
+
+// holds reports whether the id or documentation of entry i holds the
+// lower-cased phrase.
+func (x *index) holds(i int, phrase string) bool {
+	return strings.Contains(x.hay[x.offs[i]:x.offs[i+1]], phrase)
+}
+
+// surfaceWords returns the lower-cased words of a query that can carry a
+// surface form (three letters or more).
+func surfaceWords(query string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(lowerString(query), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r >= 0x80)
+	}) {
+		if len(f) >= 3 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// surfaceWords counts the words that the lower-cased name of entry i
+// holds.
+func (x *index) surfaceWords(i int, words []string) int {
+	if len(words) == 0 {
+		return 0
+	}
+	e := &x.entries[i]
+	seg := x.hay[x.offs[i]:x.offs[i+1]]
+	if len(seg) < len(e.id) {
+		return 0
+	}
+	name := seg[nameStart(e):len(e.id)]
+	n := 0
+	for _, w := range words {
+		if strings.Contains(name, w) {
+			n++
+		}
+	}
+	return n
+}

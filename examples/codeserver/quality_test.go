@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/embedmcp/mcp/internal/searcheval"
+)
+
+func qualityClient(t *testing.T) *searcheval.Client {
+	t.Helper()
+	srv, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &searcheval.Client{Server: srv, Caller: caller()}
+}
+
+// TestSearchQuality runs the code_search evaluation set over this
+// repository's code (testdata/search-eval.tsv, see docs/search-quality.md)
+// and prints its tables. Targets: top-3 ≥ 90 %, top-1 ≥ 70 %; a 10-hit
+// answer ≤ 2 KB p50, a zero-hit answer ≤ 1 KB.
+func TestSearchQuality(t *testing.T) {
+	data, err := os.ReadFile("testdata/search-eval.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := searcheval.ParseQueries(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := qualityClient(t)
+	for _, id := range c.Unknown(qs) {
+		t.Errorf("the set expects %s, which is not in the catalog: rename it in testdata/search-eval.tsv", id)
+	}
+	outs, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
+		return c.Search(map[string]any{"query": q.Text, "limit": 10})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes, err := c.SizesOf(outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("\ncode_search over this repository (%d queries):\n\n%s\n%s\nanswer sizes: %s\n\n",
+		len(qs), searcheval.Summary("embedmcp", outs), searcheval.Table(outs), sizes)
+	if err := searcheval.CheckRates(outs); err != nil {
+		t.Error(err)
+	}
+	if err := sizes.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestToolDetailQuality runs the tool_detail evaluation set over the tools
+// this example registers (testdata/tool-eval.tsv) and prints its table.
+// Targets: ≥ 95 % right, no wrong single answer.
+func TestToolDetailQuality(t *testing.T) {
+	data, err := os.ReadFile("testdata/tool-eval.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := searcheval.ParsePhrases(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := qualityClient(t)
+	outs, err := searcheval.EvaluateTools(ps, func(p searcheval.Phrase) (searcheval.ToolAnswer, error) {
+		return c.Detail(p.Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	right, wrong, err := searcheval.CheckTools(outs)
+	fmt.Printf("\ntool_detail over the codeserver's tools: %d of %d right (%s), %d wrong single\n\n%s\n",
+		right, len(outs), searcheval.Pct(right, len(outs)), wrong, searcheval.ToolTable(outs))
+	if err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,116 @@
+package s3app
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/searcheval"
+)
+
+// snapshotDir holds the -deps snapshot of s3server, written once by
+// TestMain with mcpsnapshot, as an adopter's go generate would.
+var snapshotDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "s3snapshot")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	snapshotDir = filepath.Join(dir, "snapshot")
+	cmd := exec.Command("go", "run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snapshotDir, "./s3server")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "mcpsnapshot: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func client(t *testing.T) *searcheval.Client {
+	t.Helper()
+	srv, _, err := NewService(os.DirFS(snapshotDir), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &searcheval.Client{Server: srv, Caller: searcheval.Caller(Grants)}
+}
+
+// evaluate runs a query set with limit 10 and measures the answers.
+func evaluate(t *testing.T, c *searcheval.Client, file string) ([]searcheval.Outcome, searcheval.Sizes) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := searcheval.ParseQueries(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range c.Unknown(qs) {
+		t.Errorf("%s expects %s, which is not in the catalog", file, id)
+	}
+	outs, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
+		return c.Search(map[string]any{"query": q.Text, "limit": 10})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes, err := c.SizesOf(outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return outs, sizes
+}
+
+// repositoryClient serves the code tools over this repository's code as
+// the codeserver example embeds it (its snapshot, its main module).
+func repositoryClient(t *testing.T) *searcheval.Client {
+	t.Helper()
+	bi, _ := debug.ReadBuildInfo()
+	own := *bi
+	own.Main = debug.Module{Path: "github.com/embedmcp/mcp"}
+	own.Path = "github.com/embedmcp/mcp/examples/codeserver"
+	ts := mcp.NewToolSet()
+	cat := codetools.NewCatalog(&codetools.Options{Snapshot: os.DirFS("../../examples/codeserver/snapshot"), BuildInfo: &own})
+	if err := codetools.Register(ts, cat); err != nil {
+		t.Fatal(err)
+	}
+	return &searcheval.Client{Server: mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil), Caller: searcheval.Caller(Grants)}
+}
+
+// TestSearchQuality runs the code_search evaluation: the gofakes3 set
+// (../testdata/gofakes3.tsv) over this service, and, for the targets, the
+// set over this repository's code (../../examples/codeserver/testdata/
+// search-eval.tsv, whose own test runs it in the codeserver). It prints
+// the tables of docs/search-quality.md. Targets over both sets: top-3 ≥
+// 90 %, top-1 ≥ 70 %; a 10-hit answer ≤ 2 KB p50 and a zero-hit answer ≤
+// 1 KB in each.
+func TestSearchQuality(t *testing.T) {
+	s3, s3sizes := evaluate(t, client(t), "../testdata/gofakes3.tsv")
+	repo, repoSizes := evaluate(t, repositoryClient(t), "../../examples/codeserver/testdata/search-eval.tsv")
+	both := append(append([]searcheval.Outcome(nil), repo...), s3...)
+	fmt.Printf("\ncode_search over gofakes3 v1.2.0 (%d queries):\n\n%s\n%s\nanswer sizes: %s\n",
+		len(s3), searcheval.Summary("gofakes3", s3), searcheval.Table(s3), s3sizes)
+	fmt.Printf("\ncode_search over both sets (%d queries; this repository: %d, answer sizes %s):\n\n%s\n",
+		len(both), len(repo), repoSizes, searcheval.Summary("both", both))
+	if err := searcheval.CheckRates(both); err != nil {
+		t.Error(err)
+	}
+	for _, s := range []searcheval.Sizes{s3sizes, repoSizes} {
+		if err := s.Check(); err != nil {
+			t.Error(err)
+		}
+	}
+}
