@@ -190,8 +190,7 @@ func TestDetailPhraseSingle(t *testing.T) {
 		{"change the return type of a function", "ek9_change_signature", "score"},
 		{"add a field to a record", "ek9_add_field", "named"},
 		{"please edit this file", "ek9_edit_file", "named"},
-		{"explain E11066", "ek9_explain_error", "only"},
-		{"ek9_extract_methd", "ek9_extract_method", "only"}, // a misspelt name still finds its tool
+		{"explain a compiler error", "ek9_explain_error", "named"},
 	} {
 		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(c.phrase)+`,"verbosity":"none"}`)
 		if a.Status != "ok" || a.Match != "single" || a.Tool == nil || a.Tool.Name != c.want {
@@ -200,6 +199,21 @@ func TestDetailPhraseSingle(t *testing.T) {
 		}
 		if !strings.Contains(a.Note, c.why) || !strings.Contains(a.Note, c.want) {
 			t.Errorf("%q: note %q does not say %q", c.phrase, a.Note, c.why)
+		}
+	}
+}
+
+// One term of a phrase of several is no evidence for a single answer, even
+// in the only tool that holds it: the answer is ambiguous, that tool first.
+func TestDetailOneTermOfSeveral(t *testing.T) {
+	ts := ek9Set(t, mcp.AllowAll(), nil)
+	for _, c := range []struct{ phrase, first string }{
+		{"explain E11066", "ek9_explain_error"},
+		{"ek9_extract_methd", "ek9_extract_method"}, // a misspelt name still finds its tool
+	} {
+		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(c.phrase)+`,"verbosity":"none"}`)
+		if a.Match != "ambiguous" || len(a.Candidates) == 0 || a.Candidates[0].Name != c.first {
+			t.Errorf("%q: want ambiguous with %s first, got %s", c.phrase, c.first, asJSON(a))
 		}
 	}
 }

@@ -108,7 +108,8 @@ func better(a, b scored) bool {
 // confident reports whether the top of a ranking of nterms query terms is
 // a clear winner: it leads the runner-up (if any) by singleRatio, more than
 // one weak term stands behind it (a term in a strong field, or two terms),
-// and it holds at least half of the query's terms.
+// and it holds two of the query's terms at least (the one term of a
+// one-term query) and half of them.
 func confident(ranked []scored, nterms int) bool {
 	if len(ranked) == 0 {
 		return false
@@ -118,6 +119,8 @@ func confident(ranked []scored, nterms int) bool {
 	case len(ranked) > 1 && top.score < singleRatio*ranked[1].score:
 		return false
 	case top.strong == 0 && top.matched < 2:
+		return false
+	case top.matched < min(2, nterms):
 		return false
 	default:
 		return 2*top.matched >= nterms

@@ -110,20 +110,39 @@ func AppendTerms(dst []string, s string) []string { return appendWords(dst, s, t
 // AppendWords appends the words of s, stop words included, to dst.
 func AppendWords(dst []string, s string) []string { return appendWords(dst, s, false, nil) }
 
-// A Tokenizer appends terms as AppendTerms does, remembering the term of
-// every word it has seen: the texts of an index repeat their words, and
-// stemming each again would dominate a build. The zero value is ready to
-// use; a Tokenizer is not safe for concurrent use.
+// expansions are the words that abbreviations of code stand for when the
+// words are several: an indexed "GC" is also "garbage collection", so that
+// a phrase in words finds text in abbreviations. Queries are not expanded.
+var expansions = map[string][]string{
+	"gc": {"garbag", "collect", "collection"}, "stdio": {"standard", "input", "output"}, "stdin": {"standard", "input"},
+	"stdout": {"standard", "output"}, "stderr": {"standard", "error"}, "fs": {"file", "system"},
+	"fd": {"file", "descriptor"}, "vcs": {"version", "control"}, "cli": {"command", "line"},
+	"ttl": {"time", "live"}, "rpc": {"remot", "procedur", "call"},
+}
+
+// A Tokenizer appends the terms of indexed text: the terms AppendTerms
+// gives, and for an abbreviation of several words those words too (GC,
+// stdio). It remembers the terms of every word it has seen: the texts of an
+// index repeat their words, and stemming each again would dominate a
+// build. The zero value is ready to use; a Tokenizer is not safe for
+// concurrent use.
 type Tokenizer struct {
 	seen map[string]string // word as written → term, "" for a stop word
 }
 
-// AppendTerms appends the terms of s to dst.
+// AppendTerms appends the indexed terms of s to dst.
 func (t *Tokenizer) AppendTerms(dst []string, s string) []string {
 	if t.seen == nil {
 		t.seen = map[string]string{}
 	}
-	return appendWords(dst, s, true, t.seen)
+	start := len(dst)
+	dst = appendWords(dst, s, true, t.seen)
+	for i := start; i < len(dst); i++ {
+		if ws, ok := expansions[dst[i]]; ok {
+			dst = append(dst, ws...)
+		}
+	}
+	return dst
 }
 
 // appendWords appends the words of s to dst, without the stop words when

@@ -142,3 +142,24 @@ func TestSynonyms(t *testing.T) {
 		t.Error("Related(bucket) is not nil")
 	}
 }
+
+// Indexed abbreviations of several words carry those words; queries are
+// not expanded.
+func TestTokenizerExpansions(t *testing.T) {
+	var tok Tokenizer
+	got := tok.AppendTerms(nil, "Counts GC cycles on stdio")
+	want := []string{"count", "gc", "cycl", "stdio", "garbag", "collect", "collection", "standard", "input", "output"}
+	if !slices.Equal(got, want) {
+		t.Errorf("AppendTerms = %q, want %q", got, want)
+	}
+	for ab, ws := range expansions {
+		for _, w := range ws {
+			if Normalize(w) != w && Stem(w) != w {
+				t.Errorf("expansion of %q: %q is no term", ab, w)
+			}
+		}
+	}
+	if got := Terms("garbage collection"); !slices.Equal(got, []string{"garbag", "collection"}) {
+		t.Errorf("Terms(garbage collection) = %q", got)
+	}
+}
