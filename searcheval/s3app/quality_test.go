@@ -5,13 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"testing"
 
-	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/searcheval"
 )
 
@@ -26,10 +22,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	snapshotDir = filepath.Join(dir, "snapshot")
-	cmd := exec.Command("go", "run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snapshotDir, "./s3server")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "mcpsnapshot: %v\n%s", err, out)
+	if err := WriteSnapshot("..", snapshotDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -78,16 +72,11 @@ func evaluate(t *testing.T, c *searcheval.Client, file string) ([]searcheval.Out
 // the codeserver example embeds it (its snapshot, its main module).
 func repositoryClient(t *testing.T) *searcheval.Client {
 	t.Helper()
-	bi, _ := debug.ReadBuildInfo()
-	own := *bi
-	own.Main = debug.Module{Path: "github.com/embedmcp/mcp"}
-	own.Path = "github.com/embedmcp/mcp/examples/codeserver"
-	ts := mcp.NewToolSet()
-	cat := codetools.NewCatalog(&codetools.Options{Snapshot: os.DirFS("../../examples/codeserver/snapshot"), BuildInfo: &own})
-	if err := codetools.Register(ts, cat); err != nil {
+	srv, err := RepositoryServer("../..")
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &searcheval.Client{Server: mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil), Caller: searcheval.Caller(Grants)}
+	return &searcheval.Client{Server: srv, Caller: searcheval.Caller(Grants)}
 }
 
 // TestSearchQuality runs the code_search evaluation: the gofakes3 set
