@@ -366,4 +366,3 @@ func (g *goplsMCP) close() {
 		<-done
 	}
 }
-
