@@ -285,7 +285,7 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 		if lq.qualified && !x.qualifies(int(i), sym) {
 			continue
 		}
-		if entryName(&x.entries[i]) == short {
+		if x.name(int(i)) == short {
 			exact = append(exact, i)
 		} else {
 			fold = append(fold, i)

@@ -248,7 +248,7 @@ func (x *index) tier(i int, lq *literalQuery) int {
 	e := &x.entries[i]
 	seg := x.hay[x.offs[i]:x.offs[i+1]]
 	lid := seg[:strings.IndexByte(seg, 0)]
-	ns := nameStart(e)
+	ns := int(x.search.nameOff[i])
 	name := e.id[ns:]
 	var lname string
 	if len(lid) == len(e.id) {

@@ -223,7 +223,7 @@ func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total in
 	}
 	widen := func(run func(*filter) int) int {
 		n := run(f)
-		if n == 0 && f.widen {
+		if n == 0 && f.widen && f.scopes == defaultScopes && x.search.counts[scStd] > 0 {
 			wide := *f
 			wide.scopes = allScopes
 			if n = run(&wide); n > 0 {

@@ -98,6 +98,21 @@ var termParams = bm25f.Params{
 // no variant of the name's first word.
 const joinedMark = "="
 
+// joinable reports whether a name of these words is also indexed as one
+// word: when it has several and one is an initial or a short acronym
+// (ETag, OAuth, GoFakeS3, IPAddress), as people write such names whole.
+func joinable(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // maxDocTerms bounds the documentation terms indexed per entry: the first
 // sentences say what a declaration is for.
 const maxDocTerms = 48
@@ -105,7 +120,12 @@ const maxDocTerms = 48
 // searchIndex holds what the ranked search needs beyond the entries and
 // the literal haystack. It is built with the index and immutable.
 type searchIndex struct {
-	scope  []scope       // by entry
+	scope   []scope  // by entry
+	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
+	// attr packs, by entry, its kind (bits 0-2) and whether it is an
+	// unlinked function (bit 3): ranking reads them for many entries, and
+	// the entries themselves are large.
+	attr   []uint8
 	byName []int32       // entries sorted by lower-case name, then id
 	files  []fileEntries // by display path
 	terms  *bm25f.Index  // by entry
@@ -125,7 +145,14 @@ type fileEntries struct {
 
 // buildSearch builds the search structures of x.
 func buildSearch(x *index, st *buildState) searchIndex {
-	si := searchIndex{scope: make([]scope, len(x.entries))}
+	si := searchIndex{scope: make([]scope, len(x.entries)), nameOff: make([]uint16, len(x.entries)),
+		attr: make([]uint8, len(x.entries))}
+	for i := range x.entries {
+		e := &x.entries[i]
+		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<3
+	}
+	x.search.nameOff = si.nameOff // buildTerms and the sort read names
 	mainMod := st.info.MainModule.Path
 	mods := st.mods
 	if s := x.base.snap; s != nil {
@@ -165,8 +192,7 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		si.byName[i] = int32(i)
 	}
 	sort.Slice(si.byName, func(i, j int) bool {
-		a, b := &x.entries[si.byName[i]], &x.entries[si.byName[j]]
-		if c := compareFold(entryName(a), entryName(b)); c != 0 {
+		if c := compareFold(x.name(int(si.byName[i])), x.name(int(si.byName[j]))); c != 0 {
 			return c < 0
 		}
 		return si.byName[i] < si.byName[j]
@@ -241,9 +267,9 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	var tok bm25f.Tokenizer
 	for i := range entries {
 		e := &entries[i]
-		n := entryName(e)
+		n := x.name(i)
 		name = tok.AppendTerms(name[:0], n)
-		if len(name) > 1 {
+		if joinable(name) {
 			name = append(name, joinedMark+bm25f.Normalize(strings.ToLower(n)))
 		}
 		qual = tok.AppendTerms(qual[:0], receiverOf(e))
@@ -313,6 +339,11 @@ func trimDomain(pkg string) string {
 		return rest
 	}
 	return pkg
+}
+
+// name returns the name of entry i (see entryName).
+func (x *index) name(i int) string {
+	return x.entries[i].id[min(int(x.search.nameOff[i]), len(x.entries[i].id)):]
 }
 
 // entryName returns the name of an entry: the last element of its id (the
@@ -414,7 +445,7 @@ func hasPrefixFold(s, prefix string) bool {
 // case-insensitively, or, with prefix set, begin with it.
 func (si *searchIndex) namedRange(x *index, name string, prefix bool) (lo, hi int) {
 	n := len(si.byName)
-	nameAt := func(i int) string { return entryName(&x.entries[si.byName[i]]) }
+	nameAt := func(i int) string { return x.name(int(si.byName[i])) }
 	lo = sort.Search(n, func(i int) bool { return compareFold(nameAt(i), name) >= 0 })
 	if prefix {
 		hi = lo + sort.Search(n-lo, func(i int) bool { return !hasPrefixFold(nameAt(lo+i), name) })

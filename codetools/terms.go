@@ -112,11 +112,13 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 			continue
 		}
 		n++
-		e := &x.entries[i]
+		a := x.search.attr[i]
 		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]))/float64(len(terms))) *
-			kindPrior(e.kind) * (1 - unlinkedPenalty*float64(unlinked(e)))
+			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3))
 		s.Score[d] = base
-		cands.push(termKey(base, x.search.scope[i], len(e.id), i))
+		// Ties among candidates go by scope and entry; the id length
+		// orders the final ranking.
+		cands.push(termKey(base, x.search.scope[i], 0, i))
 	}
 	all := uint64(1)<<min(len(terms), bm25f.MaxQueryTerms) - 1
 	for _, key := range cands.heap {
@@ -173,7 +175,7 @@ func (x *index) surfaceWords(i int, words []string) int {
 	if len(seg) < len(e.id) {
 		return 0
 	}
-	name := seg[nameStart(e):len(e.id)]
+	name := seg[x.search.nameOff[i]:len(e.id)]
 	n := 0
 	for _, w := range words {
 		if strings.Contains(name, w) {
