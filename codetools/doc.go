@@ -50,6 +50,46 @@
 // declaration, and both receiver spellings (T.M and (*T).M) resolve.
 // Registered tools have ids of the form "tool:name".
 //
+// code_definition also accepts what an agent has at hand: a short name
+// (NewHandler), a package- or receiver-qualified one (mcp.NewHandler,
+// (*Server).Handle, Server.Handle), a stack-trace frame with its arguments,
+// and a stack-trace file line (/build/x/protocol.go:227 +0x339), which
+// answers the declaration that encloses the line, with the line marked
+// ([Focus]). A name several entries answer to is an error wrapping
+// [ErrAmbiguousName], an unknown one [ErrUnknownName]; both list up to 10
+// candidate ids, closest first.
+//
+// # Search
+//
+// code_search answers with entries ranked best first ([SearchResult]).
+// A file name (handlers.go) answers that file's declarations in line
+// order; file:line (protocol.go:227, as a stack trace prints it) the
+// declaration that encloses the line. A single word, name or qualified
+// name matches literally: a case-insensitive substring of ids and
+// documentation, in tiers — the exact name, a name that begins with the
+// query, a word of a name (camelCase, _, digits), elsewhere in a name,
+// elsewhere in the id, in the documentation — and within a tier the
+// host's main module first, then the other modules of the build, then the
+// standard library, functions linked into the binary before those that are
+// not, then shorter ids. Several words, or a word without literal match,
+// are ranked as terms with BM25F (internal/bm25f, the engine tool_detail
+// uses too) over the words of each entry's name, its receiver, its
+// documentation, its package path, its file name and, outside the standard
+// library, the words of its source. Words are split at case changes,
+// inflections removed, abbreviations of code joined to their words (max
+// and maximum, req and request, GC and garbage collection); other forms of
+// a word in the catalog (recover and recoverer) and a few synonyms
+// (complete and finish, several and multi) count at lower weights. The
+// score is scaled by the share of the query's words an entry holds, and
+// raised for an entry that holds the whole phrase as written. The match
+// field says which mode answered.
+//
+// Filters keep kinds, scopes (main, deps, std, all; main and deps by
+// default, widened to all with a note when they have no match) and
+// packages. The answer is compact: coverage as counts, the package list
+// only when asked, a text listing of one line per hit, and never more than
+// 200 bytes of an argument in an answer or an error.
+//
 // # Snapshot layout
 //
 // A snapshot file system holds manifest.json (see [Manifest]) and
@@ -67,6 +107,7 @@
 // [DefinitionInputSchema] and [Permission] describe the two tools; a
 // wrapper decodes the arguments into [SearchQuery] or [DefinitionQuery],
 // calls [Catalog.Search] or [Catalog.Definition], and returns the result
-// as structured content. Errors wrap [ErrInvalidArgument] or
-// [ErrUnknownName].
+// as structured content (code_search also returns [SearchResult.Listing]
+// as its text). Errors wrap [ErrInvalidArgument], [ErrUnknownName] or
+// [ErrAmbiguousName].
 package codetools

@@ -6,7 +6,8 @@ import (
 )
 
 // Listing returns the answer as the compact text an agent reads: a header
-// line (how many entries matched and how, the next page), a line naming
+// line (how many entries matched, by words when the query's words ranked
+// them, in which scope when not main+deps, the next page), a line naming
 // the packages of the hits, then one line per hit: its id, kind,
 // file:line and the first sentence of its documentation. Ids are written
 // with their package's last path element for the import path
@@ -25,14 +26,17 @@ func (r *SearchResult) Listing() string {
 	} else {
 		b.WriteString(strconv.Itoa(r.Total))
 		if r.Total == 1 {
-			b.WriteString(" match (")
+			b.WriteString(" match")
 		} else {
-			b.WriteString(" matches (")
+			b.WriteString(" matches")
 		}
-		b.WriteString(r.Match)
-		b.WriteString(", ")
-		b.WriteString(r.Scope)
-		b.WriteString(")")
+		if r.Match == MatchTerms {
+			b.WriteString(" by words")
+		}
+		if r.Scope != defaultScopes.String() {
+			b.WriteString(" in ")
+			b.WriteString(r.Scope)
+		}
 		if r.NextOffset != nil {
 			b.WriteString(", next offset ")
 			b.WriteString(strconv.Itoa(*r.NextOffset))

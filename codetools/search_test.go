@@ -357,7 +357,7 @@ func TestListing(t *testing.T) {
 	c := rankedCatalog(t)
 	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
 	text := res.Listing()
-	want := "8 matches (literal, main+deps), next offset 3.\n" +
+	want := "8 matches, next offset 3.\n" +
 		"packages: app = example.com/app; lib = example.com/lib\n" +
 		"app.(*Server).Handle method main.go:8 - serves one request.\n" +
 		"lib.Handle func lib.go:5 - is the library's handle.\n" +
