@@ -61,18 +61,6 @@ const (
 	srcRegistered
 )
 
-// primary returns the source that supplies an entry's definition.
-func (s sourceSet) primary() string {
-	switch {
-	case s&srcRegistered != 0:
-		return SourceRegistered
-	case s&srcSnapshot != 0:
-		return SourceSnapshot
-	default:
-		return SourceRuntime
-	}
-}
-
 func (s sourceSet) names() []string {
 	out := make([]string, 0, 3) // never nil: encodes as [], not null
 	if s&srcRuntime != 0 {

@@ -24,30 +24,12 @@ func qualityClient(t *testing.T) *searcheval.Client {
 // and prints its tables. Targets: top-3 ≥ 90 %, top-1 ≥ 70 %; a 10-hit
 // answer ≤ 2 KB p50, a zero-hit answer ≤ 1 KB.
 func TestSearchQuality(t *testing.T) {
-	data, err := os.ReadFile("testdata/search-eval.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := searcheval.ParseQueries(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := qualityClient(t)
-	for _, id := range c.Unknown(qs) {
-		t.Errorf("the set expects %s, which is not in the catalog: rename it in testdata/search-eval.tsv", id)
-	}
-	outs, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
-		return c.Search(map[string]any{"query": q.Text, "limit": 10})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sizes, err := c.SizesOf(outs)
+	outs, sizes, err := qualityClient(t).EvaluateFile("testdata/search-eval.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("\ncode_search over this repository (%d queries):\n\n%s\n%s\nanswer sizes: %s\n\n",
-		len(qs), searcheval.Summary("embedmcp", outs), searcheval.Table(outs), sizes)
+		len(outs), searcheval.Summary("embedmcp", outs), searcheval.Table(outs), sizes)
 	if err := searcheval.CheckRates(outs); err != nil {
 		t.Error(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -454,3 +455,29 @@ func CheckTools(os []ToolOutcome) (right, wrong int, err error) {
 
 // Caller is a caller with the given grants.
 func Caller(grants []string) mcp.Caller { return mcp.Caller{Principal: "evaluation", Grants: grants} }
+
+// EvaluateFile runs the query set in file through c with limit 10 and
+// measures the answers. It reports the expected ids c does not know as an
+// error: a renamed declaration must be renamed in the set too.
+func (c *Client) EvaluateFile(file string) ([]Outcome, Sizes, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, Sizes{}, err
+	}
+	qs, err := ParseQueries(data)
+	if err != nil {
+		return nil, Sizes{}, fmt.Errorf("%s: %w", file, err)
+	}
+	if unknown := c.Unknown(qs); len(unknown) > 0 {
+		return nil, Sizes{}, fmt.Errorf("%s expects ids that are not in the catalog (rename them in the set): %s",
+			file, strings.Join(unknown, ", "))
+	}
+	outs, err := Evaluate(qs, func(q Query) (Answer, error) {
+		return c.Search(map[string]any{"query": q.Text, "limit": 10})
+	})
+	if err != nil {
+		return nil, Sizes{}, err
+	}
+	sizes, err := c.SizesOf(outs)
+	return outs, sizes, err
+}

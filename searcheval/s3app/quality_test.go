@@ -44,24 +44,7 @@ func client(t *testing.T) *searcheval.Client {
 // evaluate runs a query set with limit 10 and measures the answers.
 func evaluate(t *testing.T, c *searcheval.Client, file string) ([]searcheval.Outcome, searcheval.Sizes) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := searcheval.ParseQueries(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range c.Unknown(qs) {
-		t.Errorf("%s expects %s, which is not in the catalog", file, id)
-	}
-	outs, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
-		return c.Search(map[string]any{"query": q.Text, "limit": 10})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sizes, err := c.SizesOf(outs)
+	outs, sizes, err := c.EvaluateFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -154,15 +153,10 @@ type moduleRoots map[string]string
 
 // packageOf returns the import path of the package in directory dir.
 func (m moduleRoots) packageOf(dir string) string {
-	if rest, ok := strings.CutPrefix(dir, filepath.Join(runtime.GOROOT(), "src")+string(filepath.Separator)); ok {
+	if rest, ok := strings.CutPrefix(dir, filepath.Join(goEnv("GOROOT"), "src")+string(filepath.Separator)); ok {
 		return filepath.ToSlash(rest)
 	}
-	modcache := os.Getenv("GOMODCACHE")
-	if modcache == "" {
-		out, _ := exec.Command("go", "env", "GOMODCACHE").Output()
-		modcache = strings.TrimSpace(string(out))
-	}
-	if rest, ok := strings.CutPrefix(dir, modcache+string(filepath.Separator)); ok {
+	if rest, ok := strings.CutPrefix(dir, goEnv("GOMODCACHE")+string(filepath.Separator)); ok {
 		rest = filepath.ToSlash(rest)
 		if at := strings.IndexByte(rest, '@'); at >= 0 {
 			tail := rest[at:]
@@ -184,6 +178,12 @@ func (m moduleRoots) packageOf(dir string) string {
 		return ""
 	}
 	return m[best] + filepath.ToSlash(strings.TrimPrefix(dir, best))
+}
+
+// goEnv returns a variable of the go command's environment.
+func goEnv(name string) string {
+	out, _ := exec.Command("go", "env", name).Output()
+	return strings.TrimSpace(string(out))
 }
 
 // unescapeModule undoes the module cache's case escaping (!x for X).
