@@ -17,7 +17,6 @@ package mcp_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -78,16 +77,7 @@ func soakHeap() uint64 {
 }
 
 func TestSoak(t *testing.T) {
-	ts := mcp.NewToolSet()
-	type text struct {
-		Text string `json:"text"`
-	}
-	if _, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
-		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil), nil))
-	defer srv.Close()
+	srv, _ := listenServer(t, nil) // echo
 
 	goBefore, heapBefore, fdBefore := runtime.NumGoroutine(), soakHeap(), soakFDs(t)
 	tr := &http.Transport{MaxIdleConnsPerHost: *soakWorkers, MaxConnsPerHost: *soakWorkers}
@@ -227,30 +217,16 @@ func soakCheckBack(t *testing.T, base, after soakState) {
 // declared, and closes every one of them with 408 at BodyTimeout.
 func TestSoakSlowBody(t *testing.T) {
 	const bodyTimeout = 3 * time.Second
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil), &mcp.HandlerOptions{BodyTimeout: bodyTimeout}))
+	var entered atomic.Int64
+	srv := httptest.NewServer(countEntered(mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil),
+		&mcp.HandlerOptions{BodyTimeout: bodyTimeout}), &entered))
 	defer srv.Close()
-	addr := strings.TrimPrefix(srv.URL, "http://")
 	base := soakRead(t)
 	t.Logf("before:  %v", base)
 
 	n := *soakConns
-	head := fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", addr, 4<<20)
-	conns := make([]net.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for i := 0; i < n; i++ {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("connection %d: %v", i, err)
-		}
-		conns = append(conns, c)
-		if _, err := c.Write([]byte(head)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	conns := slowBodyAttack(t, strings.TrimPrefix(srv.URL, "http://"), &entered, n, 4<<20)
+	defer func() { closeAll(conns) }()
 	var closedByServer, answered408 atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -282,9 +258,7 @@ func TestSoakSlowBody(t *testing.T) {
 	t.Logf("during:  %v (%d connections declaring 4 MiB each)", during, n)
 	wg.Wait()
 	t.Logf("%d of %d connections answered 408 and closed by the server after %v", answered408.Load(), n, time.Since(start).Round(time.Millisecond))
-	for _, c := range conns {
-		c.Close()
-	}
+	closeAll(conns)
 	conns = nil
 	after := soakSettle(t, base)
 	t.Logf("after:   %v", after)
@@ -305,17 +279,7 @@ func TestSoakListen(t *testing.T) {
 	const lifetime = 3 * time.Second
 	n := *soakConns
 	max := n / 2
-	ts := mcp.NewToolSet()
-	type text struct {
-		Text string `json:"text"`
-	}
-	if _, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "echo", Description: "Echo text."},
-		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil),
-		&mcp.HandlerOptions{MaxListenStreams: max, ListenLifetime: lifetime}))
-	defer srv.Close()
+	srv, _ := listenServer(t, &mcp.HandlerOptions{MaxListenStreams: max, ListenLifetime: lifetime})
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
