@@ -14,8 +14,10 @@ import (
 const DefaultMaxBodyBytes = 4 << 20
 
 // HandlerOptions configure a Handler. The zero value is usable: anonymous
-// callers, a 4 MiB body limit, browser origins limited to same-origin and
-// loopback, and DNS-rebinding protection on loopback listeners.
+// callers, a 4 MiB body limit and 30 seconds to send it, at most 1 000
+// subscriptions/listen streams of 10 minutes each, browser origins limited
+// to same-origin and loopback, and DNS-rebinding protection on loopback
+// listeners.
 type HandlerOptions struct {
 	// Authenticator turns each request into the Caller served. Nil admits
 	// every request as the zero Caller (anonymous, no grants), leaving all
