@@ -280,6 +280,9 @@ func (a *attributor) display(file, pkg string) string {
 	} else if !strings.ContainsAny(file, `/\`) {
 		file = "/" + file // a bare name (assembly): in its package's directory
 	}
+	if !isAbs(file) && isStdPkg(pkg) && strings.HasPrefix(file, pkg+"/") {
+		return a.in.get("$GOROOT/src/" + file) // a -trimpath build
+	}
 	return a.in.get(displayPath(file, pkg, a.c.build.mods, a.c.build.info.MainModule.Path))
 }
 
@@ -501,11 +504,13 @@ func (a *attributor) inlined(f *inlinedFunc, c *calleeInfo) {
 	}
 	e := &a.entries[i]
 	a.check(e, f.file, f.line, f.minLine, f.maxLine, f.line > 0 && c.own)
-	if e.rtLine == 0 && (f.line > 0 || f.minLine > 0) {
+	switch {
+	case !e.rt.exact() && f.line > 0 && c.own:
+		// The inline tree gives the declaration line.
 		e.rtLine, e.rtFile = f.line, a.display(f.file, e.pkg)
-		if e.rtLine == 0 {
-			e.rtLine = f.minLine
-		}
+		e.rt |= rtDeclLine
+	case e.rtLine == 0 && f.minLine > 0:
+		e.rtLine, e.rtFile = f.minLine, a.display(f.file, e.pkg)
 	}
 	e.rt |= rtInlined
 	if _, seen := a.inlInto[c.id]; !seen {

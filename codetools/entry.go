@@ -113,10 +113,12 @@ const (
 	rtClosure
 	// rtInlined: its body was inlined into other functions.
 	rtInlined
+	// rtDeclLine: rtLine is the declaration line (from an inline tree).
+	rtDeclLine
 )
 
 // exact reports whether rtLine is the declaration line.
-func (l rtLink) exact() bool { return l&rtOwn != 0 }
+func (l rtLink) exact() bool { return l&(rtOwn|rtDeclLine) != 0 }
 
 // Bounds on the documentation bytes kept per entry for search.
 const (

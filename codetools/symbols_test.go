@@ -77,6 +77,9 @@ func TestSymbolTruth(t *testing.T) {
 			!d.Runtime.Inlined || !d.Runtime.Closures || d.Runtime.InlinedInto != symPkg+".Wire" || d.Runtime.File != adminFile {
 			t.Errorf("snapshot %v: %s resolves to %s, runtime %+v", withSnapshot, closure, d.Name, d.Runtime)
 		}
+		if !d.Runtime.Exact || d.Runtime.Line != lineOf(t, readFile(t, "internal/symfixture/admin/admin.go"), "func RequireToken") {
+			t.Errorf("snapshot %v: RequireToken at line %d (exact %v), want its declaration line", withSnapshot, d.Runtime.Line, d.Runtime.Exact)
+		}
 		if !strings.Contains(d.LinkedEvidence, "inlined (into "+symPkg+".Wire") {
 			t.Errorf("linked evidence %q does not name Wire", d.LinkedEvidence)
 		}
@@ -91,7 +94,7 @@ func TestSymbolTruth(t *testing.T) {
 		// A function that exists only inlined is linked, inlined, with its
 		// declaration line from the inline tree.
 		d = define(t, c, adminPkg+".Triple")
-		if !d.Linked || d.Runtime == nil || !d.Runtime.Inlined || d.Runtime.Exact || d.Runtime.File != adminFile ||
+		if !d.Linked || d.Runtime == nil || !d.Runtime.Inlined || !d.Runtime.Exact || d.Runtime.File != adminFile ||
 			d.Runtime.Line != lineOf(t, readFile(t, "internal/symfixture/admin/admin.go"), "func Triple") {
 			t.Errorf("snapshot %v: Triple: linked %v, runtime %+v", withSnapshot, d.Linked, d.Runtime)
 		}

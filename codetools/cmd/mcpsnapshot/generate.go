@@ -22,7 +22,8 @@ import (
 
 // config holds the command-line settings.
 type config struct {
-	dir   string // working directory for the go command; "" means current
+	dir   string   // working directory for the go command; "" means current
+	env   []string // environment of the go command; nil means this process's
 	out   string
 	sel   codetools.Selection
 	tags  string
@@ -71,7 +72,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 		return nil, fmt.Errorf("package %s is not a main package", root.ImportPath)
 	}
 	m := &codetools.Manifest{Format: codetools.SnapshotFormat, MainPackage: root.ImportPath, Selection: cfg.sel}
-	env, err := run(ctx, cfg.dir, "go", "env", "GOOS", "GOARCH", "GOVERSION")
+	env, err := run(ctx, cfg, "go", "env", "GOOS", "GOARCH", "GOVERSION")
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func listPackages(ctx context.Context, cfg config) ([]listedPackage, error) {
 		args = append(args, "-tags", cfg.tags)
 	}
 	args = append(args, "--", cfg.pkg)
-	data, err := run(ctx, cfg.dir, "go", args...)
+	data, err := run(ctx, cfg, "go", args...)
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +200,9 @@ func sorted(s []string) []string {
 	return s
 }
 
-func run(ctx context.Context, dir, name string, args ...string) ([]byte, error) {
+func run(ctx context.Context, cfg config, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = cfg.dir, cfg.env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -43,14 +43,11 @@ func generateTo(t *testing.T, dir, out string, sel codetools.Selection, args ...
 	if len(args) > 0 {
 		cfg.tags = args[0]
 	}
-	if err := runConfig(ctx, cfg, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	s, err := generate(ctx, cfg)
+	m, err := runConfig(ctx, cfg, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.man
+	return m
 }
 
 func TestGenerate(t *testing.T) {
@@ -200,7 +197,7 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 	dir := writeModule(t, map[string]string{"go.mod": "module example.com/first\n\ngo 1.26\n", "main.go": embeddingMain})
 	cfg := config{dir: dir, out: "snapshot", pkg: "."}
 	var stdout bytes.Buffer
-	if err := runConfig(ctx, cfg, &stdout); err != nil {
+	if _, err := runConfig(ctx, cfg, &stdout); err != nil {
 		t.Fatalf("first run: %v", err)
 	}
 	snapDir := filepath.Join(dir, "snapshot")
@@ -209,7 +206,7 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 		t.Fatalf("first run wrote %v", keys(before))
 	}
 	stdout.Reset()
-	if err := runConfig(ctx, cfg, &stdout); err != nil {
+	if _, err := runConfig(ctx, cfg, &stdout); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(stdout.String(), "; 0 files changed") {
@@ -219,13 +216,13 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 		t.Error("second run changed the snapshot")
 	}
 	cfg.check = true
-	if err := runConfig(ctx, cfg, io.Discard); err != nil {
+	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Errorf("-check on a fresh snapshot: %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(strings.Replace(embeddingMain, `"hello"`, `"hi"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := runConfig(ctx, cfg, io.Discard)
+	_, err := runConfig(ctx, cfg, io.Discard)
 	var stale *staleError
 	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "differs src/example.com/first/main.go.txt") ||
 		!strings.Contains(err.Error(), "differs manifest.json") {
@@ -247,11 +244,11 @@ func TestOnlyOwnDirectory(t *testing.T) {
 	needGo(t)
 	dir := writeModule(t, map[string]string{"go.mod": "module example.com/own\n\ngo 1.26\n",
 		"main.go": strings.Replace(embeddingMain, "//go:embed snapshot", "//go:embed src", 1), "src/keep.txt": "mine"})
-	err := runConfig(ctx, config{dir: dir, out: ".", pkg: "."}, io.Discard)
+	_, err := runConfig(ctx, config{dir: dir, out: ".", pkg: "."}, io.Discard)
 	if !errors.Is(err, errNotOurs) {
 		t.Fatalf("-o . in a module: %v", err)
 	}
-	err = runConfig(ctx, config{dir: dir, out: "src", pkg: "."}, io.Discard)
+	_, err = runConfig(ctx, config{dir: dir, out: "src", pkg: "."}, io.Discard)
 	if !errors.Is(err, errNotOurs) {
 		t.Fatalf("-o src over a foreign directory: %v", err)
 	}
@@ -263,7 +260,7 @@ func TestOnlyOwnDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config{dir: dir, out: "snapshot", pkg: "."}
-	if err := runConfig(ctx, cfg, io.Discard); err != nil {
+	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	snapDir := filepath.Join(dir, "snapshot")
@@ -274,7 +271,7 @@ func TestOnlyOwnDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "extra.go"), []byte("package main\n\nfunc extra() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := runConfig(ctx, cfg, io.Discard); err != nil {
+	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt")); err != nil {
@@ -283,7 +280,7 @@ func TestOnlyOwnDirectory(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "extra.go")); err != nil {
 		t.Fatal(err)
 	}
-	if err := runConfig(ctx, cfg, io.Discard); err != nil {
+	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt")); !errors.Is(err, os.ErrNotExist) {

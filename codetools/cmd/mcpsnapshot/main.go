@@ -55,6 +55,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/embedmcp/mcp/codetools"
 )
 
 const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]\n"
@@ -97,7 +99,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpsnapshot:", err)
 		return 2
 	}
-	if err := runConfig(ctx, cfg, stdout); err != nil {
+	if _, err := runConfig(ctx, cfg, stdout); err != nil {
 		fmt.Fprintln(stderr, "mcpsnapshot:", err)
 		return 1
 	}
@@ -121,21 +123,23 @@ func (e *staleError) Error() string {
 	return b.String()
 }
 
-func runConfig(ctx context.Context, cfg config, stdout io.Writer) error {
+// runConfig writes (or, with cfg.check, checks) the snapshot cfg
+// describes and returns its manifest.
+func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codetools.Manifest, error) {
 	dir := cfg.out
 	if cfg.dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.dir, dir)
 	}
 	if cfg.check {
 		if _, err := os.Stat(dir); err != nil {
-			return &staleError{diffs: []string{"missing " + dir}}
+			return nil, &staleError{diffs: []string{"missing " + dir}}
 		}
 	} else if err := prepare(dir); err != nil {
-		return err
+		return nil, err
 	}
 	out, err := generate(ctx, cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out.files[markerName] = []byte(markerText)
 	n := 0
@@ -144,18 +148,18 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	if cfg.check {
 		if diffs := check(dir, out); len(diffs) > 0 {
-			return &staleError{diffs: diffs}
+			return nil, &staleError{diffs: diffs}
 		}
 		fmt.Fprintf(stdout, "mcpsnapshot: %s is up to date (%d packages, %d files)\n", cfg.out, len(out.man.Packages), n)
-		return nil
+		return out.man, nil
 	}
 	changed, err := write(dir, out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
 		len(out.man.Packages), n, cfg.out, out.man.Selection.String(), changed)
-	return nil
+	return out.man, nil
 }
 
 func splitList(s string) []string {

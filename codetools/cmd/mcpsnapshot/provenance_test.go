@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -171,11 +170,9 @@ func TestProvenanceOfRealBuilds(t *testing.T) {
 		return string(out)
 	}
 	sh(app, "go", "mod", "tidy")
-	// Generate with the command itself, as go generate would.
-	cmd := exec.Command("go", "run", filepath.Join(root, "codetools", "cmd", "mcpsnapshot"), "-o", "snapshot", "-deps", ".")
-	cmd.Dir, cmd.Env = app, env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("mcpsnapshot: %v\n%s", err, out)
+	cfg := config{dir: app, env: env, out: "snapshot", pkg: ".", sel: codetools.Selection{Deps: true}}
+	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
 	}
 	sh(app, "git", "init", "-q")
 	sh(app, "git", "add", "-A")
@@ -248,15 +245,11 @@ func TestProvenanceOfRealBuilds(t *testing.T) {
 	t.Run("dependency bumped: stale", func(t *testing.T) {
 		expect(t, second["example.com/versioned.Name"], codetools.StatusStale, "is v1.0.0", "v1.1.0 h1:")
 	})
-	if runtime.GOOS == "windows" {
-		return
-	}
 	// mcpsnapshot -check sees all of it.
-	cmd = exec.Command("go", "run", filepath.Join(root, "codetools", "cmd", "mcpsnapshot"), "-check", "-o", "snapshot", "-deps", ".")
-	cmd.Dir, cmd.Env = app, env
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "differs src/example.com/app/main.go.txt") ||
-		!strings.Contains(string(out), "src/example.com/local/local.go.txt") || !strings.Contains(string(out), "manifest.json") {
-		t.Errorf("-check after the edits: %v\n%s", err, out)
+	cfg.check = true
+	_, err = runConfig(ctx, cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "differs src/example.com/app/main.go.txt") ||
+		!strings.Contains(err.Error(), "src/example.com/local/local.go.txt") || !strings.Contains(err.Error(), "manifest.json") {
+		t.Errorf("-check after the edits: %v", err)
 	}
 }
