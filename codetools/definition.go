@@ -208,6 +208,9 @@ func (x *index) linkage(d *Definition, e *entry) {
 		loc := &RuntimeLocation{File: e.rtFile, Line: int(e.rtLine), Exact: e.rt.exact(),
 			Closures: e.rt&rtClosure != 0, Inlined: e.rt&rtInlined != 0}
 		var how []string
+		if e.rt&rtForeign != 0 {
+			how = append(how, "listed in the function table of the running executable, outside any Go package: C code (cgo, the race detector's runtime) or a file-local assembly function, with no Go declaration")
+		}
 		if e.rt&rtOwn != 0 {
 			how = append(how, "listed in the function table of the running executable")
 		}

@@ -115,6 +115,8 @@ const (
 	rtInlined
 	// rtDeclLine: rtLine is the declaration line (from an inline tree).
 	rtDeclLine
+	// rtForeign: a function without Go line information (C).
+	rtForeign
 )
 
 // exact reports whether rtLine is the declaration line.
