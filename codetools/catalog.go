@@ -248,7 +248,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	var entries []entry
 	var decls snapDecls
 	if c.opts.Snapshot != nil {
-		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, len(rt.funcs)+len(rt.inlined))
+		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
 		switch {
 		case err != nil:
 			b.snapshotErr = &snapshotError{err}
@@ -270,7 +270,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	sort.Strings(b.noSource)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
 	b.entries = dedupSorted(entries)
-	if cap(b.entries) > len(b.entries)+len(b.entries)/16 {
+	if cap(entries) > len(b.entries)+len(b.entries)/16 {
 		b.entries = append([]entry(nil), b.entries...) // do not keep the slack
 	}
 	b.aliases, b.inlInto = a.aliases, a.inlInto

@@ -78,15 +78,15 @@ func (s sourceSet) names() []string {
 // entry is one compact catalog entry. It holds no syntax trees: snapshot
 // text is addressed by byte spans into the snapshot file.
 type entry struct {
-	id   string
-	pkg  string // interned import path
-	file string // interned display path of the definition
-	doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	id     string
+	pkg    string // interned import path
+	file   string // interned display path of the definition
+	doc    string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	rtFile string // interned display path of the runtime evidence
 
 	line    int32 // line of the declaration (snapshot) or of the runtime evidence
 	endLine int32 // last line of the declaration (snapshot), 0 if unknown
 	rtLine  int32 // runtime line, 0 if not linked
-	rtFile  string
 	snap    int32 // snapshot file index, -1 if none
 	start   int32 // definition span in the snapshot file
 	end     int32

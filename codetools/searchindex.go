@@ -176,6 +176,9 @@ func buildSearch(x *index, st *buildState) searchIndex {
 			sc = scopeOf(e.pkg, mainMod, mods)
 			pkgScope[e.pkg] = sc
 		}
+		if e.rt&rtForeign != 0 {
+			sc = scStd // C and assembly of the toolchain, not the host's code
+		}
 		si.scope[i] = sc
 		si.counts[sc]++
 		if e.file != "" {
