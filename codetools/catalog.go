@@ -63,8 +63,9 @@ type Catalog struct {
 	baseDone chan struct{}
 	base     *baseIndex
 
-	mu      sync.Mutex
-	docs    map[string]regDoc
+	mu        sync.Mutex
+	indexCost indexCost // of the first search index
+	docs      map[string]regDoc
 	tools   []regDoc
 	optErr  error
 	dirty   bool
@@ -137,6 +138,12 @@ func (c *Catalog) SetTools(tools []ToolDoc) {
 	c.dirty = true
 }
 
+// indexCost is what building a search index took.
+type indexCost struct {
+	d     time.Duration
+	alloc uint64
+}
+
 // baseIndex holds the runtime and snapshot sources, built once.
 type baseIndex struct {
 	entries     []entry // sorted by id
@@ -206,7 +213,12 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 	}
 	regs = append(regs, c.tools...)
 	sort.Slice(regs, func(i, j int) bool { return regs[i].id < regs[j].id })
+	first := c.current == nil
+	start, alloc0 := time.Now(), allocatedBytes()
 	c.current = newIndex(base, regs, c.max, c.build)
+	if first {
+		c.indexCost = indexCost{time.Since(start), allocatedBytes() - alloc0}
+	}
 	if c.optErr != nil {
 		c.current.cov.RegisteredError = c.optErr.Error()
 	}
@@ -302,7 +314,7 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	}
 	attrs := []any{"entries", st.Entries, "duration", st.Duration.Round(time.Millisecond),
 		"allocatedBytes", st.AllocatedBytes, "retainedBytes", st.RetainedBytes}
-	c.logger.Info("codetools: catalog built", attrs...)
+	c.logger.Info("codetools: catalog sources built", attrs...)
 	if b.snapshotErr != nil {
 		var se *snapshotError
 		if errors.As(b.snapshotErr, &se) {
