@@ -66,10 +66,10 @@ type Catalog struct {
 	mu        sync.Mutex
 	indexCost indexCost // of the first search index
 	docs      map[string]regDoc
-	tools   []regDoc
-	optErr  error
-	dirty   bool
-	current *index
+	tools     []regDoc
+	optErr    error
+	dirty     bool
+	current   *index
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
