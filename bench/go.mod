@@ -1,6 +1,6 @@
 module github.com/embedmcp/mcp/bench
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/embedmcp/mcp v0.0.0
