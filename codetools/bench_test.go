@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // syntheticSnapshot returns a snapshot with n documented functions spread
@@ -17,23 +19,53 @@ func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 		Modules: []ManifestModule{{Path: "example.com/big", Main: true}}}
 	var funcs []runtimeFunc
 	var files []srcFile
+	given := map[string][]codeindex.Decl{}
 	for p := 0; p*500 < n; p++ {
 		pkg := fmt.Sprintf("example.com/big/pkg%03d", p)
 		for f := 0; f < 5 && p*500+f*100 < n; f++ {
 			var b strings.Builder
 			fmt.Fprintf(&b, "package pkg%03d\n\n", p)
+			// The declarations, as mcpsnapshot would index them (written
+			// out: parsing 50 000 functions is slow under the race detector).
+			decls := []codeindex.Decl{{Kind: codeindex.Package, Line: 1, EndLine: 1, End: int32(len("package pkg000"))}}
 			line := 3
 			for i := 0; i < 100 && p*500+f*100+i < n; i++ {
 				k := p*500 + f*100 + i
-				fmt.Fprintf(&b, "// Handler%d serves request kind %d of the synthetic catalog.\n// It returns the doubled input.\nfunc Handler%d(x int) int {\n\treturn x * 2\n}\n\n", k, k, k)
+				doc := fmt.Sprintf("// Handler%d serves request kind %d of the synthetic catalog.\n// It returns the doubled input.\n", k, k)
+				body := fmt.Sprintf("func Handler%d(x int) int {\n\treturn x * 2\n}", k)
+				off := int32(b.Len())
+				decls = append(decls, codeindex.Decl{Kind: codeindex.Func, Name: fmt.Sprintf("Handler%d", k), Line: int32(line + 2),
+					EndLine: int32(line + 4), Start: off, End: off + int32(len(doc)+len(body)), DocStart: off, DocEnd: off + int32(len(doc)-1)})
+				b.WriteString(doc + body + "\n\n")
 				funcs = append(funcs, runtimeFunc{name: fmt.Sprintf("%s.Handler%d", pkg, k),
 					file: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), line: line + 2, minLine: int32(line + 3), maxLine: int32(line + 3)})
 				line += 6
 			}
-			files = append(files, srcFile{pkg, fmt.Sprintf("f%d.go", f), b.String()})
+			name := fmt.Sprintf("f%d.go", f)
+			files = append(files, srcFile{pkg, name, b.String()})
+			given[pkg+"/"+name] = decls
 		}
 	}
-	return makeSnapshot(tb, man, files), funcs
+	return makeIndexedSnapshot(tb, man, files, given), funcs
+}
+
+// TestSyntheticIndex checks the written-out declarations of the synthetic
+// snapshot against the generator's parser.
+func TestSyntheticIndex(t *testing.T) {
+	fsys, _ := syntheticSnapshot(t, 250)
+	var srcs [][]codeindex.Source
+	for _, f := range []string{"f0.go", "f1.go", "f2.go"} {
+		p := "src/example.com/big/pkg000/" + f + SourceSuffix
+		srcs = append(srcs, []codeindex.Source{{Path: p, Name: f, Src: fsys[p].Data}})
+	}
+	parsed, err := codeindex.Build(srcs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(parsed), "\nfile ")
+	if !strings.Contains(string(fsys[IndexName].Data), "\nfile "+body) {
+		t.Errorf("written-out index differs from the parsed one:\n%.600s\n---\n%.600s", fsys[IndexName].Data, parsed)
+	}
 }
 
 func syntheticCatalog(fsys fstest.MapFS, funcs []runtimeFunc) *Catalog {

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -54,9 +55,17 @@ type srcFile struct{ pkg, name, src string }
 // src/ and the index.
 func makeSnapshot(t testing.TB, man Manifest, files []srcFile) fstest.MapFS {
 	t.Helper()
+	return makeIndexedSnapshot(t, man, files, nil)
+}
+
+// makeIndexedSnapshot is makeSnapshot with the declarations of each file
+// given, by file name, instead of parsed, where decls has them.
+func makeIndexedSnapshot(t testing.TB, man Manifest, files []srcFile, decls map[string][]codeindex.Decl) fstest.MapFS {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	man.Format = SnapshotFormat
 	var pkgs [][]codeindex.Source
+	var given []codeindex.File
 	for _, f := range files {
 		if len(man.Packages) == 0 || man.Packages[len(man.Packages)-1].ImportPath != f.pkg {
 			mod := ""
@@ -73,11 +82,22 @@ func makeSnapshot(t testing.TB, man Manifest, files []srcFile) fstest.MapFS {
 		fsys[p] = &fstest.MapFile{Data: []byte(f.src)}
 		mp := &man.Packages[len(man.Packages)-1]
 		mp.Files = append(mp.Files, ManifestFile{Name: f.name, Path: p, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(f.src))})
+		if d, ok := decls[f.pkg+"/"+f.name]; ok {
+			given = append(given, codeindex.File{Path: p, Decls: d})
+			continue
+		}
 		pkgs[len(pkgs)-1] = append(pkgs[len(pkgs)-1], codeindex.Source{Path: p, Name: f.name, Src: []byte(f.src)})
 	}
 	index, err := codeindex.Build(pkgs...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if given != nil {
+		var b bytes.Buffer
+		if err := codeindex.Encode(&b, given); err != nil {
+			t.Fatal(err)
+		}
+		index = b.Bytes()
 	}
 	fsys[IndexName] = &fstest.MapFile{Data: index}
 	data, err := json.Marshal(man)
