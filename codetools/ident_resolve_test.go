@@ -20,7 +20,6 @@ func TestDefinitionNames(t *testing.T) {
 		"Server.Handle":                       "example.com/app.(*Server).Handle",
 		"lib.Handle":                          "example.com/lib.Handle",
 		"auth.Verify":                         "example.com/app/internal/auth.Verify",
-		"Verify":                              "example.com/app/internal/auth.Verify",
 		"main.(*Server).Handle(0xc000010000)": "example.com/app.(*Server).Handle",
 		"checkBearerToken":                    "example.com/app.checkBearerToken",
 		"Handshake":                           "crypto/tls.(*Conn).Handshake",

@@ -46,6 +46,8 @@ var (
 	// second is grouped too.
 	second = 2
 )
+
+func Verify() {}
 `},
 	"example.com/app/internal/auth": {"auth.go": `// Package auth checks tokens.
 package auth
@@ -88,6 +90,7 @@ func rankedCatalog(t testing.TB) *Catalog {
 		return &runtimeTable{funcs: []runtimeFunc{
 			{name: "main.(*Server).Handle", file: "/build/app/main.go", line: 8},
 			{name: "main.prehandle", file: "/build/app/main.go", line: 22},
+			{name: "example.com/app/internal/auth.Verify", file: "/build/app/internal/auth/auth.go", line: 8},
 			{name: "net/http.Handle", file: "/usr/local/go/src/net/http/server.go", line: 2700},
 			{name: "net/http.(*ServeMux).Handle", file: "/usr/local/go/src/net/http/server.go", line: 2650},
 			{name: "crypto/tls.(*Conn).Handshake", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1500},
@@ -170,6 +173,16 @@ func TestLiteralRanking(t *testing.T) {
 	}
 }
 
+// Between equal matches of one scope, a function linked into the binary
+// comes before one that is not, then the shorter id.
+func TestLinkedFirst(t *testing.T) {
+	c := rankedCatalog(t)
+	res := search(t, c, SearchQuery{Query: "Verify", Kind: "func"})
+	if got := ids(res); !slices.Equal(got, []string{"example.com/app/internal/auth.Verify", "example.com/app.Verify"}) {
+		t.Errorf("Verify: %q", got)
+	}
+}
+
 // Qualified names, main. names and stack-trace frames match as exact.
 func TestQualifiedNames(t *testing.T) {
 	c := rankedCatalog(t)
@@ -246,7 +259,7 @@ func TestFilters(t *testing.T) {
 		{SearchQuery{Query: "handle", Package: "example.com/lib"}, []string{"example.com/lib.Handle", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/lib"}},
 		{SearchQuery{Query: "verify", Package: "auth"}, []string{"example.com/app/internal/auth.Verify"}},
 		{SearchQuery{Query: "verify", Package: "internal/auth"}, []string{"example.com/app/internal/auth.Verify"}},
-		{SearchQuery{Query: "verify", Package: "example.com/app"}, []string{"example.com/app/internal/auth.Verify"}},
+		{SearchQuery{Query: "verify", Package: "example.com/app"}, []string{"example.com/app/internal/auth.Verify", "example.com/app.Verify"}},
 		{SearchQuery{Query: "verify", Package: "example.com/ap"}, nil},
 		{SearchQuery{Query: "handle", Scope: "deps", Kind: "func"}, []string{"example.com/lib.Handle", "example.com/lib.handleOne"}},
 	} {
@@ -263,7 +276,7 @@ func TestFileQueries(t *testing.T) {
 	res := search(t, c, SearchQuery{Query: "main.go"})
 	want := []string{"example.com/app.Server", "example.com/app.(*Server).Handle", "example.com/app.HandleFunc",
 		"example.com/app.checkBearerToken", "example.com/app.MaxBodyBytes", "example.com/app.main",
-		"example.com/app.prehandle", "example.com/app.first", "example.com/app.second"}
+		"example.com/app.prehandle", "example.com/app.first", "example.com/app.second", "example.com/app.Verify"}
 	if got := ids(res); res.Match != MatchFile || !slices.Equal(got, want) {
 		t.Errorf("main.go: %s %q", res.Match, got)
 	}
@@ -344,7 +357,7 @@ func TestSearchCoverage(t *testing.T) {
 	for _, p := range res.PackageList {
 		got = append(got, fmt.Sprintf("%s %s %d %v", p.Path, p.Scope, p.Entries, p.Source))
 	}
-	want := []string{"example.com/app main 10 true", "example.com/app/internal/auth main 3 true",
+	want := []string{"example.com/app main 11 true", "example.com/app/internal/auth main 3 true",
 		"example.com/lib deps 4 true", "crypto/tls std 2 false", "net/http std 2 false"}
 	if !slices.Equal(got, want) {
 		t.Errorf("packages\n%q\nwant\n%q", got, want)

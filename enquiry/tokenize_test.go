@@ -1,6 +1,9 @@
 package enquiry
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNormalize(t *testing.T) {
 	for _, c := range []struct{ in, prefix, want string }{
@@ -19,3 +22,21 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 }
+
+// Mentions of other tools (snake_case words) are no evidence about a tool;
+// other prose stays.
+func TestWithoutReferences(t *testing.T) {
+	for in, want := range map[string]string{
+		"Returns exact ids for code_definition.":  "Returns exact ids for " + blank("code_definition") + ".",
+		"Use tool_detail or max_tokens, not it.":  "Use " + blank("tool_detail") + " or " + blank("max_tokens") + ", not it.",
+		"Plain prose, camelCase and kebab-case.":  "Plain prose, camelCase and kebab-case.",
+		"A _leading and trailing_ underscore.":    "A _leading and trailing_ underscore.",
+		`{"tool":"tool_catalogue","verbosity":1}`: `{"tool":"` + blank("tool_catalogue") + `","verbosity":1}`,
+	} {
+		if got := withoutReferences(in); got != want {
+			t.Errorf("withoutReferences(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func blank(s string) string { return strings.Repeat(" ", len(s)) }
