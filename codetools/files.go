@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,22 +60,51 @@ func commonTail(a, b string) int {
 	return n
 }
 
-// filesFor returns the catalog files that fq names best: those sharing the
-// most trailing path elements with it (the base name at least).
+// fileEntries are the entries declared in one file, by line.
+type fileEntries struct {
+	path    string
+	entries []int32
+}
+
+// filesFor returns the catalog files that fq names best, those sharing the
+// most trailing path elements with it (the base name at least), each with
+// its entries by line. It scans the entries: file queries are rare, and an
+// index of files would be kept for them alone.
 func (x *index) filesFor(fq fileQuery) []*fileEntries {
+	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
 	var best []*fileEntries
 	bestN := 0
-	for k := range x.search.files {
-		fe := &x.search.files[k]
-		n := commonTail(fe.path, fq.path)
-		switch {
-		case n == 0 || n < bestN:
-		case n > bestN:
-			best, bestN = append(best[:0], fe), n
-		default:
-			best = append(best, fe)
+	last, lastN := "", 0
+	for i := range x.entries {
+		f := x.entries[i].file
+		if f != last {
+			last, lastN = f, 0
+			if f == base || strings.HasSuffix(f, "/"+base) {
+				lastN = commonTail(f, fq.path)
+			}
 		}
+		if lastN == 0 || lastN < bestN {
+			continue
+		}
+		if lastN > bestN {
+			best, bestN = best[:0], lastN
+		}
+		k := slices.IndexFunc(best, func(fe *fileEntries) bool { return fe.path == f })
+		if k < 0 {
+			best = append(best, &fileEntries{path: f})
+			k = len(best) - 1
+		}
+		best[k].entries = append(best[k].entries, int32(i))
 	}
+	for _, fe := range best {
+		slices.SortFunc(fe.entries, func(a, b int32) int {
+			if d := x.entries[a].line - x.entries[b].line; d != 0 {
+				return int(d)
+			}
+			return int(a - b)
+		})
+	}
+	slices.SortFunc(best, func(a, b *fileEntries) int { return strings.Compare(a.path, b.path) })
 	return best
 }
 

@@ -115,7 +115,7 @@ func joinable(words []string) bool {
 
 // maxDocTerms bounds the documentation terms indexed per entry: the first
 // sentences say what a declaration is for.
-const maxDocTerms = 48
+const maxDocTerms = 24
 
 // searchIndex holds what the ranked search needs beyond the entries and
 // the literal haystack. It is built with the index and immutable.
@@ -135,12 +135,6 @@ type searchIndex struct {
 	mainPkgs []string
 	counts   [numScopes]int
 	packages int
-}
-
-// fileEntries are the entries declared in one file, by line.
-type fileEntries struct {
-	path    string
-	entries []int32
 }
 
 // buildSearch builds the search structures of x.
@@ -168,7 +162,6 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		si.mainPkgs = append(si.mainPkgs, s.man.MainPackage)
 	}
 	pkgScope := map[string]scope{}
-	byFile := map[string][]int32{}
 	for i := range x.entries {
 		e := &x.entries[i]
 		sc, ok := pkgScope[e.pkg]
@@ -181,9 +174,6 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		}
 		si.scope[i] = sc
 		si.counts[sc]++
-		if e.file != "" {
-			byFile[e.file] = append(byFile[e.file], int32(i))
-		}
 	}
 	si.packages = len(pkgScope)
 	if _, ok := pkgScope[""]; ok {
@@ -200,18 +190,6 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		}
 		return si.byName[i] < si.byName[j]
 	})
-
-	si.files = make([]fileEntries, 0, len(byFile))
-	for p, es := range byFile {
-		slices.SortFunc(es, func(a, b int32) int {
-			if d := x.entries[a].line - x.entries[b].line; d != 0 {
-				return int(d)
-			}
-			return int(a - b)
-		})
-		si.files = append(si.files, fileEntries{path: p, entries: slices.Clip(es)})
-	}
-	slices.SortFunc(si.files, func(a, b fileEntries) int { return strings.Compare(a.path, b.path) })
 
 	si.terms = buildTerms(x, si.scope)
 	si.termStats = si.terms.Stats(nil)
@@ -241,7 +219,7 @@ func scopeOf(pkg, mainMod string, mods []modInfo) scope {
 }
 
 // maxBodyTerms bounds the source words indexed per declaration.
-const maxBodyTerms = 32
+const maxBodyTerms = 12
 
 // goWords are words of Go source that say nothing about a declaration:
 // keywords, predeclared identifiers and the commonest names.
@@ -270,6 +248,13 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	var tok bm25f.Tokenizer
 	for i := range entries {
 		e := &entries[i]
+		if scopes[i] == scStd && e.snap < 0 && e.doc == "" {
+			// A function of the standard library known from the function
+			// table alone has nothing for a phrase to find but its name,
+			// which the literal search finds.
+			b.AddTerms()
+			continue
+		}
 		n := x.name(i)
 		name = tok.AppendTerms(name[:0], n)
 		if joinable(name) {

@@ -2,10 +2,26 @@ package bm25f
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sort"
-	"strings"
 )
+
+// uvarint decodes an unsigned varint at the start of s, as
+// binary.Uvarint does, and returns it and its length.
+func uvarint(s string) (uint64, int) {
+	var x uint64
+	var shift uint
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b < 0x80 {
+			return x | uint64(b)<<shift, i + 1
+		}
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return 0, len(s)
+}
 
 // MaxFields is the largest number of fields of an Index.
 const MaxFields = 7
@@ -13,9 +29,15 @@ const MaxFields = 7
 // maxTF bounds a term frequency and a field length as stored.
 const maxTF = 255
 
-// allOnes marks a posting whose fields all hold the term once: no
-// frequency bytes follow its field mask.
-const allOnes = 0x80
+// A posting is a varint: the gap from the previous posting's document,
+// shifted left by 3, and in the low 3 bits the one field that holds the
+// term once, or general: then a field mask follows, and, unless the mask
+// has allOnes (every field holds the term once), a frequency byte per
+// field of the mask.
+const (
+	general = 7
+	allOnes = 0x80
+)
 
 // Builder builds an Index, one document at a time. Documents are numbered
 // from 0 in the order they are added.
@@ -114,14 +136,21 @@ func (b *Builder) end() int32 {
 				ones = ones && c[f] == 1
 			}
 		}
-		p := binary.AppendUvarint(b.posts[id], uint64(doc-b.last[id]))
-		if ones {
-			p = append(p, mask|allOnes)
+		gap := uint64(doc - b.last[id])
+		var p []byte
+		if ones && mask&(mask-1) == 0 {
+			// One field, once: the field rides in the gap's low bits.
+			p = binary.AppendUvarint(b.posts[id], gap<<3|uint64(bits.TrailingZeros8(mask)))
 		} else {
-			p = append(p, mask)
-			for f := 0; f < b.nf; f++ {
-				if c[f] != 0 {
-					p = append(p, c[f])
+			p = binary.AppendUvarint(b.posts[id], gap<<3|general)
+			if ones {
+				p = append(p, mask|allOnes)
+			} else {
+				p = append(p, mask)
+				for f := 0; f < b.nf; f++ {
+					if c[f] != 0 {
+						p = append(p, c[f])
+					}
 				}
 			}
 		}
@@ -139,24 +168,22 @@ func (b *Builder) Build() *Index {
 		order[i] = int32(i)
 	}
 	sort.Slice(order, func(i, j int) bool { return b.terms[order[i]] < b.terms[order[j]] })
-	ix := &Index{nf: b.nf, n: int(b.n), lens: slices.Clip(b.lens),
-		woff: make([]uint32, len(order)+1), poff: make([]uint32, len(order)+1), df: make([]uint32, len(order))}
-	var words strings.Builder
-	np := 0
+	ix := &Index{nf: b.nf, n: int(b.n), lens: slices.Clip(b.lens), off: make([]uint32, len(order)+1)}
+	size := 0
 	for _, id := range order {
-		words.WriteString(b.terms[id])
-		np += len(b.posts[id])
+		size += 2*binary.MaxVarintLen32 + len(b.terms[id]) + len(b.posts[id])
 	}
-	ix.words = words.String()
-	ix.post = make([]byte, 0, np)
-	w := 0
+	data := make([]byte, 0, size)
 	for i, id := range order {
-		w += len(b.terms[id])
-		ix.woff[i+1] = uint32(w)
-		ix.post = append(ix.post, b.posts[id]...)
-		ix.poff[i+1] = uint32(len(ix.post))
-		ix.df[i] = uint32(countPostings(b.posts[id]))
+		// Each term is its length, its bytes, its document frequency and
+		// its postings.
+		data = binary.AppendUvarint(data, uint64(len(b.terms[id])))
+		data = append(data, b.terms[id]...)
+		data = binary.AppendUvarint(data, uint64(countPostings(b.posts[id])))
+		data = append(data, b.posts[id]...)
+		ix.off[i+1] = uint32(len(data))
 	}
+	ix.data = string(data)
 	for d := 0; d < ix.n; d++ {
 		for f := 0; f < b.nf; f++ {
 			ix.sumLen[f] += float64(ix.lens[d*b.nf+f])
@@ -169,7 +196,7 @@ func (b *Builder) Build() *Index {
 // countPostings returns the number of postings in p.
 func countPostings(p []byte) int {
 	n := 0
-	for it := (iterator{p: p, doc: -1}); it.next(); {
+	for it := (iterator{p: string(p), doc: -1}); it.next(); {
 		n++
 	}
 	return n
@@ -182,12 +209,9 @@ func countPostings(p []byte) int {
 type Index struct {
 	nf     int
 	n      int
-	words  string   // the sorted terms, concatenated
-	woff   []uint32 // term i is words[woff[i]:woff[i+1]]
-	poff   []uint32 // postings of term i are post[poff[i]:poff[i+1]]
-	df     []uint32
-	post   []byte
-	lens   []uint8 // lens[d*nf+f]: length of field f of document d, at most 255
+	data   string   // the sorted terms, each with its frequency and postings
+	off    []uint32 // term i is data[off[i]:off[i+1]]
+	lens   []uint8  // lens[d*nf+f]: length of field f of document d, at most 255
 	sumLen [MaxFields]float64
 }
 
@@ -198,19 +222,27 @@ func (ix *Index) Len() int { return ix.n }
 func (ix *Index) Fields() int { return ix.nf }
 
 // Terms returns the number of distinct terms.
-func (ix *Index) Terms() int { return len(ix.df) }
+func (ix *Index) Terms() int { return len(ix.off) - 1 }
 
 // Size returns the approximate number of bytes the index holds.
-func (ix *Index) Size() int {
-	return len(ix.words) + 4*len(ix.woff) + 4*len(ix.poff) + 4*len(ix.df) + cap(ix.post) + len(ix.lens)
+func (ix *Index) Size() int { return len(ix.data) + 4*len(ix.off) + len(ix.lens) }
+
+// entry decodes term number i: its word, document frequency and postings.
+func (ix *Index) entry(i int) (word string, df int, post string) {
+	p := ix.data[ix.off[i]:ix.off[i+1]]
+	n, k := uvarint(p)
+	word = p[k : k+int(n)]
+	p = p[k+int(n):]
+	f, k := uvarint(p)
+	return word, int(f), p[k:]
 }
 
 // word returns term number i.
-func (ix *Index) word(i int) string { return ix.words[ix.woff[i]:ix.woff[i+1]] }
+func (ix *Index) word(i int) string { w, _, _ := ix.entry(i); return w }
 
 // term returns the number of term t, or -1.
 func (ix *Index) term(t string) int {
-	n := len(ix.df)
+	n := ix.Terms()
 	i := sort.Search(n, func(i int) bool { return ix.word(i) >= t })
 	if i < n && ix.word(i) == t {
 		return i
@@ -221,20 +253,22 @@ func (ix *Index) term(t string) int {
 // DocFreq returns the number of documents that hold t.
 func (ix *Index) DocFreq(t string) int {
 	if i := ix.term(t); i >= 0 {
-		return int(ix.df[i])
+		_, df, _ := ix.entry(i)
+		return df
 	}
 	return 0
 }
 
 // postings returns an iterator over the postings of term number i.
 func (ix *Index) postings(i int) iterator {
-	return iterator{p: ix.post[ix.poff[i]:ix.poff[i+1]], doc: -1}
+	_, _, p := ix.entry(i)
+	return iterator{p: p, doc: -1}
 }
 
 // iterator decodes a posting list. Start it with doc -1: the first gap
 // is from -1.
 type iterator struct {
-	p    []byte
+	p    string
 	doc  int32
 	mask byte
 	tf   [MaxFields]uint8
@@ -245,9 +279,15 @@ func (it *iterator) next() bool {
 	if len(it.p) == 0 {
 		return false
 	}
-	gap, n := binary.Uvarint(it.p)
+	v, n := uvarint(it.p)
 	it.p = it.p[n:]
-	it.doc += int32(gap)
+	it.doc += int32(v >> 3)
+	if code := v & 7; code != general {
+		it.mask = 1 << code
+		it.tf = [MaxFields]uint8{}
+		it.tf[code] = 1
+		return true
+	}
 	m := it.p[0]
 	it.p = it.p[1:]
 	it.mask = m &^ allOnes

@@ -146,7 +146,8 @@ func (ix *Index) Score(q []Concept, p *Params, st *Stats, allow func(doc int32) 
 			if ti < 0 || w <= 0 {
 				continue
 			}
-			df := float64(ix.df[ti])
+			_, dfn, _ := ix.entry(ti)
+			df := float64(dfn)
 			if allow != nil {
 				df = 0
 				for it := ix.postings(ti); it.next(); {
@@ -216,7 +217,7 @@ func (ix *Index) Variants(t string, minStem, maxExt, limit int) []string {
 		d    int
 	}
 	var cands []cand
-	n := len(ix.df)
+	n := ix.Terms()
 	// Terms that extend t follow it in order.
 	i := sort.Search(n, func(i int) bool { return ix.word(i) >= t })
 	for ; i < n; i++ {
