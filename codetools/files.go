@@ -72,30 +72,76 @@ type fileEntries struct {
 // index of files would be kept for them alone.
 func (x *index) filesFor(fq fileQuery) []*fileEntries {
 	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
-	var best []*fileEntries
+	suffix := "/" + base
+	si := &x.search
+	if si.fileNo == nil {
+		return x.filesForSlow(fq, base, suffix)
+	}
+	// The files whose base name matches, and how well each does.
+	tail := make([]int, len(si.fileNames))
 	bestN := 0
-	last, lastN := "", 0
+	for k, f := range si.fileNames {
+		if f != "" && (f == base || strings.HasSuffix(f, suffix)) {
+			tail[k] = commonTail(f, fq.path)
+			bestN = max(bestN, tail[k])
+		}
+	}
+	if bestN == 0 {
+		return nil
+	}
+	byNo := map[uint16]*fileEntries{}
+	var best []*fileEntries
+	for k, n := range tail {
+		if n == bestN {
+			fe := &fileEntries{path: si.fileNames[k]}
+			byNo[uint16(k)] = fe
+			best = append(best, fe)
+		}
+	}
+	for i, n := range si.fileNo {
+		if tail[n] == bestN {
+			fe := byNo[n]
+			fe.entries = append(fe.entries, int32(i))
+		}
+	}
+	return x.sortFiles(best)
+}
+
+// filesForSlow is filesFor for a catalog of too many files to number: it
+// compares the file of every entry.
+func (x *index) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries {
+	tails := map[string]int{}
+	bestN := 0
 	for i := range x.entries {
 		f := x.entries[i].file
-		if f != last {
-			last, lastN = f, 0
-			if f == base || strings.HasSuffix(f, "/"+base) {
-				lastN = commonTail(f, fq.path)
-			}
-		}
-		if lastN == 0 || lastN < bestN {
+		if _, seen := tails[f]; seen || f == "" || f != base && !strings.HasSuffix(f, suffix) {
 			continue
 		}
-		if lastN > bestN {
-			best, bestN = best[:0], lastN
-		}
-		k := slices.IndexFunc(best, func(fe *fileEntries) bool { return fe.path == f })
-		if k < 0 {
-			best = append(best, &fileEntries{path: f})
-			k = len(best) - 1
-		}
-		best[k].entries = append(best[k].entries, int32(i))
+		tails[f] = commonTail(f, fq.path)
+		bestN = max(bestN, tails[f])
 	}
+	if bestN == 0 {
+		return nil
+	}
+	files := map[string]*fileEntries{}
+	var best []*fileEntries
+	for i := range x.entries {
+		f := x.entries[i].file
+		if n, ok := tails[f]; ok && n == bestN {
+			fe := files[f]
+			if fe == nil {
+				fe = &fileEntries{path: f}
+				files[f] = fe
+				best = append(best, fe)
+			}
+			fe.entries = append(fe.entries, int32(i))
+		}
+	}
+	return x.sortFiles(best)
+}
+
+// sortFiles orders files by path and the entries of each by line.
+func (x *index) sortFiles(best []*fileEntries) []*fileEntries {
 	for _, fe := range best {
 		slices.SortFunc(fe.entries, func(a, b int32) int {
 			if d := x.entries[a].line - x.entries[b].line; d != 0 {

@@ -125,10 +125,15 @@ type searchIndex struct {
 	// attr packs, by entry, its kind (bits 0-2) and whether it is an
 	// unlinked function (bit 3): ranking reads them for many entries, and
 	// the entries themselves are large.
-	attr   []uint8
-	byName []int32       // entries sorted by lower-case name, then id
-	files  []fileEntries // by display path
-	terms  *bm25f.Index  // by entry
+	attr []uint8
+	// fileNo numbers the file of each entry in fileNames (0: none), so
+	// that a file query reads 2 bytes per entry; fileNo is nil when the
+	// catalog has more files than it can number.
+	fileNo    []uint16
+	fileNames []string
+	byName    []int32       // entries sorted by lower-case name, then id
+	files     []fileEntries // by display path
+	terms     *bm25f.Index  // by entry
 	// termStats are the statistics of the whole term index.
 	termStats bm25f.Stats
 	// mainPkgs are the import paths "main." stands for.
@@ -141,11 +146,29 @@ type searchIndex struct {
 func buildSearch(x *index, st *buildState) searchIndex {
 	si := searchIndex{scope: make([]scope, len(x.entries)), nameOff: make([]uint16, len(x.entries)),
 		attr: make([]uint8, len(x.entries))}
+	fileNums := map[string]uint16{"": 0}
+	si.fileNames = []string{""}
+	si.fileNo = make([]uint16, len(x.entries))
 	for i := range x.entries {
 		e := &x.entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
 		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<3
+		if si.fileNo == nil {
+			continue
+		}
+		n, ok := fileNums[e.file]
+		if !ok {
+			if len(si.fileNames) == 1<<16 {
+				si.fileNo, si.fileNames = nil, nil
+				continue
+			}
+			n = uint16(len(si.fileNames))
+			fileNums[e.file] = n
+			si.fileNames = append(si.fileNames, e.file)
+		}
+		si.fileNo[i] = n
 	}
+	si.fileNames = slices.Clip(si.fileNames)
 	x.search.nameOff = si.nameOff // buildTerms and the sort read names
 	mainMod := st.info.MainModule.Path
 	mods := st.mods
