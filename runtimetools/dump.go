@@ -112,8 +112,7 @@ type dumpGroup struct {
 type dumpInfo struct {
 	groups   map[uint64]*dumpGroup
 	creators map[uint64]Frame
-	parsed   int  // goroutines read
-	partial  bool // the dump did not fit its buffer
+	parsed   int // goroutines read
 }
 
 // maxDumpBytes bounds the goroutine dump's buffer. Goroutines past it have
@@ -121,7 +120,9 @@ type dumpInfo struct {
 const maxDumpBytes = 28 << 20
 
 // takeDump takes the goroutine dump into a buffer of about estimate bytes
-// (growing once if it is too small, up to maxDumpBytes) and parses it.
+// (growing once if it is too small, up to maxDumpBytes) and parses it. A
+// dump cut at the buffer's end gives the states of the goroutines it
+// holds; the others' are unknown.
 func takeDump(estimate int, seed maphash.Seed) *dumpInfo {
 	size := min(max(estimate, 64<<10), maxDumpBytes)
 	buf := make([]byte, size)
@@ -131,9 +132,7 @@ func takeDump(estimate int, seed maphash.Seed) *dumpInfo {
 		buf = make([]byte, size)
 		n = runtime.Stack(buf, true)
 	}
-	d := parseDump(buf[:n], seed)
-	d.partial = n == len(buf)
-	return d
+	return parseDump(buf[:n], seed)
 }
 
 // parseDump reads the dump. A goroutine cut short by the end of the

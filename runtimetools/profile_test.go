@@ -297,3 +297,18 @@ func TestProfileWindowFitsTheCallTimeout(t *testing.T) {
 		t.Errorf("a snapshot needs no window: %v %s", err, mcptest.ResultText(res))
 	}
 }
+
+func TestNativeSymbols(t *testing.T) {
+	for name, want := range map[string]bool{
+		"main.main": false, "runtime.futex": false, "net/http.(*conn).serve": false, "gopkg.in/yaml%2ev3.Unmarshal": false,
+		"racecall": true, "_ZN6__tsan18MemoryAccessRangeTILb0EEEvPNS_11ThreadStateEmmm": true, "__tsan_read": true,
+		"example.com/x.F": false,
+	} {
+		if got := native(name, "/src/x.go"); got != want {
+			t.Errorf("native(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if !native("foo.part.0", "/src/foo.c") {
+		t.Error("a C function with a dot in its name")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -17,6 +18,7 @@ type topFunction struct {
 	FlatPercent float64 `json:"flatPercent" jsonschema:"flat as a percentage of the total"`
 	Cum         int64   `json:"cum" jsonschema:"value in the function and everything it calls"`
 	CumPercent  float64 `json:"cumPercent" jsonschema:"cum as a percentage of the total"`
+	Native      bool    `json:"native,omitempty" jsonschema:"a symbol outside Go's packages (C or C++ through cgo or the race detector, package-less assembly): code_definition does not know it"`
 }
 
 // topFunctions returns the n functions of p with the largest flat (or
@@ -85,7 +87,8 @@ func topFunctions(p *profile.Profile, idx, n int, byCum bool) (top []topFunction
 	top = []topFunction{}
 	for _, a := range all[:min(n, len(all))] {
 		top = append(top, topFunction{ID: elideTypeArgs(a.fn.Name), File: a.fn.Filename, Line: int(a.fn.StartLine),
-			Flat: a.flat, FlatPercent: percent(a.flat, total), Cum: a.cum, CumPercent: percent(a.cum, total)})
+			Flat: a.flat, FlatPercent: percent(a.flat, total), Cum: a.cum, CumPercent: percent(a.cum, total),
+			Native: native(a.fn.Name, a.fn.Filename)})
 	}
 	return top, total, len(all)
 }
@@ -103,4 +106,24 @@ func percent(v, total int64) float64 {
 		return 0
 	}
 	return math.Round(10000*float64(v)/float64(total)) / 100
+}
+
+// native reports whether a profile's function is not a Go function: a Go
+// function's name is qualified by its package ("pkg.F", "a/b.(*T).M");
+// C++ names are mangled ("_ZN..."), C and package-less assembly names
+// have no package, and C sources end in .c, .cc, .cpp or .h.
+func native(name, file string) bool {
+	if strings.HasPrefix(name, "_Z") {
+		return true
+	}
+	slash := strings.LastIndexByte(name, '/')
+	if !strings.Contains(name[slash+1:], ".") {
+		return true
+	}
+	for _, ext := range []string{".c", ".cc", ".cpp", ".cxx", ".h"} {
+		if strings.HasSuffix(file, ext) {
+			return true
+		}
+	}
+	return false
 }
