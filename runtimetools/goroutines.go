@@ -81,7 +81,7 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 				"Just the goroutine count over time - use runtime_metrics (/sched/goroutines:goroutines).",
 			},
 			Details: "Groups come from the runtime's goroutine profile; states, wait times and creators from a goroutine dump, " +
-				"which stops the process for about 2 µs per goroutine. Frames hide the runtime's internals as a Go traceback does. " +
+				"which stops the process for about 2 µs per goroutine; one call takes them at a time. Frames hide the runtime's internals as a Go traceback does. " +
 				"Pass a frame's id to code_definition to read its source.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{"limit":5}`), Outcome: "the five largest groups with count, state, frames and createdBy."},
@@ -92,6 +92,12 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 	}, func(ctx context.Context, req *mcp.Request, in goroutinesArgs) (goroutinesResult, error) {
 		if err := validateGoroutines(req, &in); err != nil {
 			return goroutinesResult{}, err
+		}
+		select {
+		case s.snapshots <- struct{}{}:
+			defer func() { <-s.snapshots }()
+		case <-ctx.Done():
+			return goroutinesResult{}, ctxErr(ctx)
 		}
 		res, err := goroutines(ctx, in)
 		if err != nil {

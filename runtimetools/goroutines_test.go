@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 )
 
 // leakyWorker is the deliberate leak: it waits for a job nobody sends.
@@ -213,4 +216,37 @@ func TestVisibleFrame(t *testing.T) {
 	if got := elideTypeArgs("a.(*T[go.shape.struct { F string \"json:\\\"f\\\"\" }]).M[go.shape.int]"); got != "a.(*T[...]).M[...]" {
 		t.Errorf("elideTypeArgs = %q", got)
 	}
+}
+
+func TestGoroutineSnapshotsOneAtATime(t *testing.T) {
+	s := &state{snapshots: make(chan struct{}, 1)}
+	tool, err := s.goroutinesTool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := mcp.NewToolSet()
+	must(t, ts.Register(tool))
+	c := mcptest.NewClient(t, mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{CallTimeout: 200 * time.Millisecond}),
+		&mcptest.ClientOptions{Caller: mcptest.Caller("oncall", PermissionRead)})
+	// While another snapshot is taken, a call waits, and gives up with its
+	// context.
+	s.snapshots <- struct{}{}
+	start := time.Now()
+	res, err := c.CallTool(GoroutinesToolName, map[string]any{})
+	if err == nil && !res.IsError {
+		t.Error("a call went ahead while another snapshot was being taken")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the waiting call took %v to give up", d)
+	}
+	<-s.snapshots
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			if res, err := c.CallTool(GoroutinesToolName, map[string]any{"limit": 1}); err != nil || res.IsError {
+				t.Errorf("concurrent calls: %v %s", err, mcptest.ResultText(res))
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -82,7 +82,7 @@ type profileResult struct {
 	Bytes     int           `json:"bytes" jsonschema:"size of the raw (gzip-compressed) profile"`
 	Embedded  bool          `json:"embedded" jsonschema:"whether the raw profile is attached as an embedded resource"`
 	URI       string        `json:"uri,omitempty" jsonschema:"URI of the embedded resource"`
-	Note      string        `json:"note,omitempty"`
+	Note      string        `json:"note,omitempty" jsonschema:"why the profile is empty or not embedded"`
 }
 
 // profileOutput is a profile's answer and its raw bytes.
@@ -115,7 +115,8 @@ func (s *state) profileTool() (mcp.Tool, error) {
 				"Heap size or GC figures over time - use runtime_metrics.",
 			},
 			Details: "Only one CPU profile runs at a time; a second call is told when the running one ends. Progress notifications report the seconds sampled; " +
-				"cancelling the request stops the profile. The heap profile is as of the last completed GC. mutex and block profiles are empty unless the host " +
+				"cancelling the request stops the profile, and a window longer than the call may last is refused with the longest that fits. " +
+				"Functions outside Go (cgo, the race detector) are marked native. The heap profile is as of the last completed GC. mutex and block profiles are empty unless the host " +
 				"enabled them (runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate). Save the embedded resource's bytes to a file and run " +
 				"go tool pprof -top FILE (or -http) for the whole profile.",
 			Examples: []mcp.Example{

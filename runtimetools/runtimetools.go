@@ -85,7 +85,7 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &state{opts: o}
+	s := &state{opts: o, snapshots: make(chan struct{}, 1)}
 	builders := []func() (mcp.Tool, error){
 		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool, s.varsTool,
 	}
@@ -110,6 +110,10 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 type state struct {
 	opts Options
 	cpu  cpuSlot
+	// snapshots admits one goroutine snapshot (profile and dump) at a
+	// time: each stops the world and takes tens of MB at 100 000
+	// goroutines; concurrent calls wait their turn.
+	snapshots chan struct{}
 }
 
 // cpuSlot admits one CPU profile at a time.
