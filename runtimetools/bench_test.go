@@ -18,6 +18,7 @@ func BenchmarkGoroutines100k(b *testing.B) {
 		started.Done()
 		<-stop
 	})
+	waitBlocked(b, "leakyWorker", 98000)
 	ctx := context.Background()
 	in := goroutinesArgs{Function: "leakyWorker", MinCount: 1, Limit: defaultGroupLimit}
 	b.ReportAllocs()

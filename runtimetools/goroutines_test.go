@@ -1,6 +1,7 @@
 package runtimetools
 
 import (
+	"context"
 	"hash/maphash"
 	"strings"
 	"sync"
@@ -46,11 +47,29 @@ func startGoroutines(t testing.TB, n int, fn func(stop chan struct{}, started *s
 		}()
 	}
 	started.Wait()
-	time.Sleep(20 * time.Millisecond) // let them block
 	t.Cleanup(func() {
 		close(stop)
 		done.Wait()
 	})
+}
+
+// waitBlocked waits until n goroutines in function are blocked.
+func waitBlocked(t testing.TB, function string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := goroutines(context.Background(), goroutinesArgs{Function: function, MinCount: 1, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := res.Groups; len(g) > 0 && g[0].Count >= n && len(g[0].States) == 0 && g[0].State != "running" && g[0].State != "runnable" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines in %s did not block: %+v", n, function, res.Groups)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func TestGoroutineLeakGroupComesFirst(t *testing.T) {
@@ -58,6 +77,8 @@ func TestGoroutineLeakGroupComesFirst(t *testing.T) {
 		leakyWorker(stop, started)
 	})
 	startGoroutines(t, 300, func(stop chan struct{}, started *sync.WaitGroup) { busyWaiter(stop, started) })
+	waitBlocked(t, "leakyWorker", 150)
+	waitBlocked(t, "busyWaiter", 300)
 	c := newTestClient(t, nil)
 
 	// Unfiltered, the larger group of busyWaiter comes first.

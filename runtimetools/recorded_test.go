@@ -42,6 +42,27 @@ func recordedLeak(reply <-chan struct{}, started *sync.WaitGroup) {
 	<-reply
 }
 
+// leakForRecording starts n goroutines in recordedLeak until the test
+// ends. (The recorded answer shows these lines: keep them here.)
+func leakForRecording(t *testing.T, n int) {
+	reply := make(chan struct{})
+	var started, done sync.WaitGroup
+	started.Add(n)
+	done.Add(n)
+	for range n {
+		go func() {
+			defer done.Done()
+			recordedLeak(reply, &started)
+		}()
+	}
+	started.Wait()
+	t.Cleanup(func() {
+		close(reply)
+		done.Wait()
+	})
+	waitBlocked(t, "recordedLeak", n)
+}
+
 // recordedServer serves the runtime tools over fixtures: a log ring with
 // the records of checkout, three health checks, 25 leaked goroutines and
 // the checkout expvar map.
@@ -55,7 +76,7 @@ func recordedServer(t *testing.T) (*mcp.Server, []mcp.Tool) {
 		return errors.New("dial redis://checkout:hunter2@cache:6379: connect: connection refused")
 	}))
 	must(t, h.Add("payments", func(context.Context) error { panic("payments client not configured") }))
-	startGoroutines(t, 25, func(stop chan struct{}, started *sync.WaitGroup) { recordedLeak(stop, started) })
+	leakForRecording(t, 25)
 	checkoutVars()
 	tools, err := Tools(&Options{Logs: logs, Health: h})
 	if err != nil {
