@@ -2,15 +2,18 @@ package runtimetools
 
 import (
 	"context"
+	"runtime/metrics"
 	"sync"
 	"testing"
 	"time"
 )
 
 // BenchmarkGoroutines100k answers runtime_goroutines over 100 000 blocked
-// goroutines (in three stacks) plus the test's own. The bound is
-// 1 s and 64 MB per answer: read ns/op and B/op (everything allocated to
-// answer, the runtime's profile records included).
+// goroutines (in three stacks) plus the test's own, with the goroutine dump
+// (states and waits) and without. The bound is 1 s and 64 MB per
+// answer: read ns/op and B/op (everything allocated to answer, the
+// runtime's profile records included); max-stop-ms is the longest pause
+// of the world (the upper bound of its histogram bucket).
 func BenchmarkGoroutines100k(b *testing.B) {
 	startGoroutines(b, 98000, func(stop chan struct{}, started *sync.WaitGroup) { leakyWorker(stop, started) })
 	startGoroutines(b, 1000, func(stop chan struct{}, started *sync.WaitGroup) { busyWaiter(stop, started) })
@@ -20,21 +23,31 @@ func BenchmarkGoroutines100k(b *testing.B) {
 	})
 	waitBlocked(b, "leakyWorker", 98000)
 	ctx := context.Background()
-	in := goroutinesArgs{Function: "leakyWorker", MinCount: 1, Limit: defaultGroupLimit}
-	b.ReportAllocs()
-	var res *goroutinesResult
-	cpu := cpuTime()
-	for b.Loop() {
-		var err error
-		if res, err = goroutines(ctx, in); err != nil {
-			b.Fatal(err)
-		}
+	for _, states := range []bool{true, false} {
+		name := map[bool]string{true: "dump", false: "profile-only"}[states]
+		b.Run(name, func(b *testing.B) {
+			// The dump is not taken by default above 10 000 goroutines:
+			// ask for it, or not, explicitly.
+			in := goroutinesArgs{Function: "leakyWorker", MinCount: 1, Limit: defaultGroupLimit, States: &states}
+			b.ReportAllocs()
+			var res *goroutinesResult
+			cpu := cpuTime()
+			pauses := readPauses()
+			for b.Loop() {
+				var err error
+				if res, err = goroutines(ctx, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu)
+			b.ReportMetric(longestPause(pauses, readPauses()).Seconds()*1e3, "max-stop-ms")
+			want := map[bool]string{true: "chan receive", false: "unknown"}[states]
+			if len(res.Groups) == 0 || res.Groups[0].Count != 98000 || res.Groups[0].State != want {
+				b.Fatalf("wrong answer: total %d, first group %+v", res.Total, res.Groups[:min(1, len(res.Groups))])
+			}
+			b.ReportMetric(100*float64(res.Total-res.StatesUnknown)/float64(res.Total), "%states")
+		})
 	}
-	if len(res.Groups) == 0 || res.Groups[0].Count != 98000 || res.Groups[0].State != "chan receive" {
-		b.Fatalf("wrong answer: total %d, first group %+v, statesUnknown %d", res.Total, res.Groups[:min(1, len(res.Groups))], res.StatesUnknown)
-	}
-	reportCPU(b, cpu)
-	b.ReportMetric(100*float64(res.Total-res.StatesUnknown)/float64(res.Total), "%states")
 }
 
 // reportCPU reports the process's CPU time per operation since start, a
@@ -44,4 +57,29 @@ func reportCPU(b *testing.B, start time.Duration) {
 	if d := cpuTime() - start; d > 0 && b.N > 0 {
 		b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// readPauses reads the histogram of the runtime's stop-the-world pauses
+// other than the GC's (a goroutine dump is one).
+func readPauses() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: "/sched/pauses/total/other:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	return s[0].Value.Float64Histogram()
+}
+
+// longestPause returns the upper bound of the highest bucket that gained
+// pauses between two readings.
+func longestPause(before, after *metrics.Float64Histogram) time.Duration {
+	if before == nil || after == nil {
+		return 0
+	}
+	for i := len(after.Counts) - 1; i >= 0; i-- {
+		if after.Counts[i] > before.Counts[i] {
+			return time.Duration(after.Buckets[i+1] * 1e9)
+		}
+	}
+	return 0
 }

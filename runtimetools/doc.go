@@ -55,12 +55,17 @@
 //
 // Nothing runs until a tool is called: registration allocates the tools'
 // descriptions and nothing else, and no goroutine is started. The
-// [LogRing] is the one part that works on every record; it adds well
-// under a microsecond and no allocation to the handler it wraps, for
-// attributes of the basic kinds (strings, numbers, booleans, durations,
-// times, errors).
+// [LogRing] is the one part that works on every record; it adds no
+// allocation to the handler it wraps, for attributes of the basic kinds
+// (strings, numbers, booleans, durations, times, errors), and about half a
+// microsecond for a record of eight attributes (BenchmarkLogRing, against
+// slog's JSON handler in the same run).
 //
-// runtime_goroutines takes a goroutine profile and a goroutine dump (the
-// dump is what gives each goroutine's state and wait time); the dump stops
-// the process for about 2 µs per goroutine, 0.2 s at 100 000 goroutines.
+// runtime_goroutines takes a goroutine profile, which stops the process
+// for a fraction of a millisecond, and, for each goroutine's state and
+// wait time, a goroutine dump, which stops it for a few microseconds per
+// goroutine (about 0.5 s at 100 000 on a 2-core machine). The dump is
+// taken by default only up to 10 000 goroutines; above, when asked with
+// states: true. At 100 000 goroutines an answer takes about 0.6 s and
+// 58 MB with the dump, 0.2 s and 29 MB without (BenchmarkGoroutines100k).
 package runtimetools

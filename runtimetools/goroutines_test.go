@@ -58,7 +58,8 @@ func waitBlocked(t testing.TB, function string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := goroutines(context.Background(), goroutinesArgs{Function: function, MinCount: 1, Limit: 1})
+		states := true
+		res, err := goroutines(context.Background(), goroutinesArgs{Function: function, MinCount: 1, Limit: 1, States: &states})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,4 +271,30 @@ func TestGoroutineSnapshotsOneAtATime(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+func TestGoroutineDumpDecision(t *testing.T) {
+	yes, no := true, false
+	if take, note := dumpDecision(nil, maxAutoDump); !take || note != "" {
+		t.Errorf("default, %d goroutines: %v %q", maxAutoDump, take, note)
+	}
+	if take, note := dumpDecision(nil, 100000); take || !strings.Contains(note, "about 500ms. Pass states: true") {
+		t.Errorf("default, 100000 goroutines: %v %q", take, note)
+	}
+	if take, _ := dumpDecision(&yes, 100000); !take {
+		t.Error("states: true did not take the dump")
+	}
+	if take, note := dumpDecision(&no, 10); take || note == "" {
+		t.Errorf("states: false: %v %q", take, note)
+	}
+	c := newTestClient(t, nil)
+	got := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"states": false})
+	if got.StatesUnknown == 0 || got.Note != "States and waits were not read (states: false)." {
+		t.Errorf("states false: unknown %d of %d, note %q", got.StatesUnknown, got.Total, got.Note)
+	}
+	for _, g := range got.Groups {
+		if g.State != "unknown" && g.State != "running" {
+			t.Errorf("states false, a group in state %q", g.State)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,9 +96,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestVars(t *testing.T) {
-	m := expvar.NewMap("runtimetools_test_vars")
-	m.Add("requests", 7)
-	m.Set("apiKey", stringVar("pk_live_secret"))
+	testVars()
 	c := newTestClient(t, nil)
 	all := call[varsResult](t, c, VarsToolName, map[string]any{})
 	if !slices.Contains(all.Omitted, "cmdline") || !slices.Contains(all.Omitted, "memstats") {
@@ -314,3 +313,12 @@ func TestOptionsThatMeanNothing(t *testing.T) {
 		t.Errorf("nil options: %v", err)
 	}
 }
+
+// testVars publishes the expvar fixtures once per process, whichever test
+// runs first, so that every answer lists the same variables.
+var testVars = sync.OnceFunc(func() {
+	m := expvar.NewMap("runtimetools_test_vars")
+	m.Add("requests", 7)
+	m.Set("apiKey", stringVar("pk_live_secret"))
+	checkoutVars()
+})
