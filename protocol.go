@@ -251,7 +251,8 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 		tr = transport{version: ex.ProtocolVersion, header: ex.Header, notify: ex.Notify}
 	}
 	if isBatch(body) {
-		return s.handleBatch(ctx, caller, body, &tr)
+		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
+		return s.handleBatch(ctx, caller, body, &btr)
 	}
 	status, resp, _ := s.handleOne(ctx, caller, body, &tr)
 	return status, resp
