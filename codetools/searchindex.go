@@ -131,9 +131,8 @@ type searchIndex struct {
 	// catalog has more files than it can number.
 	fileNo    []uint16
 	fileNames []string
-	byName    []int32       // entries sorted by lower-case name, then id
-	files     []fileEntries // by display path
-	terms     *bm25f.Index  // by entry
+	byName    []int32      // entries sorted by lower-case name, then id
+	terms     *bm25f.Index // by entry
 	// termStats are the statistics of the whole term index.
 	termStats bm25f.Stats
 	// mainPkgs are the import paths "main." stands for.
