@@ -68,8 +68,11 @@ type HandlerOptions struct {
 	BodyTimeout time.Duration
 	// MaxListenStreams caps the subscriptions/listen streams open at once
 	// on this Handler; one more is refused with 503, a Retry-After header
-	// and a -32001 error, and ordinary requests are served as ever. Zero
-	// means DefaultMaxListenStreams (1000); negative means no cap.
+	// and a -32001 error, and ordinary requests are served as ever. A
+	// request counts as a listen by its Mcp-Method header, which Server
+	// requires to match the body under 2026-07-28; a Protocol of one's own
+	// must do the same for the cap to hold. Zero means
+	// DefaultMaxListenStreams (1000); negative means no cap.
 	MaxListenStreams int
 	// ListenLifetime is how long a subscriptions/listen stream lasts: it
 	// then ends cleanly, with its completion result, and the client listens
