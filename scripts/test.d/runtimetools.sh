@@ -39,7 +39,7 @@ END {
   if (worst[r, "allocs/op"] > worst[j, "allocs/op"]) { print "FAIL: the LogRing allocates"; fail = 1 }
   printf "runtime_goroutines, 100 000 goroutines, best of 2: %.2f s (CPU %.2f s), %.1f MB allocated per answer, the world stopped up to %.0f ms; targets <= 1 s, <= 64 MB\n",
     best[g, "ns/op"] / 1e9, best[g, "cpu-ns/op"] / 1e9, worst[g, "B/op"] / 1e6, best[g, "max-stop-ms"]
-  printf "runtime_goroutines, 100 000 goroutines without the dump (the default above 10 000): %.2f s (CPU %.2f s), %.1f MB, the world stopped up to %.1f ms\n",
+  printf "runtime_goroutines, 100 000 goroutines without the dump (the default above 10 000): %.2f s (CPU %.2f s), %.1f MB, the world stopped up to %.3f ms\n",
     best[p, "ns/op"] / 1e9, best[p, "cpu-ns/op"] / 1e9, worst[p, "B/op"] / 1e6, best[p, "max-stop-ms"]
   if (worst[g, "B/op"] > 64e6) { print "FAIL: runtime_goroutines allocates more than 64 MB"; fail = 1 }
   exit fail
