@@ -55,12 +55,12 @@ func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, e
 			slog.String("permission", c.info.Permission))
 		return nil, &UnknownToolError{Name: req.Name}
 	}
+	req.tool, req.compiled = t, c
 	if m != nil {
 		if err := s.checkParamHeaders(m, c, req); err != nil {
 			return nil, err
 		}
 	}
-	req.tool, req.compiled = t, c
 	if req.args == nil { // a request made in process: its bytes are parsed under the Server's bounds
 		if err := req.parseArguments(s.limits); err != nil {
 			return nil, err

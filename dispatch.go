@@ -25,6 +25,7 @@ type message struct {
 	version     string         // the revision whose rules apply
 	modern      bool           // 2026-07-28 era
 	isError     bool           // answered with an isError tools/call result
+	tool        Tool           // the tool of a tools/call, once looked up and authorized
 }
 
 // dispatch runs one method and returns the complete response (see
@@ -252,6 +253,7 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	}
 	req.notes = s.notifierFor(m)
 	res, err := s.call(ctx, req, m)
+	m.tool = req.tool
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
 	}

@@ -21,11 +21,26 @@ type Exchange struct {
 	// Mcp-Method, Mcp-Name and Mcp-Param-* against the body. Nil for
 	// transports without headers (stdio), which skip those checks.
 	Header http.Header
+	// Transport names the transport the request came over: TransportHTTP
+	// (NewHandler), TransportStdio (ServeStdio), or a custom transport's
+	// own name; "" when unknown. Telemetry reads it (network.transport).
+	Transport string
+	// HTTPRequest is the HTTP request the body came in, set by NewHandler
+	// and nil for other transports: its protocol version, remote address
+	// and headers (a traceparent, say) for telemetry. Read it while the
+	// request is handled; do not read its Body or keep it.
+	HTTPRequest *http.Request
 	// Notify sends a request-scoped notification (notifications/progress,
 	// notifications/message) to the client while the request runs, on its
 	// response stream. It must be safe for concurrent use. Nil drops them.
 	Notify func(method string, params json.RawMessage) error
 }
+
+// The transports of this package, as Exchange.Transport names them.
+const (
+	TransportHTTP  = "http"
+	TransportStdio = "stdio"
+)
 
 type exchangeKey struct{}
 

@@ -106,8 +106,8 @@ type HandlerOptions struct {
 //     is closed. An admitted stream ends after ListenLifetime with its
 //     completion result.
 //
-// The body then goes to Protocol.Handle with the request's headers and its
-// MCP-Protocol-Version in the Exchange; its status and body are the answer:
+// The body then goes to Protocol.Handle with the request, its headers and
+// its MCP-Protocol-Version in the Exchange; its status and body are the answer:
 // application/json, or 202 with no body for notifications. The Server
 // refuses a header naming a version it does not serve with 400 and code
 // -32022 (data {"supported": [...], "requested": "..."}), except on
@@ -255,6 +255,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive}
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
+	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
 	if sseOK {
 		st.ex.Notify = st.notify
 	}

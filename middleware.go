@@ -62,6 +62,14 @@ type Message struct {
 	m *message
 }
 
+// Tool returns the tool a tools/call is answered by: set by next once the
+// tool was looked up and the caller may use it, so read it after next
+// returns. It is nil for an unknown tool, a tool the caller may not use
+// (which answers alike), and methods other than tools/call: a Middleware
+// that records msg.Name only when Tool is not nil keeps names clients make
+// up out of its metrics.
+func (msg *Message) Tool() Tool { return msg.m.tool }
+
 // Outcome is how a request was answered, as Middleware sees it.
 type Outcome struct {
 	// Err is the JSON-RPC error the request is answered with; nil when it
@@ -83,7 +91,9 @@ type MessageHandler func(ctx context.Context, msg *Message) Outcome
 // id, revision, caller, _meta), may put values in the context that flows
 // to the tool, and sees how the request was answered. It may answer on its
 // own, without calling next, with an Outcome carrying an Err. It is where
-// tracing and metrics plug in: one Middleware instruments every method.
+// tracing and metrics plug in: one Middleware instruments every method; the
+// transport's facts (Exchange: which transport, the HTTP request) are in
+// ctx (ExchangeFromContext).
 type Middleware func(ctx context.Context, msg *Message, next MessageHandler) Outcome
 
 // chainMessages builds the handler that runs mw around serve, the first

@@ -147,3 +147,47 @@ func TestMiddleware(t *testing.T) {
 		t.Errorf("an empty Outcome: %d %s", status, body)
 	}
 }
+
+// TestMessageTool: Message.Tool names the tool a tools/call was answered by
+// once next returned, whatever the outcome (isError, invalid arguments);
+// it stays nil before next, for unknown tools, for tools
+// the caller may not use and for other methods.
+func TestMessageTool(t *testing.T) {
+	var before, after []string
+	name := func(tl Tool) string {
+		if tl == nil {
+			return "-"
+		}
+		return tl.Info().Name
+	}
+	mw := func(ctx context.Context, msg *Message, next MessageHandler) Outcome {
+		before = append(before, name(msg.Tool()))
+		out := next(ctx, msg)
+		after = append(after, name(msg.Tool()))
+		return out
+	}
+	ts := NewToolSet()
+	if err := ts.Register(
+		NewRawTool(ToolInfo{Name: "fail"}, func(context.Context, *Request) (*Result, error) { return nil, errors.New("no") }),
+		NewRawTool(ToolInfo{Name: "typed", InputSchema: mustSchema(t, `{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+			func(context.Context, *Request) (*Result, error) { return TextResult("ok"), nil }),
+		NewRawTool(ToolInfo{Name: "secret", Permission: "admin"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, GrantsAuthorizer{}, &Options{Middleware: []Middleware{mw}})
+	for _, params := range []string{
+		`{"name":"fail"}`,
+		`{"name":"typed","arguments":{"n":"x"}}`,
+		`{"name":"secret"}`,
+		`{"name":"nope"}`,
+	} {
+		s.Handle(versionCtx(Version20250618), Caller{Principal: "ann"}, rpcBody(1, "tools/call", params))
+	}
+	s.Handle(versionCtx(Version20250618), Caller{Principal: "ann"}, rpcBody(2, "tools/list", `{}`))
+	if got, want := strings.Join(before, " "), "- - - - -"; got != want {
+		t.Errorf("before next: %s, want %s", got, want)
+	}
+	if got, want := strings.Join(after, " "), "fail typed - - -"; got != want {
+		t.Errorf("after next: %s, want %s", got, want)
+	}
+}

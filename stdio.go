@@ -306,7 +306,7 @@ func (c *stdioConn) run(call *stdioCall, data []byte) {
 	version := c.version
 	c.imu.Unlock()
 
-	ex := &Exchange{ProtocolVersion: version, Notify: call.notify}
+	ex := &Exchange{ProtocolVersion: version, Transport: TransportStdio, Notify: call.notify}
 	status, resp := c.p.Handle(ContextWithExchange(call.ctx, ex), c.caller, data)
 	if call.sem != nil {
 		<-call.sem // free before the answer is written: an answered request holds no slot
