@@ -125,12 +125,16 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 
 // answerWithMiddleware runs the request through Options.Middleware. The
 // message is copied for them, so that without Middleware it stays on the
-// stack.
+// stack; the copy and the Message are one allocation.
 func (s *Server) answerWithMiddleware(ctx context.Context, m *message) Outcome {
-	hm := *m
-	msg := &Message{Method: hm.method, ID: hm.id, ProtocolVersion: hm.version, Caller: hm.caller, Meta: hm.meta, m: &hm}
-	if hm.method == "tools/call" {
-		msg.Name, _ = hm.params["name"].(string)
+	hm := &struct {
+		msg Message
+		m   message
+	}{m: *m}
+	msg := &hm.msg
+	*msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: &hm.m}
+	if m.method == "tools/call" {
+		msg.Name, _ = m.params["name"].(string)
 	}
 	return s.chain(ctx, msg)
 }

@@ -1,0 +1,305 @@
+package otelmcp
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/embedmcp/mcp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter: the
+// package's import path.
+const ScopeName = "github.com/embedmcp/mcp/otelmcp"
+
+// ToolError is the error.type of a tools/call answered with a result whose
+// isError is set, as the conventions name it.
+const ToolError = "tool_error"
+
+// Options configure Middleware. The zero value uses the globals: the
+// instrumentation sets nothing global itself.
+type Options struct {
+	// TracerProvider makes the tracer of the server spans. Nil means
+	// otel.GetTracerProvider() (a no-op until the program sets one).
+	TracerProvider trace.TracerProvider
+	// MeterProvider makes the meter of mcp.server.operation.duration. Nil
+	// means otel.GetMeterProvider().
+	MeterProvider metric.MeterProvider
+	// Propagators extract the remote parent and baggage from a request's
+	// params._meta (traceparent, tracestate, baggage) and from the HTTP
+	// request's headers. Nil means otel.GetTextMapPropagator(), which is a
+	// no-op until the program sets one: set it (or this field) to
+	// propagation.NewCompositeTextMapPropagator(propagation.TraceContext{},
+	// propagation.Baggage{}) to follow the W3C formats MCP uses.
+	Propagators propagation.TextMapPropagator
+}
+
+// DurationBuckets are the explicit bucket boundaries, in seconds, of
+// mcp.server.operation.duration, as the conventions advise.
+func DurationBuckets() []float64 {
+	return []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+}
+
+// instrumentation is one Middleware's tracer, histogram and propagators.
+type instrumentation struct {
+	tracer   trace.Tracer
+	duration mcpconv.ServerOperationDuration
+	prop     propagation.TextMapPropagator
+	server   []trace.SpanStartOption // kind SERVER, made once: no allocation per span
+	names    spanNames
+	untraced bool // the TracerProvider is trace/noop's: no span is started
+}
+
+// Middleware returns the mcp.Middleware that traces and meters every
+// request a Server dispatches; install it with
+// mcp.Options{Middleware: []mcp.Middleware{otelmcp.Middleware(nil)}}.
+// opts may be nil. What it records is described in the package
+// documentation.
+func Middleware(opts *Options) mcp.Middleware {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = otel.GetTracerProvider()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = otel.GetMeterProvider()
+	}
+	if o.Propagators == nil {
+		o.Propagators = otel.GetTextMapPropagator()
+	}
+	in := &instrumentation{
+		tracer: o.TracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
+		prop:   o.Propagators,
+		server: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+	}
+	switch o.TracerProvider.(type) {
+	case tracenoop.TracerProvider, *tracenoop.TracerProvider:
+		in.untraced = true
+	}
+	meter := o.MeterProvider.Meter(ScopeName, metric.WithSchemaURL(semconv.SchemaURL))
+	var err error
+	in.duration, err = mcpconv.NewServerOperationDuration(meter, metric.WithExplicitBucketBoundaries(DurationBuckets()...))
+	if err != nil {
+		otel.Handle(err) // the histogram is then a no-op; the spans still work
+	}
+	return in.serve
+}
+
+// serve is the Middleware: one SERVER span and one duration per request.
+func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp.MessageHandler) (out mcp.Outcome) {
+	// Without an SDK behind them the histogram is disabled and the span
+	// does not record: then nothing is timed, read or built.
+	metered := in.duration.Enabled(ctx)
+	var start time.Time
+	if metered {
+		start = time.Now()
+	}
+	ex := mcp.ExchangeFromContext(ctx)
+	parent, link := in.parent(ctx, msg, ex)
+	if in.untraced {
+		out = next(parent, msg)
+		if metered {
+			in.record(parent, start, msg, outcomeOf(msg, out), ex)
+		}
+		return out
+	}
+	isCall := msg.Method == "tools/call"
+	tool := ""
+	if isCall && mcp.ValidToolName(msg.Name) {
+		tool = msg.Name
+	}
+	name, cached := boundedMethod(msg.Method), true
+	if isCall {
+		name, cached = in.names.get(tool)
+	}
+	so := in.server
+	if link.SpanContext.IsValid() {
+		so = []trace.SpanStartOption{so[0], trace.WithLinks(link)}
+	}
+	ctx, span := in.tracer.Start(parent, name, so...)
+	defer func() {
+		if r := recover(); r != nil {
+			// Something below panicked (the Server turns it into a 500
+			// above us): the span still ends, as a failure.
+			span.SetAttributes(semconv.ErrorTypeOther)
+			span.SetStatus(codes.Error, "panic")
+			span.End()
+			panic(r)
+		}
+	}()
+	out = next(ctx, msg)
+	o := outcomeOf(msg, out)
+	if o.known != "" && !cached {
+		in.names.add(o.known)
+	}
+	if span.IsRecording() {
+		if final := spanName(o.method, o.known); final != name {
+			span.SetName(final)
+		}
+		annotate(span, msg, tool, out, o, ex)
+	}
+	span.End()
+	if metered {
+		in.record(ctx, start, msg, o, ex)
+	}
+	return out
+}
+
+// outcome is what a request's telemetry says of how it was answered.
+type outcome struct {
+	method  string // mcp.method.name for span names and metrics
+	known   string // the tool of a tools/call the Server has, else ""
+	errType string // error.type, "" for success
+	status  string // rpc.response.status_code, "" without a JSON-RPC error
+}
+
+func outcomeOf(msg *mcp.Message, out mcp.Outcome) outcome {
+	o := outcome{method: msg.Method}
+	if out.Err != nil && out.Err.Code == mcp.CodeMethodNotFound && !wellKnown(o.method) {
+		o.method = otherMethod // a name the client made up: never a metric dimension
+	}
+	if msg.Method == "tools/call" && msg.Tool() != nil {
+		o.known = msg.Name // a tool the Server has: bounded by its registry
+	}
+	switch {
+	case out.Err != nil:
+		o.status = strconv.Itoa(out.Err.Code)
+		o.errType = o.status
+	case out.IsError:
+		o.errType = ToolError
+	}
+	return o
+}
+
+// annotate sets a recording span's attributes and status.
+func annotate(span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o outcome, ex *mcp.Exchange) {
+	attrs := make([]attribute.KeyValue, 0, 14)
+	attrs = append(attrs, semconv.McpMethodNameKey.String(boundedMethod(msg.Method)),
+		semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
+	if id := requestID(msg.ID); id != "" {
+		attrs = append(attrs, semconv.JSONRPCRequestIDKey.String(id))
+	}
+	attrs = o.append(attrs, msg, tool)
+	var net netAttrs
+	net.read(ex)
+	attrs = net.append(attrs, true)
+	span.SetAttributes(attrs...)
+	switch {
+	case out.Err != nil:
+		span.SetStatus(codes.Error, bounded(out.Err.Message, maxValue))
+	case out.IsError:
+		span.SetStatus(codes.Error, ToolError)
+	}
+}
+
+// record measures the request's duration.
+func (in *instrumentation) record(ctx context.Context, start time.Time, msg *mcp.Message, o outcome, ex *mcp.Exchange) {
+	elapsed := time.Since(start).Seconds()
+	var buf [10]attribute.KeyValue
+	attrs := append(buf[:0], semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
+	attrs = o.append(attrs, msg, o.known)
+	var net netAttrs
+	net.read(ex)
+	attrs = net.append(attrs, false)
+	in.duration.Record(ctx, elapsed, mcpconv.MethodNameAttr(o.method), attrs...)
+}
+
+// append adds the tool and error attributes, with tool as gen_ai.tool.name.
+func (o *outcome) append(attrs []attribute.KeyValue, msg *mcp.Message, tool string) []attribute.KeyValue {
+	if msg.Method == "tools/call" {
+		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool)
+		if tool != "" {
+			attrs = append(attrs, semconv.GenAIToolNameKey.String(tool))
+		}
+	}
+	if o.errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(o.errType))
+	}
+	if o.status != "" {
+		attrs = append(attrs, semconv.RPCResponseStatusCodeKey.String(o.status))
+	}
+	return attrs
+}
+
+// parent returns the context the span starts in, and the transport's span
+// context to link to when the parent came from _meta. The request's
+// params._meta wins (the MCP conventions: the client's span is the parent
+// whatever the transport); then a span already in ctx (say, otelhttp's);
+// then the HTTP request's headers. Extraction that finds nothing valid (a
+// malformed traceparent) leaves the parent as it was: with none, the span
+// is a new root. Baggage from _meta replaces the headers'.
+func (in *instrumentation) parent(ctx context.Context, msg *mcp.Message, ex *mcp.Exchange) (context.Context, trace.Link) {
+	// A propagator that finds nothing returns the context it was given:
+	// comparing contexts spares a lookup in the common cases.
+	transport := trace.SpanContextFromContext(ctx)
+	if !transport.IsValid() && ex != nil && ex.HTTPRequest != nil {
+		if hctx := in.prop.Extract(ctx, propagation.HeaderCarrier(ex.HTTPRequest.Header)); hctx != ctx {
+			ctx, transport = hctx, trace.SpanContextFromContext(hctx)
+		}
+	}
+	if msg.Meta == nil {
+		return ctx, trace.Link{}
+	}
+	mctx := in.prop.Extract(ctx, metaCarrier(msg.Meta))
+	if mctx == ctx {
+		return ctx, trace.Link{}
+	}
+	if sc := trace.SpanContextFromContext(mctx); sc.IsValid() && transport.IsValid() && !sc.Equal(transport) {
+		return mctx, trace.Link{SpanContext: transport}
+	}
+	return mctx, trace.Link{}
+}
+
+// spanName is "{mcp.method.name} {target}", or the method alone.
+func spanName(method, tool string) string {
+	if tool == "" {
+		return method
+	}
+	return method + " " + tool
+}
+
+// spanNames holds the span names of the tools/call of tools the Server
+// had ("tools/call echo"), so that a span starts with its name without
+// building it. It holds at most maxSpanNames: tool sets that change
+// without end do not grow it without end.
+type spanNames struct {
+	m sync.Map // tool name → span name
+	n atomic.Int32
+}
+
+const maxSpanNames = 4096
+
+// get returns the span name of a call of tool ("" for none), and whether
+// it was remembered.
+func (s *spanNames) get(tool string) (string, bool) {
+	if tool == "" {
+		return "tools/call", true
+	}
+	if v, ok := s.m.Load(tool); ok {
+		return v.(string), true
+	}
+	return spanName("tools/call", tool), false
+}
+
+// add remembers the span name of a tool the Server has.
+func (s *spanNames) add(tool string) {
+	if s.n.Load() >= maxSpanNames {
+		return
+	}
+	if _, loaded := s.m.LoadOrStore(tool, spanName("tools/call", tool)); !loaded {
+		s.n.Add(1)
+	}
+}
