@@ -123,18 +123,19 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 	return Outcome{response: res, IsError: m.isError}
 }
 
-// answerWithMiddleware runs the request through Options.Middleware. The
-// message is copied for them, so that without Middleware it stays on the
-// stack; the copy and the Message are one allocation.
-func (s *Server) answerWithMiddleware(ctx context.Context, m *message) Outcome {
-	hm := &struct {
-		msg Message
-		m   message
-	}{m: *m}
-	msg := &hm.msg
-	*msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: &hm.m}
+// heapMessage is a request on its way through Options.Middleware: the
+// message and the Message they see, in one allocation.
+type heapMessage struct {
+	msg Message
+	m   message
+}
+
+// answerWithMiddleware runs the request through Options.Middleware.
+func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) Outcome {
+	m := &hm.m
+	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: m}
 	if m.method == "tools/call" {
-		msg.Name, _ = m.params["name"].(string)
+		hm.msg.Name, _ = m.params["name"].(string)
 	}
-	return s.chain(ctx, msg)
+	return s.chain(ctx, &hm.msg)
 }

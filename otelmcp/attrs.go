@@ -10,6 +10,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
@@ -95,6 +96,36 @@ func (c metaCarrier) Keys() []string {
 	}
 	return keys
 }
+
+// headerCarrier reads trace context from HTTP headers like
+// propagation.HeaderCarrier, but finds the W3C keys under their canonical
+// names without building them for every request.
+type headerCarrier http.Header
+
+// Get returns the first value of key.
+func (c headerCarrier) Get(key string) string {
+	var v []string
+	switch key {
+	case "traceparent":
+		v = c["Traceparent"]
+	case "tracestate":
+		v = c["Tracestate"]
+	case "baggage":
+		v = c["Baggage"]
+	default:
+		return http.Header(c).Get(key)
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
+}
+
+// Set does nothing: extraction only reads.
+func (headerCarrier) Set(string, string) {}
+
+// Keys returns the header names.
+func (c headerCarrier) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
 
 // netAttrs are what the transport says of a request: network.transport,
 // network.protocol.name and version, and (spans only) client.address and

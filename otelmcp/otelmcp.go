@@ -107,12 +107,11 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 	if metered {
 		start = time.Now()
 	}
-	ex := mcp.ExchangeFromContext(ctx)
-	parent, link := in.parent(ctx, msg, ex)
+	parent, transport := in.parent(ctx, msg)
 	if in.untraced {
 		out = next(parent, msg)
 		if metered {
-			in.record(parent, start, msg, outcomeOf(msg, out), ex)
+			in.record(parent, start, msg, outcomeOf(msg, out))
 		}
 		return out
 	}
@@ -125,11 +124,7 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 	if isCall {
 		name, cached = in.names.get(tool)
 	}
-	so := in.server
-	if link.SpanContext.IsValid() {
-		so = []trace.SpanStartOption{so[0], trace.WithLinks(link)}
-	}
-	ctx, span := in.tracer.Start(parent, name, so...)
+	ctx, span := in.tracer.Start(parent, name, in.link(parent, transport)...)
 	defer func() {
 		if r := recover(); r != nil {
 			// Something below panicked (the Server turns it into a 500
@@ -149,11 +144,11 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 		if final := spanName(o.method, o.known); final != name {
 			span.SetName(final)
 		}
-		annotate(span, msg, tool, out, o, ex)
+		annotate(ctx, span, msg, tool, out, o)
 	}
 	span.End()
 	if metered {
-		in.record(ctx, start, msg, o, ex)
+		in.record(ctx, start, msg, o)
 	}
 	return out
 }
@@ -185,7 +180,7 @@ func outcomeOf(msg *mcp.Message, out mcp.Outcome) outcome {
 }
 
 // annotate sets a recording span's attributes and status.
-func annotate(span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o outcome, ex *mcp.Exchange) {
+func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o outcome) {
 	attrs := make([]attribute.KeyValue, 0, 14)
 	attrs = append(attrs, semconv.McpMethodNameKey.String(boundedMethod(msg.Method)),
 		semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
@@ -194,7 +189,7 @@ func annotate(span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o
 	}
 	attrs = o.append(attrs, msg, tool)
 	var net netAttrs
-	net.read(ex)
+	net.read(mcp.ExchangeFromContext(ctx))
 	attrs = net.append(attrs, true)
 	span.SetAttributes(attrs...)
 	switch {
@@ -206,13 +201,13 @@ func annotate(span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o
 }
 
 // record measures the request's duration.
-func (in *instrumentation) record(ctx context.Context, start time.Time, msg *mcp.Message, o outcome, ex *mcp.Exchange) {
+func (in *instrumentation) record(ctx context.Context, start time.Time, msg *mcp.Message, o outcome) {
 	elapsed := time.Since(start).Seconds()
 	var buf [10]attribute.KeyValue
 	attrs := append(buf[:0], semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
 	attrs = o.append(attrs, msg, o.known)
 	var net netAttrs
-	net.read(ex)
+	net.read(mcp.ExchangeFromContext(ctx))
 	attrs = net.append(attrs, false)
 	in.duration.Record(ctx, elapsed, mcpconv.MethodNameAttr(o.method), attrs...)
 }
@@ -234,33 +229,42 @@ func (o *outcome) append(attrs []attribute.KeyValue, msg *mcp.Message, tool stri
 	return attrs
 }
 
-// parent returns the context the span starts in, and the transport's span
-// context to link to when the parent came from _meta. The request's
-// params._meta wins (the MCP conventions: the client's span is the parent
-// whatever the transport); then a span already in ctx (say, otelhttp's);
-// then the HTTP request's headers. Extraction that finds nothing valid (a
-// malformed traceparent) leaves the parent as it was: with none, the span
-// is a new root. Baggage from _meta replaces the headers'.
-func (in *instrumentation) parent(ctx context.Context, msg *mcp.Message, ex *mcp.Exchange) (context.Context, trace.Link) {
-	// A propagator that finds nothing returns the context it was given:
-	// comparing contexts spares a lookup in the common cases.
-	transport := trace.SpanContextFromContext(ctx)
-	if !transport.IsValid() && ex != nil && ex.HTTPRequest != nil {
-		if hctx := in.prop.Extract(ctx, propagation.HeaderCarrier(ex.HTTPRequest.Header)); hctx != ctx {
-			ctx, transport = hctx, trace.SpanContextFromContext(hctx)
+// parent returns the context the span starts in and, when its parent came
+// from _meta, the transport's context to link to (nil otherwise). The
+// request's params._meta wins (the MCP conventions: the client's span is
+// the parent whatever the transport); then a span already in ctx (say,
+// otelhttp's); then the HTTP request's headers. Extraction that finds
+// nothing valid (a malformed traceparent) leaves the parent as it was:
+// with none, the span is a new root. Baggage from _meta replaces the
+// headers'. A propagator that finds nothing returns the context it was
+// given: comparing contexts spares lookups.
+func (in *instrumentation) parent(ctx context.Context, msg *mcp.Message) (parent, transport context.Context) {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		if ex := mcp.ExchangeFromContext(ctx); ex != nil && ex.HTTPRequest != nil {
+			ctx = in.prop.Extract(ctx, headerCarrier(ex.HTTPRequest.Header))
 		}
 	}
 	if msg.Meta == nil {
-		return ctx, trace.Link{}
+		return ctx, nil
 	}
-	mctx := in.prop.Extract(ctx, metaCarrier(msg.Meta))
-	if mctx == ctx {
-		return ctx, trace.Link{}
+	if mctx := in.prop.Extract(ctx, metaCarrier(msg.Meta)); mctx != ctx {
+		return mctx, ctx
 	}
-	if sc := trace.SpanContextFromContext(mctx); sc.IsValid() && transport.IsValid() && !sc.Equal(transport) {
-		return mctx, trace.Link{SpanContext: transport}
+	return ctx, nil
+}
+
+// link returns the start options of a span whose parent is in parent:
+// with a link to the transport's span when the parent came from _meta and
+// differs from it.
+func (in *instrumentation) link(parent, transport context.Context) []trace.SpanStartOption {
+	if transport == nil {
+		return in.server
 	}
-	return mctx, trace.Link{}
+	sc, tsc := trace.SpanContextFromContext(parent), trace.SpanContextFromContext(transport)
+	if !sc.IsValid() || !tsc.IsValid() || sc.Equal(tsc) {
+		return in.server
+	}
+	return []trace.SpanStartOption{in.server[0], trace.WithLinks(trace.Link{SpanContext: tsc})}
 }
 
 // spanName is "{mcp.method.name} {target}", or the method alone.
