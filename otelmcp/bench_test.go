@@ -68,15 +68,7 @@ func benchServer(tb testing.TB, variant string) (*mcp.Server, *tracetest.InMemor
 	default:
 		tb.Fatalf("unknown variant %q", variant)
 	}
-	tools := mcp.NewToolSet()
-	type text struct {
-		Text string `json:"text"`
-	}
-	if _, err := mcp.AddTool(tools, mcp.ToolInfo{Name: "echo", Description: "Echoes its text."},
-		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
-		tb.Fatal(err)
-	}
-	return mcp.NewServer(tools, mcp.AllowAll(), &opts), spans
+	return mcp.NewServer(echoTools(tb), mcp.AllowAll(), &opts), spans
 }
 
 // body is a request body that rewinds without allocating.
@@ -94,27 +86,10 @@ func BenchmarkEcho(b *testing.B) {
 	for _, variant := range []string{"bare", "noop", "globals", "noop+w3c", "sdk"} {
 		b.Run(variant, func(b *testing.B) {
 			server, spans := benchServer(b, variant)
-			h := mcp.NewHandler(server, nil)
-			tmpl := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "/mcp", nil)
-			tmpl.Header.Set("Content-Type", "application/json")
-			tmpl.Header.Set("Accept", "application/json, text/event-stream")
-			tmpl.Header.Set("MCP-Protocol-Version", mcp.Version20250618)
-			rd := &body{}
-			serve := func() *httptest.ResponseRecorder {
-				rd.Reset(echoCall)
-				req := *tmpl
-				req.Body = rd
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, &req)
-				return w
-			}
-			if w := serve(); w.Code != 200 || !strings.Contains(w.Body.String(), "lazy dog") {
-				b.Fatalf("answer %d %s", w.Code, w.Body)
-			}
+			call := caller(b, "http", server)
 			b.ReportAllocs()
-			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
-				serve()
+				call()
 				if spans != nil && i%1024 == 0 {
 					spans.Reset()
 				}
@@ -210,13 +185,19 @@ func caller(tb testing.TB, path string, server *mcp.Server) func() {
 	tmpl.Header.Set("Accept", "application/json, text/event-stream")
 	tmpl.Header.Set("MCP-Protocol-Version", mcp.Version20250618)
 	rd := &body{}
-	return func() {
+	serve := func() *httptest.ResponseRecorder {
 		rd.Reset(echoCall)
 		req := *tmpl
 		req.Body = rd
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, &req)
-		if w.Code != 200 {
+		return w
+	}
+	if w := serve(); w.Code != 200 || !strings.Contains(w.Body.String(), "lazy dog") {
+		tb.Fatalf("answer %d %s", w.Code, w.Body)
+	}
+	return func() {
+		if w := serve(); w.Code != 200 {
 			tb.Fatalf("status %d", w.Code)
 		}
 	}

@@ -11,7 +11,10 @@
 // globals of package otel unless Options names others) and sets nothing
 // global itself. MCP carries trace context in W3C formats, so the program's
 // propagators should include propagation.TraceContext and
-// propagation.Baggage; the global default propagates nothing.
+// propagation.Baggage; the global default propagates nothing. With the
+// no-op TracerProvider of go.opentelemetry.io/otel/trace/noop no span is
+// started at all; the client's trace context and baggage still reach the
+// tool (and its outgoing calls).
 //
 // # Conventions followed
 //

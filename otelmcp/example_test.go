@@ -76,7 +76,7 @@ func ExampleMiddleware() {
 			for _, kv := range s.Attributes {
 				switch kv.Key {
 				case "mcp.method.name", "gen_ai.tool.name", "gen_ai.operation.name", "jsonrpc.request.id", "mcp.protocol.version", "network.transport":
-					fmt.Printf("  %s=%s\n", kv.Key, kv.Value.Emit())
+					fmt.Printf("  %s=%s\n", kv.Key, kv.Value.String())
 				}
 			}
 		}

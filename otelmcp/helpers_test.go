@@ -56,14 +56,7 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
 	mw := otelmcp.Middleware(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp,
 		Propagators: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})})
-	tools := mcp.NewToolSet()
-	type text struct {
-		Text string `json:"text"`
-	}
-	if _, err := mcp.AddTool(tools, mcp.ToolInfo{Name: "echo", Description: "Echoes its text."},
-		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
-		t.Fatal(err)
-	}
+	tools := echoTools(t)
 	if err := tools.Register(
 		mcp.NewRawTool(mcp.ToolInfo{Name: "spy", Description: "Reports its span and baggage."},
 			func(ctx context.Context, _ *mcp.Request) (*mcp.Result, error) {
@@ -83,6 +76,21 @@ func newRig(t *testing.T) *rig {
 	r.server = mcp.NewServer(tools, mcp.GrantsAuthorizer{}, &mcp.Options{Middleware: []mcp.Middleware{mw}})
 	r.handler = mcp.NewHandler(r.server, nil)
 	return r
+}
+
+// echoTools returns a ToolSet with the typed tool echo ({"text"} in and
+// out).
+func echoTools(tb testing.TB) *mcp.ToolSet {
+	tb.Helper()
+	tools := mcp.NewToolSet()
+	type text struct {
+		Text string `json:"text"`
+	}
+	if _, err := mcp.AddTool(tools, mcp.ToolInfo{Name: "echo", Description: "Echoes its text."},
+		func(_ context.Context, _ *mcp.Request, in text) (text, error) { return in, nil }); err != nil {
+		tb.Fatal(err)
+	}
+	return tools
 }
 
 // post sends body to the rig's HTTP handler under 2025-06-18 with the
@@ -176,11 +184,11 @@ func wantAttrs(t *testing.T, what string, got map[string]attribute.Value, want m
 		v, has := got[k]
 		switch {
 		case w == "" && has:
-			t.Errorf("%s: %s = %q, want none", what, k, v.Emit())
+			t.Errorf("%s: %s = %q, want none", what, k, v.String())
 		case w != "" && !has:
 			t.Errorf("%s: %s missing, want %q", what, k, w)
-		case w != "" && v.Emit() != w:
-			t.Errorf("%s: %s = %q, want %q", what, k, v.Emit(), w)
+		case w != "" && v.String() != w:
+			t.Errorf("%s: %s = %q, want %q", what, k, v.String(), w)
 		}
 	}
 }
@@ -191,4 +199,13 @@ func call(id, tool, meta string) string {
 		params += `,"_meta":` + meta
 	}
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}}`
+}
+
+// get returns the attribute key of a as a string, "" when absent.
+func get(a map[string]attribute.Value, key string) string {
+	v, ok := a[key]
+	if !ok {
+		return ""
+	}
+	return v.String()
 }

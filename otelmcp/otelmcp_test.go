@@ -253,10 +253,10 @@ func TestProtocolError(t *testing.T) {
 			var found bool
 			for _, dp := range h.DataPoints {
 				a := attrs(dp.Attributes.ToSlice())
-				if a["error.type"].Emit() != tc.code || dp.Count == 0 {
+				if get(a, "error.type") != tc.code || dp.Count == 0 {
 					continue
 				}
-				if m := tc.metricAttrs["mcp.method.name"]; m != "" && a["mcp.method.name"].Emit() != m {
+				if m := tc.metricAttrs["mcp.method.name"]; m != "" && get(a, "mcp.method.name") != m {
 					continue
 				}
 				found = true
