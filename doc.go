@@ -55,6 +55,8 @@
 //
 // Logging uses log/slog: one record per request with the method, tool,
 // principal, duration and outcome. Argument values are never logged.
+// OpenTelemetry spans and metrics come from the module otelmcp (its own
+// go.mod), installed as one Options.Middleware.
 //
 // # Conventions
 //
