@@ -101,7 +101,7 @@ func BenchmarkEcho(b *testing.B) {
 // BenchmarkHandleEcho measures the same call through Server.Handle, in
 // process, without a transport: the smallest unit the middleware wraps.
 func BenchmarkHandleEcho(b *testing.B) {
-	for _, variant := range []string{"bare", "noop", "globals", "noop+w3c", "sdk"} {
+	for _, variant := range []string{"bare", "hook", "noop", "globals", "noop+w3c", "sdk"} {
 		b.Run(variant, func(b *testing.B) {
 			server, spans := benchServer(b, variant)
 			ctx := mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: mcp.Version20250618})
