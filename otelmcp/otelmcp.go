@@ -132,6 +132,13 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 			span.SetAttributes(semconv.ErrorTypeOther)
 			span.SetStatus(codes.Error, "panic")
 			span.End()
+			if metered {
+				o := outcome{method: msg.Method, errType: otherMethod}
+				if !wellKnown(o.method) {
+					o.method = otherMethod
+				}
+				in.record(ctx, start, msg, o)
+			}
 			panic(r)
 		}
 	}()

@@ -7,8 +7,11 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/otelmcp"
 	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -321,4 +324,30 @@ func TestClientBehindProxy(t *testing.T) {
 	r := newRig(t)
 	r.post(t, call("1", "echo", ""), map[string]string{"X-Forwarded-For": " 203.0.113.9 , 10.0.0.1"})
 	wantAttrs(t, "span", attrs(r.only(t).Attributes), map[string]string{"client.address": "203.0.113.9", "client.port": ""})
+}
+
+// TestPanicBelow: a Middleware below this one that panics fails the
+// request with 500 (the Server recovers it); the span still ends, as an
+// error of type _OTHER, and the duration is still recorded.
+func TestPanicBelow(t *testing.T) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	r := &rig{reader: sdkmetric.NewManualReader()}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
+	t.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
+	boom := func(context.Context, *mcp.Message, mcp.MessageHandler) mcp.Outcome { panic("middleware bug") }
+	server := mcp.NewServer(nil, mcp.AllowAll(), &mcp.Options{
+		Middleware: []mcp.Middleware{otelmcp.Middleware(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp}), boom}})
+	if status, _ := server.Handle(context.Background(), mcp.Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); status != 500 {
+		t.Fatalf("status %d, want 500", status)
+	}
+	got := spans.GetSpans()
+	if len(got) != 1 || got[0].Status.Code != codes.Error || get(attrs(got[0].Attributes), "error.type") != "_OTHER" {
+		t.Fatalf("spans %+v", got)
+	}
+	h := r.durations(t)
+	if len(h.DataPoints) != 1 || get(attrs(h.DataPoints[0].Attributes.ToSlice()), "error.type") != "_OTHER" ||
+		get(attrs(h.DataPoints[0].Attributes.ToSlice()), "mcp.method.name") != "tools/list" {
+		t.Errorf("durations %+v", h.DataPoints)
+	}
 }
