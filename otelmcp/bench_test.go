@@ -133,7 +133,7 @@ func BenchmarkHandleEcho(b *testing.B) {
 // at most 5 % for no-op providers over the HTTP handler.
 func BenchmarkOverhead(b *testing.B) {
 	for _, path := range []string{"http", "handle"} {
-		for _, variant := range []string{"noop", "sdk", "hook"} {
+		for _, variant := range []string{"noop", "globals", "sdk", "hook"} {
 			b.Run(path+"/"+variant, func(b *testing.B) {
 				bare, _ := benchServer(b, "bare")
 				with, spans := benchServer(b, variant)

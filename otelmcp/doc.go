@@ -14,7 +14,9 @@
 // propagation.Baggage; the global default propagates nothing. With the
 // no-op TracerProvider of go.opentelemetry.io/otel/trace/noop no span is
 // started at all; the client's trace context and baggage still reach the
-// tool (and its outgoing calls).
+// tool (and its outgoing calls). While the otel globals are unset, the
+// middleware made without Options starts no span and extracts nothing
+// either, and picks them up once the program sets them.
 //
 // # Conventions followed
 //

@@ -2,6 +2,7 @@ package otelmcp
 
 import (
 	"context"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,12 @@ type instrumentation struct {
 	server   []trace.SpanStartOption // kind SERVER, made once: no allocation per span
 	names    spanNames
 	untraced bool // the TracerProvider is trace/noop's: no span is started
+	// The otel globals' stand-ins, when Options named no provider or
+	// propagators and the program had set none yet: while they are still
+	// the globals, they delegate to nothing, so no span is started and
+	// nothing is extracted (see standIn).
+	tracerStandIn trace.TracerProvider
+	propStandIn   propagation.TextMapPropagator
 }
 
 // Middleware returns the mcp.Middleware that traces and meters every
@@ -71,20 +78,24 @@ func Middleware(opts *Options) mcp.Middleware {
 	if opts != nil {
 		o = *opts
 	}
+	in := &instrumentation{server: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}}
 	if o.TracerProvider == nil {
 		o.TracerProvider = otel.GetTracerProvider()
+		if standIn(o.TracerProvider, "tracerProvider") {
+			in.tracerStandIn = o.TracerProvider
+		}
 	}
 	if o.MeterProvider == nil {
 		o.MeterProvider = otel.GetMeterProvider()
 	}
 	if o.Propagators == nil {
 		o.Propagators = otel.GetTextMapPropagator()
+		if standIn(o.Propagators, "textMapPropagator") {
+			in.propStandIn = o.Propagators
+		}
 	}
-	in := &instrumentation{
-		tracer: o.TracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL)),
-		prop:   o.Propagators,
-		server: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
-	}
+	in.tracer = o.TracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
+	in.prop = o.Propagators
 	switch o.TracerProvider.(type) {
 	case tracenoop.TracerProvider, *tracenoop.TracerProvider:
 		in.untraced = true
@@ -108,7 +119,7 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 		start = time.Now()
 	}
 	parent, transport := in.parent(ctx, msg)
-	if in.untraced {
+	if in.untraced || in.tracerStandIn != nil && otel.GetTracerProvider() == in.tracerStandIn {
 		out = next(parent, msg)
 		if metered {
 			in.record(parent, start, msg, outcomeOf(msg, out))
@@ -246,6 +257,9 @@ func (o *outcome) append(attrs []attribute.KeyValue, msg *mcp.Message, tool stri
 // headers'. A propagator that finds nothing returns the context it was
 // given: comparing contexts spares lookups.
 func (in *instrumentation) parent(ctx context.Context, msg *mcp.Message) (parent, transport context.Context) {
+	if in.propStandIn != nil && otel.GetTextMapPropagator() == in.propStandIn {
+		return ctx, nil // the global propagators, still unset: nothing to extract
+	}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
 		if ex := mcp.ExchangeFromContext(ctx); ex != nil && ex.HTTPRequest != nil {
 			ctx = in.prop.Extract(ctx, headerCarrier(ex.HTTPRequest.Header))
@@ -313,4 +327,15 @@ func (s *spanNames) add(tool string) {
 	if _, loaded := s.m.LoadOrStore(tool, spanName("tools/call", tool)); !loaded {
 		s.n.Add(1)
 	}
+}
+
+// standIn reports whether v is the stand-in package otel hands out for a
+// global the program has not set (a tracerProvider or textMapPropagator of
+// its internal package global), which delegates to nothing until the
+// program sets the global, and then stops being the global. Only speed
+// depends on it: a stand-in not recognised is used like any other.
+func standIn(v any, name string) bool {
+	t := reflect.TypeOf(v)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Name() == name &&
+		t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global"
 }

@@ -6,7 +6,8 @@
 #   - with no-op providers against no Middleware, in alternating blocks (the
 #     10th percentile of each one's time per call), over the HTTP handler
 #     and through Server.Handle; target <= 5 % over the HTTP handler; beside
-#     it, a Middleware that does nothing (the Server's hook alone);
+#     it, the otel globals a program never set, and a Middleware that does
+#     nothing (the Server's hook alone);
 #   - with the SDK, every span exported to an in-memory exporter, measured
 #     the same way.
 # Allocations are counted, not timed: the no-op path may add one allocation
@@ -19,7 +20,7 @@ go vet ./...
 if command -v staticcheck >/dev/null 2>&1; then staticcheck ./...; fi
 go test -race -count=1 ./...
 over=$(go test -count=1 -run '^$' -bench 'Overhead' -benchtime 500x -count 5 . 2>&1) || { echo "$over"; exit 1; }
-cost=$(go test -count=1 -run '^$' -bench '^BenchmarkEcho$/^(bare|noop|sdk)$' -benchmem -benchtime 2000x . 2>&1) || { echo "$cost"; exit 1; }
+cost=$(go test -count=1 -run '^$' -bench '^BenchmarkEcho$/^(bare|noop|globals|sdk)$' -benchmem -benchtime 2000x . 2>&1) || { echo "$cost"; exit 1; }
 printf '%s\n%s\n' "$over" "$cost" | grep '^Benchmark' | awk '
 function median(a, n,   i, j, t) {
   for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -47,12 +48,15 @@ END {
     med(h "noop", "bare-ns/call"), med(h "noop", "with-ns/call"), oh, med(h "hook", "overhead-%"), (oh <= 5 ? "met" : "NOT met")
   printf "no-op providers, echo through Server.Handle: %.0f ns without, %.0f ns with: %+.1f %% (the hook alone: %+.1f %%)\n",
     med(p "noop", "bare-ns/call"), med(p "noop", "with-ns/call"), med(p "noop", "overhead-%"), med(p "hook", "overhead-%")
+  printf "otel globals never set (Middleware(nil) in a program without OpenTelemetry): %+.1f %% over the HTTP handler, %+.1f %% through Server.Handle\n",
+    med(h "globals", "overhead-%"), med(p "globals", "overhead-%")
   printf "SDK, every span to an in-memory exporter: over the HTTP handler %.1f us against %.1f us, +%.1f us per call (%+.0f %%); through Server.Handle %.1f us against %.1f us (%+.0f %%)\n",
     med(h "sdk", "with-ns/call") / 1000, med(h "sdk", "bare-ns/call") / 1000, (med(h "sdk", "with-ns/call") - med(h "sdk", "bare-ns/call")) / 1000, med(h "sdk", "overhead-%"),
     med(p "sdk", "with-ns/call") / 1000, med(p "sdk", "bare-ns/call") / 1000, med(p "sdk", "overhead-%")
   b = "BenchmarkEcho/bare"; z = "BenchmarkEcho/noop"; s = "BenchmarkEcho/sdk"
-  printf "allocations per echo call over HTTP: %d without Middleware, %d with no-op providers (at most one more allowed), %d with the SDK (%.1f KB more)\n",
-    worst[b, "allocs/op"], worst[z, "allocs/op"], worst[s, "allocs/op"], (worst[s, "B/op"] - worst[b, "B/op"]) / 1000
-  if (worst[z, "allocs/op"] > worst[b, "allocs/op"] + 1) { print "FAIL: the no-op path allocates"; fail = 1 }
+  g = "BenchmarkEcho/globals"
+  printf "allocations per echo call over HTTP: %d without Middleware, %d with no-op providers and %d with the unset globals (at most one more allowed), %d with the SDK (%.1f KB more)\n",
+    worst[b, "allocs/op"], worst[z, "allocs/op"], worst[g, "allocs/op"], worst[s, "allocs/op"], (worst[s, "B/op"] - worst[b, "B/op"]) / 1000
+  if (worst[z, "allocs/op"] > worst[b, "allocs/op"] + 1 || worst[g, "allocs/op"] > worst[b, "allocs/op"] + 1) { print "FAIL: the no-op path allocates"; fail = 1 }
   exit fail
 }'
