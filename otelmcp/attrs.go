@@ -14,10 +14,11 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
-// otherMethod stands for a method the server does not know and the
-// conventions do not list (error.type's fallback value, reused): clients
-// choose method names, and each one must not become a time series.
-const otherMethod = "_OTHER"
+// other is the conventions' fallback value "_OTHER": error.type of a
+// failure that is no JSON-RPC error (a panic), and here the method name of
+// methods the server does not know and the conventions do not list:
+// clients choose method names, and each one must not become a time series.
+const other = "_OTHER"
 
 // maxValue bounds the client-chosen strings recorded on spans (request
 // ids, method names, addresses, error messages), in bytes.
@@ -128,7 +129,7 @@ func (headerCarrier) Set(string, string) {}
 func (c headerCarrier) Keys() []string { return propagation.HeaderCarrier(c).Keys() }
 
 // netAttrs are what the transport says of a request: network.transport,
-// network.protocol.name and version, and (spans only) client.address and
+// network.protocol.name and version, and (on spans) client.address and
 // client.port.
 type netAttrs struct {
 	transport       attribute.KeyValue // empty Key when unknown
@@ -166,9 +167,8 @@ func (a *netAttrs) read(ex *mcp.Exchange) {
 	a.clientAddress, a.clientPort = clientAddress(r)
 }
 
-// append adds the attributes to attrs: all of them for a span, those the
-// duration metric takes (no client address) for a measurement.
-func (a *netAttrs) append(attrs []attribute.KeyValue, span bool) []attribute.KeyValue {
+// append adds the attributes of a span to attrs.
+func (a *netAttrs) append(attrs []attribute.KeyValue) []attribute.KeyValue {
 	if a.transport.Key != "" {
 		attrs = append(attrs, a.transport)
 	}
@@ -178,7 +178,7 @@ func (a *netAttrs) append(attrs []attribute.KeyValue, span bool) []attribute.Key
 	if a.protocolVersion != "" {
 		attrs = append(attrs, semconv.NetworkProtocolVersionKey.String(a.protocolVersion))
 	}
-	if span && a.clientAddress != "" {
+	if a.clientAddress != "" {
 		attrs = append(attrs, semconv.ClientAddressKey.String(a.clientAddress))
 		if a.clientPort > 0 {
 			attrs = append(attrs, semconv.ClientPortKey.Int(a.clientPort))

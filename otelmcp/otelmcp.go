@@ -57,9 +57,10 @@ type instrumentation struct {
 	tracer   trace.Tracer
 	duration mcpconv.ServerOperationDuration
 	prop     propagation.TextMapPropagator
-	server   []trace.SpanStartOption // kind SERVER, made once: no allocation per span
-	names    spanNames
-	untraced bool // the TracerProvider is trace/noop's: no span is started
+	server   []trace.SpanStartOption      // kind SERVER, made once: no allocation per span
+	names    cache[string, string]        // tool → "tools/call tool", for the tools the Server had
+	sets     cache[setKey, attribute.Set] // the attributes of durations so far
+	untraced bool                         // the TracerProvider is trace/noop's: no span is started
 	// The otel globals' stand-ins, when Options named no provider or
 	// propagators and the program had set none yet: while they are still
 	// the globals, they delegate to nothing, so no span is started and
@@ -133,7 +134,9 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 	}
 	name, cached := boundedMethod(msg.Method), true
 	if isCall {
-		name, cached = in.names.get(tool)
+		if name, cached = in.names.load(tool); !cached {
+			name = spanName("tools/call", tool)
+		}
 	}
 	ctx, span := in.tracer.Start(parent, name, in.link(parent, transport)...)
 	defer func() {
@@ -144,9 +147,9 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 			span.SetStatus(codes.Error, "panic")
 			span.End()
 			if metered {
-				o := outcome{method: msg.Method, errType: otherMethod}
+				o := outcome{method: msg.Method, errType: other}
 				if !wellKnown(o.method) {
-					o.method = otherMethod
+					o.method = other
 				}
 				in.record(ctx, start, msg, o)
 			}
@@ -156,11 +159,16 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 	out = next(ctx, msg)
 	o := outcomeOf(msg, out)
 	if o.known != "" && !cached {
-		in.names.add(o.known)
+		in.names.store(o.known, spanName("tools/call", o.known))
 	}
 	if span.IsRecording() {
-		if final := spanName(o.method, o.known); final != name {
-			span.SetName(final)
+		// The name the span started with named what the client asked
+		// for; it keeps only what the Server has.
+		switch {
+		case isCall && o.known == "" && tool != "":
+			span.SetName("tools/call")
+		case !isCall && o.method != name:
+			span.SetName(o.method)
 		}
 		annotate(ctx, span, msg, tool, out, o)
 	}
@@ -182,7 +190,7 @@ type outcome struct {
 func outcomeOf(msg *mcp.Message, out mcp.Outcome) outcome {
 	o := outcome{method: msg.Method}
 	if out.Err != nil && out.Err.Code == mcp.CodeMethodNotFound && !wellKnown(o.method) {
-		o.method = otherMethod // a name the client made up: never a metric dimension
+		o.method = other // a name the client made up: never a metric dimension
 	}
 	if msg.Method == "tools/call" && msg.Tool() != nil {
 		o.known = msg.Name // a tool the Server has: bounded by its registry
@@ -208,7 +216,7 @@ func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool strin
 	attrs = o.append(attrs, msg, tool)
 	var net netAttrs
 	net.read(mcp.ExchangeFromContext(ctx))
-	attrs = net.append(attrs, true)
+	attrs = net.append(attrs)
 	span.SetAttributes(attrs...)
 	switch {
 	case out.Err != nil:
@@ -221,13 +229,103 @@ func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool strin
 // record measures the request's duration.
 func (in *instrumentation) record(ctx context.Context, start time.Time, msg *mcp.Message, o outcome) {
 	elapsed := time.Since(start).Seconds()
-	var buf [10]attribute.KeyValue
-	attrs := append(buf[:0], semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
-	attrs = o.append(attrs, msg, o.known)
 	var net netAttrs
 	net.read(mcp.ExchangeFromContext(ctx))
-	attrs = net.append(attrs, false)
-	in.duration.Record(ctx, elapsed, mcpconv.MethodNameAttr(o.method), attrs...)
+	k := setKey{method: o.method, tool: o.known, errType: o.errType, status: o.status, version: msg.ProtocolVersion,
+		call: msg.Method == "tools/call", protocol: net.protocol, protocolVersion: net.protocolVersion}
+	if net.transport.Key != "" {
+		k.transport = net.transport.Value.AsString()
+	}
+	set, ok := in.sets.load(k)
+	if !ok {
+		set = attributeSet(k)
+		in.sets.store(k, set)
+	}
+	in.duration.RecordSet(ctx, elapsed, set)
+}
+
+// setKey is what the attributes of a duration depend on.
+type setKey struct {
+	method, tool, errType, status, version string
+	transport, protocol, protocolVersion   string
+	call                                   bool
+}
+
+// maxCached bounds each cache of names and attribute sets: tool sets that
+// change without end do not grow them without end.
+const maxCached = 4096
+
+// attributeSet builds the attributes of a duration.
+func attributeSet(k setKey) attribute.Set {
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, semconv.McpMethodNameKey.String(k.method), semconv.McpProtocolVersionKey.String(k.version))
+	if k.call {
+		attrs = append(attrs, semconv.GenAIOperationNameExecuteTool)
+		if k.tool != "" {
+			attrs = append(attrs, semconv.GenAIToolNameKey.String(k.tool))
+		}
+	}
+	if k.errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(k.errType))
+	}
+	if k.status != "" {
+		attrs = append(attrs, semconv.RPCResponseStatusCodeKey.String(k.status))
+	}
+	if k.transport != "" {
+		attrs = append(attrs, semconv.NetworkTransportKey.String(k.transport))
+	}
+	if k.protocol != "" {
+		attrs = append(attrs, semconv.NetworkProtocolNameKey.String(k.protocol))
+	}
+	if k.protocolVersion != "" {
+		attrs = append(attrs, semconv.NetworkProtocolVersionKey.String(k.protocolVersion))
+	}
+	return attribute.NewSet(attrs...)
+}
+
+// cache is a read-mostly map of values built from bounded keys (span
+// names, attribute sets): reads take no lock, a new key copies the map,
+// and it holds at most maxCached keys.
+type cache[K comparable, V any] struct {
+	p  atomic.Pointer[map[K]V]
+	mu sync.Mutex
+}
+
+// load returns the value of k, if it is held.
+func (c *cache[K, V]) load(k K) (V, bool) {
+	if m := c.p.Load(); m != nil {
+		v, ok := (*m)[k]
+		return v, ok
+	}
+	var zero V
+	return zero, false
+}
+
+// store holds v for k, unless the cache is full.
+func (c *cache[K, V]) store(k K, v V) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old := c.p.Load()
+	if old != nil {
+		if _, ok := (*old)[k]; ok || len(*old) >= maxCached {
+			return
+		}
+	}
+	m := make(map[K]V, 1+lenOf(old))
+	if old != nil {
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[k] = v
+	c.p.Store(&m)
+}
+
+func lenOf[K comparable, V any](m *map[K]V) int {
+	if m == nil {
+		return 0
+	}
+	return len(*m)
 }
 
 // append adds the tool and error attributes, with tool as gen_ai.tool.name.
@@ -294,39 +392,6 @@ func spanName(method, tool string) string {
 		return method
 	}
 	return method + " " + tool
-}
-
-// spanNames holds the span names of the tools/call of tools the Server
-// had ("tools/call echo"), so that a span starts with its name without
-// building it. It holds at most maxSpanNames: tool sets that change
-// without end do not grow it without end.
-type spanNames struct {
-	m sync.Map // tool name → span name
-	n atomic.Int32
-}
-
-const maxSpanNames = 4096
-
-// get returns the span name of a call of tool ("" for none), and whether
-// it was remembered.
-func (s *spanNames) get(tool string) (string, bool) {
-	if tool == "" {
-		return "tools/call", true
-	}
-	if v, ok := s.m.Load(tool); ok {
-		return v.(string), true
-	}
-	return spanName("tools/call", tool), false
-}
-
-// add remembers the span name of a tool the Server has.
-func (s *spanNames) add(tool string) {
-	if s.n.Load() >= maxSpanNames {
-		return
-	}
-	if _, loaded := s.m.LoadOrStore(tool, spanName("tools/call", tool)); !loaded {
-		s.n.Add(1)
-	}
 }
 
 // standIn reports whether v is the stand-in package otel hands out for a
