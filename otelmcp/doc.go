@@ -26,8 +26,11 @@
 // names and mcp.server.operation.duration instrument are generated into
 // go.opentelemetry.io/otel/semconv/v1.41.0, which this package uses. The
 // conventions have since moved to open-telemetry/semantic-conventions-genai
-// (docs/gen-ai/mcp.md), which has published no v0.1.0 release; its text
-// keeps what is recorded here.
+// (docs/gen-ai/mcp.md), which has published no v0.1.0 release (only
+// development tags); its docs/gen-ai/mcp.md keeps the attributes, names and
+// error rules recorded here. A later change of its model counts -32700,
+// -32600, -32601 and -32602 answered by a server as no error; this package
+// follows v1.41.0, where every JSON-RPC error is one.
 //
 // # The span
 //
