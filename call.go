@@ -32,17 +32,27 @@ func (s *Server) CallTool(ctx context.Context, req *Request) (res *Result, err e
 	return s.call(ctx, req, nil)
 }
 
-// call is the one path of a tools/call: lookup, authorize, header check
-// (2026-07-28 over HTTP, when m has headers), then the middleware around
-// validate, execute and the output check.
+// call is the one path of a tools/call: admit, then execute.
 func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, error) {
+	ctx, err := s.admit(ctx, req, m)
+	if err != nil {
+		return nil, err
+	}
+	return s.execute(ctx, req)
+}
+
+// admit looks the tool up, authorizes the caller, checks the Mcp-Param
+// headers (2026-07-28 over HTTP, when m has headers) and parses arguments
+// made in process. It returns the context the call runs under, which
+// carries the caller and the Authorizer.
+func (s *Server) admit(ctx context.Context, req *Request, m *message) (context.Context, error) {
 	t, ok := s.reg.Lookup(req.Name)
 	if !ok {
-		return nil, &UnknownToolError{Name: req.Name}
+		return ctx, &UnknownToolError{Name: req.Name}
 	}
 	c, err := s.tools.get(t, s.reg)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", req.Name, err)
+		return ctx, fmt.Errorf("tool %q: %w", req.Name, err)
 	}
 	// The caller and the Authorizer go into the context as one value, a
 	// pointer into the request: it costs no allocation of its own. The
@@ -53,20 +63,26 @@ func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, e
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool call denied",
 			slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
 			slog.String("permission", c.info.Permission))
-		return nil, &UnknownToolError{Name: req.Name}
+		return ctx, &UnknownToolError{Name: req.Name}
 	}
 	req.tool, req.compiled = t, c
 	if m != nil {
 		if err := s.checkParamHeaders(m, c, req); err != nil {
-			return nil, err
+			return ctx, err
 		}
 	}
 	if req.args == nil { // a request made in process: its bytes are parsed under the Server's bounds
 		if err := req.parseArguments(s.limits); err != nil {
-			return nil, err
+			return ctx, err
 		}
 	}
-	if s.opts.CallTimeout > 0 {
+	return ctx, nil
+}
+
+// execute runs an admitted call: the middleware around validate, execute
+// and the output check, under the call's deadline.
+func (s *Server) execute(ctx context.Context, req *Request) (*Result, error) {
+	if s.opts.CallTimeout > 0 && req.task == "" { // a task runs until its time to live
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
 		defer cancel()
@@ -106,33 +122,17 @@ func outcome(req *Request, res *Result, err error) (*Result, error) {
 
 // run validates and executes a permitted call: the innermost ToolHandler.
 func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error) {
-	c := req.compiled
-	if _, err := req.ArgumentsMap(); err != nil {
-		return nil, err
-	}
-	if c.in != nil {
-		if err := c.in.validate(req.Name, req.args); err != nil {
+	if !req.validated {
+		if err := s.validate(ctx, req); err != nil {
 			return nil, err
 		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool panicked",
-				slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
-				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
-			res, err = nil, fmt.Errorf("%w: %s", ErrToolPanic, req.Name)
+			res, err = nil, s.toolPanic(ctx, req, r)
 		}
 	}()
 	t := req.tool
-	if err := t.Validate(ctx, req); err != nil {
-		var rpc *Error
-		var ae *ArgumentError
-		switch {
-		case errors.As(err, &rpc), errors.As(err, &ae):
-			return nil, err
-		}
-		return nil, &ArgumentError{Tool: req.Name, Msg: err.Error()}
-	}
 	res, err = t.Execute(ctx, req)
 	if err != nil {
 		return outcome(req, nil, err)
@@ -142,14 +142,52 @@ func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error)
 	}
 	if _, checked := t.(outputChecker); !checked {
 		if res.StructuredContent != nil {
-			return checkOutput(c, req.Name, res)
+			return checkOutput(req.compiled, req.Name, res)
 		}
-		if c.out != nil && !res.IsError {
+		if req.compiled.out != nil && !res.IsError {
 			// A tool with an output schema must return structured results.
 			return nil, fmt.Errorf("%w: tool %q declares an output schema but returned no structuredContent", ErrInvalidOutput, req.Name)
 		}
 	}
 	return res, nil
+}
+
+// validate checks a permitted call's arguments: against the input schema,
+// then by the tool's Validate, which may also ask the client for input
+// (an *InputRequired) before the tool runs.
+func (s *Server) validate(ctx context.Context, req *Request) (err error) {
+	if _, err := req.ArgumentsMap(); err != nil {
+		return err
+	}
+	if c := req.compiled; c.in != nil {
+		if err := c.in.validate(req.Name, req.args); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.toolPanic(ctx, req, r)
+		}
+	}()
+	if err := req.tool.Validate(ctx, req); err != nil {
+		var rpc *Error
+		var ae *ArgumentError
+		var need *InputRequired
+		switch {
+		case errors.As(err, &rpc), errors.As(err, &ae), errors.As(err, &need):
+			return err
+		}
+		return &ArgumentError{Tool: req.Name, Msg: err.Error()}
+	}
+	return nil
+}
+
+// toolPanic logs a tool's panic and returns the error it becomes.
+func (s *Server) toolPanic(ctx context.Context, req *Request, r any) error {
+	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool panicked",
+		slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
+		slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+	return fmt.Errorf("%w: %s", ErrToolPanic, req.Name)
 }
 
 // outputChecker is implemented by tools that validate their own

@@ -48,6 +48,10 @@ func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
 		switch m.method {
 		case "subscriptions/listen":
 			return s.listen(ctx, m)
+		case "tasks/get", "tasks/update", "tasks/cancel":
+			if s.tasks != nil {
+				return s.taskMethod(ctx, m)
+			}
 		}
 	} else {
 		switch m.method {
@@ -252,8 +256,21 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 		}
 	}
 	req.notes = s.notifierFor(m)
-	res, err := s.call(ctx, req, m)
+	var res *Result
+	ctx, err := s.admit(ctx, req, m)
 	m.tool = req.tool
+	if err == nil {
+		if ts := req.compiled.info.TaskSupport; ts != TaskNever {
+			var resp []byte
+			var handled bool
+			if resp, handled, err = s.callTask(ctx, req, m, ts); handled {
+				return resp, err
+			}
+		}
+		if err == nil {
+			res, err = s.execute(ctx, req)
+		}
+	}
 	if err == nil && m.modern {
 		res = s.withServerInfo(res)
 	}

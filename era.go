@@ -169,7 +169,9 @@ func duplicateHeaders(h http.Header) *Error {
 }
 
 // checkHeaders applies the 2026-07-28 Streamable HTTP rule that the
-// Mcp-Method and Mcp-Name headers are present and agree with the body.
+// Mcp-Method and Mcp-Name headers are present and agree with the body
+// (Mcp-Name: the tool of a tools/call, the task of tasks/get, tasks/update
+// and tasks/cancel).
 func checkHeaders(h http.Header, m *message) *Error {
 	method, err := headerValue(h, "Mcp-Method", false)
 	if err != nil {
@@ -178,15 +180,22 @@ func checkHeaders(h http.Header, m *message) *Error {
 	if method != m.method {
 		return mismatch("Mcp-Method", method, m.method)
 	}
-	if m.method == "tools/call" {
-		name, _ := m.params["name"].(string)
-		got, err := headerValue(h, "Mcp-Name", true)
-		if err != nil {
-			return err
-		}
-		if got != name {
-			return mismatch("Mcp-Name", got, name)
-		}
+	var name string
+	switch m.method {
+	case "tools/call":
+		name, _ = m.params["name"].(string)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		// SEP-2663: the task's ID, so that intermediaries can route.
+		name, _ = m.params["taskId"].(string)
+	default:
+		return nil
+	}
+	got, err := headerValue(h, "Mcp-Name", true)
+	if err != nil {
+		return err
+	}
+	if got != name {
+		return mismatch("Mcp-Name", got, name)
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ var (
 	ErrInvalidToolName = errors.New("mcp: invalid tool name")
 	// ErrInvalidSchema: a schema that is not an object schema or does not compile.
 	ErrInvalidSchema = errors.New("mcp: invalid schema")
+	// ErrInvalidToolInfo: a ToolInfo field whose value means nothing (an
+	// unknown TaskSupport).
+	ErrInvalidToolInfo = errors.New("mcp: invalid tool info")
 	// ErrInvalidArguments: arguments rejected by the input schema or Validate.
 	ErrInvalidArguments = errors.New("mcp: invalid arguments")
 	// ErrInvalidOutput: a typed tool's result broke its own output schema.

@@ -51,8 +51,9 @@ type Message struct {
 	ProtocolVersion string
 	// Caller is the authenticated caller.
 	Caller Caller
-	// Name is the target of the request: the tool of a tools/call, ""
-	// for other methods.
+	// Name is the target of the request: the tool of a tools/call, the
+	// task of tasks/get, tasks/update and tasks/cancel, "" for other
+	// methods.
 	Name string
 	// Meta is the request's params._meta (where a client puts
 	// traceparent, tracestate and baggage), nil when it has none. It is
@@ -134,8 +135,11 @@ type heapMessage struct {
 func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) Outcome {
 	m := &hm.m
 	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: m}
-	if m.method == "tools/call" {
+	switch m.method {
+	case "tools/call":
 		hm.msg.Name, _ = m.params["name"].(string)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		hm.msg.Name, _ = m.params["taskId"].(string)
 	}
 	return s.chain(ctx, &hm.msg)
 }

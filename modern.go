@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"strconv"
+	"time"
 )
 
 // changes returns the source of tool-list changes, or nil.
@@ -26,7 +27,11 @@ func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
 	}
 	b = append(b, `],"capabilities":{"logging":{},"tools":{"listChanged":`...)
 	b = strconv.AppendBool(b, s.changes() != nil)
-	b = append(b, `}}`...)
+	b = append(b, '}')
+	if s.tasks != nil {
+		b = append(b, `,"extensions":{"`+TaskExtension+`":{}}`...)
+	}
+	b = append(b, '}')
 	if s.opts.Instructions != "" {
 		b = append(b, `,"instructions":`...)
 		b = appendString(b, s.opts.Instructions)
@@ -72,8 +77,10 @@ func (s *Server) withServerInfo(res *Result) *Result {
 }
 
 // listen serves subscriptions/listen: it acknowledges the filter, then sends
-// notifications/tools/list_changed on every change of the tool list until
-// the client goes away (ctx is done), and answers with a completion result.
+// notifications/tools/list_changed on every change of the tool list and
+// notifications/tasks on every change of the tasks it follows (see
+// subscribeTasks) until the client goes away (ctx is done), and answers
+// with a completion result.
 // The stream is the transport's: without one (Exchange.Notify nil) the
 // request is refused.
 func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
@@ -106,31 +113,42 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		})
 		defer stop()
 	}
+	tasks, err := s.subscribeTasks(ctx, m, filter, subMeta)
+	if err != nil {
+		return nil, err
+	}
+	defer tasks.close()
 	ack := []byte(`{"_meta":`)
 	ack = append(ack, subMeta...)
 	ack = append(ack, `,"notifications":{`...)
 	if wantTools {
 		ack = append(ack, `"toolsListChanged":true`...)
 	}
+	var wake <-chan string
+	var tick <-chan time.Time
+	if tasks != nil {
+		ack = tasks.appendAck(ack, !wantTools)
+		wake, tick = tasks.wake, tasks.tick.C
+	}
 	ack = append(ack, "}}"...)
 	if err := notify("notifications/subscriptions/acknowledged", ack); err != nil {
 		return nil, err
 	}
-	if wantTools {
-		note := append(append([]byte(`{"_meta":`), subMeta...), '}')
-	loop:
-		for {
-			select {
-			case <-ctx.Done():
-				break loop
-			case <-changed:
-				if err := notify("notifications/tools/list_changed", note); err != nil {
-					break loop
-				}
-			}
+	note := append(append([]byte(`{"_meta":`), subMeta...), '}')
+	if tasks != nil {
+		err = tasks.refreshAll(ctx, notify)
+	}
+	for err == nil {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-changed:
+			err = notify("notifications/tools/list_changed", note)
+		case id := <-wake:
+			err = tasks.refresh(ctx, id, notify)
+		case <-tick:
+			err = tasks.refreshAll(ctx, notify)
 		}
-	} else {
-		<-ctx.Done()
 	}
 	b := []byte(`{"resultType":"complete","_meta":`)
 	b = append(b, subMeta[:len(subMeta)-1]...)

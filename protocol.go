@@ -106,6 +106,10 @@ type Options struct {
 	// ToolMiddleware wraps every tools/call, the first outermost (see
 	// ToolMiddleware): what only concerns running tools.
 	ToolMiddleware []ToolMiddleware
+	// Tasks configure the Tasks extension (io.modelcontextprotocol/tasks):
+	// where tasks are kept, how long, and their leases. Tools opt in with
+	// ToolInfo.TaskSupport.
+	Tasks TaskOptions
 }
 
 // Server is the default Protocol: it serves a Registry's tools to callers
@@ -129,6 +133,7 @@ type Server struct {
 	chain     MessageHandler // Options.Middleware around answer; nil without
 	sealer    *stateSealer
 	sealerErr error
+	tasks     *taskEngine // nil when Options.Tasks.Disabled
 }
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
@@ -176,6 +181,12 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	case "private", "public":
 	default:
 		s.configErr = fmt.Errorf("mcp: Options.CacheScope %q is neither \"private\" nor \"public\"", o.CacheScope)
+	}
+	if !o.Tasks.Disabled {
+		var err error
+		if s.tasks, err = newTaskEngine(o.Tasks, s.logger); err != nil && s.configErr == nil {
+			s.configErr = err
+		}
 	}
 	if s.configErr != nil {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",

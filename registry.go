@@ -98,7 +98,7 @@ func checkTools(tools []Tool) ([]string, error) {
 
 // Register adds tools. It adds all of them or, on the first invalid or
 // duplicate one, none, and returns an error that matches ErrInvalidToolName,
-// ErrInvalidSchema or ErrDuplicateTool.
+// ErrInvalidSchema, ErrInvalidToolInfo or ErrDuplicateTool.
 func (ts *ToolSet) Register(tools ...Tool) error {
 	return ts.change(tools, false)
 }

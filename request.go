@@ -33,7 +33,15 @@ type Request struct {
 	scope    scope          // what the call's context carries
 	extra    []Content      // AddResultContent
 	meta     map[string]any // SetResultMeta
+
+	validated bool   // the arguments passed validate (a task's first run)
+	task      string // the ID of the task the call runs as
 }
+
+// TaskID returns the ID of the task this call runs as (see TaskSupport),
+// or "" when the call is answered at once. A tool running as a task
+// sends no progress or log notifications: Progress and Log do nothing.
+func (r *Request) TaskID() string { return r.task }
 
 // AddResultContent adds content blocks (an image, a resource link, ...) to
 // the result of a typed tool (NewTool), after the text copy of its output.

@@ -64,6 +64,11 @@ type ToolInfo struct {
 	// Guide is optional guidance for the enquiry tools (tool_detail,
 	// tool_catalogue); it is not sent in tools/list.
 	Guide *Guide
+	// TaskSupport says whether the tool runs as a task (the Tasks
+	// extension, under 2026-07-28): TaskNever (the default), TaskOptional
+	// or TaskRequired. A task's tool runs on after the answer, until its
+	// task's time to live, and sends no progress or log notifications.
+	TaskSupport TaskSupport
 }
 
 // Guide is optional guidance about a tool that helps a model pick it and call

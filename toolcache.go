@@ -45,6 +45,10 @@ func compileInfo(info *ToolInfo) (c *compiled, err error) {
 	if !ValidToolName(info.Name) {
 		return nil, fmt.Errorf("%w: %q must match [A-Za-z0-9_.-]{1,128}", ErrInvalidToolName, shorten(info.Name))
 	}
+	if !info.TaskSupport.valid() {
+		return nil, fmt.Errorf("%w: tool %q: TaskSupport %q is none of TaskNever, TaskOptional, TaskRequired",
+			ErrInvalidToolInfo, info.Name, shorten(string(info.TaskSupport)))
+	}
 	defer func() {
 		if r := recover(); r != nil { // a schema jsonschema-go chokes on
 			c, err = nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, info.Name, r)

@@ -1,0 +1,273 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/embedmcp/mcp"
+)
+
+// replicas returns n Servers sharing one store, as replicas behind a load
+// balancer share Redis, each with its own gate.
+func replicas(t *testing.T, n int, store mcp.TaskStore, o mcp.TaskOptions) ([]*mcp.Server, []*gate) {
+	t.Helper()
+	var servers []*mcp.Server
+	var gates []*gate
+	for i := range n {
+		g := newGate()
+		o := o
+		o.Store, o.Replica = store, "replica-"+string(rune('a'+i))
+		servers = append(servers, mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: o}))
+		gates = append(gates, g)
+	}
+	return servers, gates
+}
+
+func TestTaskAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	store := mcp.NewMemoryTaskStore(nil)
+	srv, gates := replicas(t, 3, store, mcp.TaskOptions{Lease: time.Minute})
+	a, b, c := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice"), newTaskClient(t, srv[2], "alice")
+
+	// Create on A, poll on B, cancel on C: A's tool is stopped.
+	id := a.start("slow", `{}`)
+	gates[0].awaitStart(t)
+	if r := b.get(id); r.str("status") != "working" {
+		t.Fatalf("B sees %s", r.Raw)
+	}
+	start := time.Now()
+	if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil {
+		t.Fatalf("cancel on C: %s", r.Raw)
+	}
+	select {
+	case cause := <-gates[0].ended:
+		t.Logf("A's tool stopped %v after the cancellation on C (%v)", time.Since(start), cause)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tool running on A was not stopped by the cancellation on C")
+	}
+	if r := b.get(id); r.str("status") != "cancelled" {
+		t.Errorf("B after the cancellation: %s", r.Raw)
+	}
+
+	// Input across replicas: asked on A, answered in parts on B and C; the
+	// tool resumes on C, the replica that got the last answer.
+	id = a.start("ask", `{}`)
+	a.wait(id, mcp.TaskInputRequired)
+	if r := b.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Bo"}}}`); r.Error != nil {
+		t.Fatal(r.Raw)
+	}
+	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"confirm#1":{"action":"accept"}}`); r.Error != nil {
+		t.Fatal(r.Raw)
+	}
+	b.wait(id, mcp.TaskInputRequired)
+	if r := a.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{"action":"accept"}}`); r.Error != nil {
+		t.Fatal(r.Raw)
+	}
+	if r := c.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "state r2") {
+		t.Errorf("resumed task: %s", r.Raw)
+	}
+}
+
+func TestTaskLeaseExpiry(t *testing.T) {
+	t.Parallel()
+	store := mcp.NewMemoryTaskStore(nil)
+	srv, gates := replicas(t, 2, store, mcp.TaskOptions{Lease: 90 * time.Millisecond})
+	a, b := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice")
+
+	// A task whose replica is gone: its lease ends, and the next reader
+	// fails it, saying why.
+	now := time.Now()
+	ghost := &mcp.TaskRecord{ID: "GhostGhostGhostGhost01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
+		Expires: now.Add(time.Hour), PollInterval: time.Second, Principal: "alice", Permission: "tasks.slow",
+		Tool: "slow", Arguments: json.RawMessage(`{}`), ProtocolVersion: mcp.Version20260728, Owner: "replica-dead"}
+	if err := store.Create(context.Background(), ghost, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.get(ghost.ID); r.str("status") != "working" {
+		t.Fatalf("within the lease: %s", r.Raw)
+	}
+	time.Sleep(80 * time.Millisecond)
+	r := b.get(ghost.ID)
+	e, _ := r.Result["error"].(map[string]any)
+	if r.str("status") != "failed" || e["code"] != float64(mcp.CodeInternalError) ||
+		!strings.Contains(r.str("statusMessage"), "stopped") || !strings.Contains(r.str("statusMessage"), "lease") {
+		t.Fatalf("after the lease: %s", r.Raw)
+	}
+
+	// A live replica renews its lease: a task outliving many leases stays
+	// working, seen from the other replica, until it completes.
+	id := a.start("slow", `{}`)
+	gates[0].awaitStart(t)
+	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if r := b.get(id); r.str("status") != "working" {
+			t.Fatalf("a renewed task: %s", r.Raw)
+		}
+	}
+	gates[0].release <- "late"
+	if r := b.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "late") {
+		t.Errorf("%s", r.Raw)
+	}
+}
+
+func TestTaskStoreDown(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: failingStore{}}})
+	c := newTaskClient(t, s, "alice")
+	// An optional tool runs at once instead.
+	if r := c.call("oops", `{}`); r.str("resultType") != "complete" || r.Result["isError"] != true {
+		t.Errorf("optional tool, store down: %s", r.Raw)
+	}
+	// A required one fails, saying why.
+	r := c.call("must", `{}`)
+	if r.Error == nil || r.Error.Code != mcp.CodeInternalError ||
+		r.Error.Message != `Internal error: the task store is unavailable, and tool "must" runs only as a task; try again later` {
+		t.Errorf("required tool, store down: %s", r.Raw)
+	}
+	if strings.Contains(r.Raw, "connection refused") {
+		t.Errorf("the store's error reached the client: %s", r.Raw)
+	}
+	r = c.get("AAAAAAAAAAAAAAAAAAAAAA")
+	if r.Error == nil || r.Error.Message != "Internal error: the task store is unavailable; retry later" {
+		t.Errorf("tasks/get, store down: %s", r.Raw)
+	}
+	// Everything else is served.
+	if r := c.do("tools/list", ""); r.Error != nil || len(r.Result["tools"].([]any)) == 0 {
+		t.Errorf("tools/list, store down: %s", r.Raw)
+	}
+	if r := c.call("sync", `{}`); r.str("resultType") != "complete" {
+		t.Errorf("sync tool, store down: %s", r.Raw)
+	}
+}
+
+func TestTaskShutdown(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := mcp.NewServer(taskTools(t, g), grantsAll, nil)
+	c := newTaskClient(t, s, "alice")
+	id := c.start("slow", `{}`)
+	g.awaitStart(t)
+	quick := c.start("must", `{}`)
+	c.wait(quick, mcp.TaskCompleted)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := s.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown with a task still running = %v", err)
+	}
+	r := c.wait(id, mcp.TaskFailed)
+	if !strings.Contains(r.Raw, "shut down") {
+		t.Errorf("task cut by shutdown: %s", r.Raw)
+	}
+	if r := c.call("oops", `{}`); r.str("resultType") != "complete" {
+		t.Errorf("optional tool after shutdown: %s", r.Raw)
+	}
+	if r := c.call("must", `{}`); r.Error == nil || !strings.Contains(r.Error.Message, "this server is shutting down") {
+		t.Errorf("required tool after shutdown: %s", r.Raw)
+	}
+	if r := c.get(quick); r.str("status") != "completed" {
+		t.Errorf("tasks/get after shutdown: %s", r.Raw)
+	}
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Errorf("second Shutdown = %v", err)
+	}
+}
+
+func TestTaskMaxRunning(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: 1}})
+	c := newTaskClient(t, s, "alice")
+	c.start("slow", `{}`)
+	g.awaitStart(t)
+	r := c.call("slow", `{}`)
+	if r.Error == nil || r.Error.Code != mcp.CodeLimitExceeded || !strings.Contains(r.Error.Message, "MaxRunning") {
+		t.Errorf("beyond MaxRunning: %s", r.Raw)
+	}
+	g.release <- "x"
+}
+
+func TestTaskDisabled(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Disabled: true}})
+	c := newTaskClient(t, s, "alice")
+	if r := c.do("server/discover", ""); strings.Contains(r.Raw, mcp.TaskExtension) {
+		t.Errorf("discover advertises disabled tasks: %s", r.Raw)
+	}
+	if r := c.get("AAAAAAAAAAAAAAAAAAAAAA"); r.Error == nil || r.Error.Code != mcp.CodeMethodNotFound {
+		t.Errorf("tasks/get, disabled: %s", r.Raw)
+	}
+	if r := c.call("oops", `{}`); r.str("resultType") != "complete" {
+		t.Errorf("optional tool, disabled: %s", r.Raw)
+	}
+	if r := c.call("must", `{}`); r.Error == nil || r.Error.Code != mcp.CodeInternalError {
+		t.Errorf("required tool, disabled: %s", r.Raw)
+	}
+}
+
+func TestTaskExpiry(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
+	c := newTaskClient(t, s, "alice")
+	id := c.start("must", `{}`)
+	if r := c.wait(id, mcp.TaskCompleted); r.Result["ttlMs"] != 150.0 {
+		t.Errorf("ttlMs: %s", r.Raw)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if r := c.get(id); r.Error == nil || !strings.Contains(r.Error.Message, "Task not found") {
+		t.Errorf("expired task: %s", r.Raw)
+	}
+}
+
+func TestTaskRoutingHeaders(t *testing.T) {
+	t.Parallel()
+	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
+	c := newTaskClient(t, s, "alice")
+	id := c.start("must", `{}`)
+	c.wait(id, mcp.TaskCompleted)
+	for _, tc := range []struct {
+		name, want string
+	}{{id, `"status":"completed"`}, {"", "required header Mcp-Name is missing"}, {"other", "Mcp-Name header value"}} {
+		h := http.Header{"Mcp-Method": {"tasks/get"}, "Mcp-Protocol-Version": {"2026-07-28"}}
+		if tc.name != "" {
+			h.Set("Mcp-Name", tc.name)
+		}
+		hc := *c
+		hc.ctx = mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: "2026-07-28", Header: h})
+		r := hc.get(id)
+		if !strings.Contains(r.Raw, tc.want) || (tc.name != id && (r.Status != 400 || r.Error.Code != mcp.CodeHeaderMismatch)) {
+			t.Errorf("tasks/get with Mcp-Name %q: %d %s", tc.name, r.Status, r.Raw)
+		}
+	}
+}
+
+// TestTaskCreationCost: a task costs one durable write before the answer,
+// and at most one more store operation until its tool ends (the owner's
+// check that a change the store reported is not a cancellation).
+func TestTaskCreationCost(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	store := &countingStore{TaskStore: mcp.NewMemoryTaskStore(nil)}
+	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
+	c := newTaskClient(t, s, "alice")
+	for range 20 {
+		store.mu.Lock()
+		clear(store.ops)
+		store.mu.Unlock()
+		id := c.start("slow", `{}`)
+		g.awaitStart(t)
+		time.Sleep(time.Millisecond)
+		store.mu.Lock()
+		ops := store.ops["create"] + store.ops["get"] + store.ops["swap"]
+		creates := store.ops["create"]
+		store.mu.Unlock()
+		if creates != 1 || ops > 2 {
+			t.Fatalf("creating a task made %v store operations, want one Create and at most one more", store.ops)
+		}
+		g.release <- "x"
+		c.wait(id, mcp.TaskCompleted)
+	}
+}

@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A tools/call becomes a task when the tool's TaskSupport allows it, the
+// request is made under 2026-07-28 and its client capabilities declare the
+// extension. The call is looked up, authorized and validated (Validate may
+// still ask for input first, through a multi round-trip InputRequired),
+// then the task is stored, and only then is the CreateTaskResult sent: any
+// replica's tasks/get finds it. The tool runs on in a goroutine of this
+// replica, which renews its lease on the task until the outcome is stored.
+
+// storeTimeout bounds one operation on the task store made for a request.
+const storeTimeout = 5 * time.Second
+
+// declaresTasks reports whether a request's client capabilities declare
+// the Tasks extension.
+func declaresTasks(meta map[string]any) bool {
+	caps, _ := meta[metaClientCapabilities].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, ok := ext[TaskExtension].(map[string]any)
+	return ok
+}
+
+// missingTasks is the -32021 error of a request that needs the extension.
+func missingTasks(why string) *Error {
+	return &Error{Code: CodeMissingClientCapability, Message: "Missing required client capability: " + why,
+		Data: map[string]any{"requiredCapabilities": map[string]any{
+			"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
+}
+
+// taskStoreError is a task the store could not take.
+type taskStoreError struct{ err error }
+
+func (e *taskStoreError) Error() string { return "mcp: storing the task: " + e.err.Error() }
+func (e *taskStoreError) Unwrap() error { return e.err }
+
+// callTask answers an admitted tools/call of a tool with TaskSupport ts.
+// It reports handled=false when the call is to be answered at once, with
+// err the outcome of its validation if that failed.
+func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts TaskSupport) (resp []byte, handled bool, err error) {
+	e := s.tasks
+	switch {
+	case e == nil && ts == TaskRequired:
+		s.logger.LogAttrs(ctx, slog.LevelError, "mcp: a tool that runs only as a task was called, but tasks are disabled (Options.Tasks.Disabled)",
+			slog.String("tool", req.Name))
+		return nil, true, &Error{Code: CodeInternalError, Message: "Internal error: tool " + quoteName(req.Name) +
+			" runs only as a task, and this server has tasks disabled"}
+	case e == nil:
+		return nil, false, nil
+	case !m.modern && ts == TaskRequired:
+		return nil, true, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: call it under protocol " +
+			Version20260728 + " from a client that declares the extension " + TaskExtension)
+	case !declaresTasks(m.meta) && ts == TaskRequired:
+		return nil, true, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: declare the extension " +
+			TaskExtension + " in _meta " + metaClientCapabilities + ".extensions")
+	case !m.modern || !declaresTasks(m.meta):
+		return nil, false, nil
+	}
+	// What a tool checks or asks before it starts is answered at once.
+	if err := s.validate(ctx, req); err != nil {
+		return nil, false, err
+	}
+	req.validated = true
+	resp, err = s.createTask(ctx, req, m)
+	var se *taskStoreError
+	if errors.As(err, &se) {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: the task store refused a task", slog.String("tool", req.Name),
+			slog.String("error", se.err.Error()))
+		if ts == TaskOptional {
+			return nil, false, nil // run it now instead
+		}
+		why := "the task store is unavailable"
+		if errors.Is(err, errShutdown) {
+			why = "this server is shutting down"
+		} else if errors.Is(err, ErrTaskStoreFull) {
+			why = "the task store is full"
+		}
+		return nil, true, &Error{Code: CodeInternalError, Message: "Internal error: " + why + ", and tool " +
+			quoteName(req.Name) + " runs only as a task; try again later"}
+	}
+	return resp, true, err
+}
+
+// createTask stores a new task for the validated call req, starts it and
+// returns the CreateTaskResult.
+func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]byte, error) {
+	e := s.tasks
+	id, err := newTaskID()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := appendJSON(nil, m.meta)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
+		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
+		Permission: req.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
+		ProtocolVersion: req.ProtocolVersion, Owner: e.replica}
+	tr, err := s.prepareRun(ctx, id, rec.Expires)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	err = e.store.Create(sctx, rec, e.lease)
+	cancel()
+	if err != nil {
+		s.abandon(tr)
+		return nil, &taskStoreError{err}
+	}
+	s.launch(tr, rec, req)
+	b := appendTaskFields(make([]byte, 0, 320), `{"resultType":"task",`, rec)
+	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, s.infoRaw...)
+	b = append(b, '}')
+	return m.respond(b), nil
+}
+
+// taskRun is a task about to run here: its slot and the context its tool
+// runs under.
+type taskRun struct {
+	id           string
+	ctx          context.Context
+	cancel       context.CancelCauseFunc
+	stopDeadline context.CancelFunc
+}
+
+// prepareRun takes a running slot for task id, whose tool runs detached
+// from the request ctx until it ends, the task is cancelled or stopped, or
+// its time to live nearly runs out (the rest is left for storing the
+// outcome).
+func (s *Server) prepareRun(ctx context.Context, id string, expires time.Time) (*taskRun, error) {
+	e := s.tasks
+	margin := min(e.ttl/10, time.Minute)
+	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	run, stop := context.WithDeadline(run, expires.Add(-margin))
+	if err := e.reserve(id, cancel); err != nil {
+		stop()
+		cancel(nil)
+		if errors.Is(err, errShutdown) {
+			return nil, &taskStoreError{err}
+		}
+		return nil, err
+	}
+	return &taskRun{id: id, ctx: run, cancel: cancel, stopDeadline: stop}, nil
+}
+
+// abandon gives back the slot of a run that does not start.
+func (s *Server) abandon(tr *taskRun) {
+	s.tasks.release(tr.id)
+	tr.stopDeadline()
+	tr.cancel(nil)
+}
+
+// launch runs the stored task rec's tool in a goroutine of its own.
+func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
+	req.notes = nil // a task sends no progress or log notifications (SEP-2663)
+	req.task = rec.ID
+	go func() {
+		defer s.tasks.release(tr.id)
+		defer tr.cancel(nil)
+		defer tr.stopDeadline()
+		s.runTask(tr.ctx, rec, req)
+	}()
+}
+
+// runTask runs a task's tool and stores what came of it.
+func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request) {
+	e := s.tasks
+	res, err := s.execute(ctx, req)
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errTaskCancelled), errors.Is(cause, errTaskStopped):
+		return // cancelled or failed elsewhere; the store already says so
+	case errors.Is(cause, errShutdown):
+		res, err = nil, &Error{Code: CodeInternalError, Message: "Internal error: the server running the task shut down"}
+	}
+	settle, summary := s.settleTask(ctx, req, rec.Round, res, err)
+	// The outcome is stored even though the tool's context has ended; a
+	// store that fails three times leaves the task to its lease.
+	var stored *TaskRecord
+	for attempt, wait := 0, 100*time.Millisecond; ; attempt, wait = attempt+1, wait*4 {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+		stored, err = e.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
+			if r.Status != TaskWorking || r.Owner != e.replica || r.Round != rec.Round {
+				return false, nil // cancelled, failed or taken over meanwhile
+			}
+			settle(r)
+			return true, nil
+		})
+		cancel()
+		if err == nil || errors.Is(err, ErrTaskNotFound) || attempt == 2 {
+			break
+		}
+		time.Sleep(wait)
+	}
+	level, msg := slog.LevelInfo, "mcp: task "+summary
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		level, msg = slog.LevelWarn, "mcp: task expired before its outcome was stored"
+	case err != nil:
+		level, msg = slog.LevelError, "mcp: storing a task's outcome failed; it fails when its lease ends"
+	case stored.Status == TaskCancelled:
+		msg = "mcp: task cancelled"
+	}
+	attrs := []slog.Attr{slog.String("task", rec.ID), slog.String("tool", req.Name),
+		slog.String("principal", req.Caller.Principal), slog.Duration("duration", e.now().Sub(rec.Updated))}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	s.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// settleTask turns what a task's tool returned into the change to store
+// (applied to the task as stored, still working in round round) and a word
+// for the log.
+func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *Result, err error) (func(*TaskRecord), string) {
+	var need *InputRequired
+	var ae *ArgumentError
+	if errors.As(err, &need) {
+		return s.settleInput(ctx, req, round, need)
+	}
+	if errors.As(err, &ae) {
+		res, err = ErrorResult(ae.Error()), nil // as at once from 2025-11-25 on (SEP-1303)
+	}
+	if err != nil {
+		rpc := s.rpcError(ctx, err)
+		return func(r *TaskRecord) {
+			failTask(r, rpc, "Tool execution failed: "+rpc.Message)
+		}, "failed"
+	}
+	b, encErr := appendResult(make([]byte, 0, 256), res)
+	if encErr != nil {
+		rpc := s.rpcError(ctx, fmt.Errorf("tool %q: encoding the result: %w", req.Name, encErr))
+		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
+	}
+	if s.maxRes > 0 && len(b) > s.maxRes {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
+			slog.String("tool", req.Name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
+		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
+			ErrResultTooLarge, req.Name, len(b), s.maxRes)))
+	}
+	b = append(b, `,"resultType":"complete"}`...)
+	return func(r *TaskRecord) {
+		r.Status, r.StatusMessage, r.Result = TaskCompleted, "", b
+		r.Error, r.InputRequests, r.InputResponses, r.State, r.Owner = nil, nil, nil, nil, ""
+	}, "completed"
+}
+
+// settleInput stores a task's requests for input (SEP-2322 requests,
+// surfaced by tasks/get and answered with tasks/update). Their keys carry
+// the round, so that no key is used twice in a task's lifetime.
+func (s *Server) settleInput(ctx context.Context, req *Request, round int, need *InputRequired) (func(*TaskRecord), string) {
+	fail := func(rpc *Error) (func(*TaskRecord), string) {
+		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
+	}
+	if len(need.Requests) == 0 {
+		return fail(s.rpcError(ctx, fmt.Errorf("tool %q returned InputRequired without requests in a task", req.Name)))
+	}
+	requests := make(map[string]json.RawMessage, len(need.Requests))
+	missing := map[string]any{}
+	keys := make([]string, 0, len(need.Requests))
+	for k, ir := range need.Requests {
+		c := ir.capability()
+		if c == "" {
+			return fail(s.rpcError(ctx, fmt.Errorf("tool %q: input request %q has unknown method %q", req.Name, k, ir.Method)))
+		}
+		if !req.ClientSupports(c) {
+			missing[c] = map[string]any{}
+		}
+		enc, err := json.Marshal(ir)
+		if err != nil {
+			return fail(s.rpcError(ctx, fmt.Errorf("tool %q: input request %q: %w", req.Name, k, err)))
+		}
+		requests[inputKey(k, round+1)] = enc
+		keys = append(keys, k+" ("+ir.Method+")")
+	}
+	if len(missing) > 0 {
+		names := make([]string, 0, len(missing))
+		for c := range missing {
+			names = append(names, c)
+		}
+		sort.Strings(names)
+		return fail(&Error{Code: CodeMissingClientCapability,
+			Message: "Missing required client capability: " + strings.Join(names, ", "),
+			Data:    map[string]any{"requiredCapabilities": missing}})
+	}
+	sort.Strings(keys)
+	return func(r *TaskRecord) {
+		r.Status, r.StatusMessage = TaskInputRequired, shortenMessage("Waiting for input: "+strings.Join(keys, ", "))
+		r.Round, r.InputRequests, r.InputResponses, r.State, r.Owner = round+1, requests, nil, need.State, ""
+	}, "waiting for input"
+}
+
+// inputKey is the key of a tool's input request key in a task's round:
+// unique over the task's lifetime.
+func inputKey(key string, round int) string {
+	return fmt.Sprintf("%s#%d", key, round)
+}
+
+// toolKey undoes inputKey.
+func toolKey(key string) string {
+	if i := strings.LastIndexByte(key, '#'); i >= 0 {
+		return key[:i]
+	}
+	return key
+}

@@ -1,0 +1,250 @@
+package mcp
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// MemoryTaskStoreOptions configure a MemoryTaskStore. The zero value is
+// usable.
+type MemoryTaskStoreOptions struct {
+	// MaxTasks caps the tasks kept at once, finished ones included until
+	// they expire; Create beyond it fails with ErrTaskStoreFull. Default
+	// 10 000; negative means no cap.
+	MaxTasks int
+	// MaxBytes caps the bytes of arguments, results, errors and state held
+	// at once; Create and Swap beyond it fail with ErrTaskStoreFull.
+	// Default 256 MiB; negative means no cap.
+	MaxBytes int64
+}
+
+// MemoryTaskStore is the default TaskStore: tasks in this process's memory,
+// seen by this process only. Expired tasks are forgotten when read and
+// swept out at most once a minute, on Create; no goroutine is started.
+// Its zero value is not usable: make one with NewMemoryTaskStore.
+type MemoryTaskStore struct {
+	maxTasks int
+	maxBytes int64
+	now      func() time.Time
+
+	mu        sync.Mutex
+	tasks     map[string]*memTask
+	bytes     int64
+	nextSweep time.Time
+
+	wmu      sync.Mutex // guards watchers and nextW
+	watchers map[uint64]func(string)
+	nextW    uint64
+}
+
+type memTask struct {
+	rec   TaskRecord // Lease unset; the lease is kept below
+	lease time.Time
+	size  int64
+}
+
+// NewMemoryTaskStore returns an empty MemoryTaskStore. opts may be nil.
+func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
+	var o MemoryTaskStoreOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxTasks == 0 {
+		o.MaxTasks = 10_000
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = 256 << 20
+	}
+	return &MemoryTaskStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, now: time.Now,
+		tasks: map[string]*memTask{}, watchers: map[uint64]func(string){}}
+}
+
+// recordSize is what a record holds that can be large.
+func recordSize(r *TaskRecord) int64 {
+	n := len(r.Arguments) + len(r.Meta) + len(r.State) + len(r.Result) + len(r.Error)
+	for k, v := range r.InputRequests {
+		n += len(k) + len(v)
+	}
+	for k, v := range r.InputResponses {
+		n += len(k) + len(v)
+	}
+	return int64(n)
+}
+
+// clone copies a record's maps, so that neither side shares them.
+func (r *TaskRecord) clone() *TaskRecord {
+	c := *r
+	c.InputRequests = maps.Clone(r.InputRequests)
+	c.InputResponses = maps.Clone(r.InputResponses)
+	return &c
+}
+
+// Create implements TaskStore.
+func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := s.now()
+	size := recordSize(rec)
+	s.mu.Lock()
+	if now.After(s.nextSweep) {
+		s.sweep(now)
+		s.nextSweep = now.Add(time.Minute)
+	}
+	if t, ok := s.tasks[rec.ID]; ok {
+		if now.Before(t.rec.Expires) {
+			s.mu.Unlock()
+			return ErrTaskExists
+		}
+		s.drop(rec.ID, t)
+	}
+	if (s.maxTasks >= 0 && len(s.tasks) >= s.maxTasks) || (s.maxBytes >= 0 && s.bytes+size > s.maxBytes) {
+		s.sweep(now)
+		if (s.maxTasks >= 0 && len(s.tasks) >= s.maxTasks) || (s.maxBytes >= 0 && s.bytes+size > s.maxBytes) {
+			s.mu.Unlock()
+			return ErrTaskStoreFull
+		}
+	}
+	t := &memTask{rec: *rec.clone(), size: size}
+	t.rec.Lease = time.Time{}
+	if rec.Status == TaskWorking {
+		t.lease = now.Add(lease)
+	}
+	s.tasks[rec.ID] = t
+	s.bytes += size
+	s.mu.Unlock()
+	s.notify(rec.ID)
+	return nil
+}
+
+// Get implements TaskStore.
+func (s *MemoryTaskStore) Get(ctx context.Context, id string) (*TaskRecord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tasks[id]
+	if !ok {
+		return nil, ErrTaskNotFound
+	}
+	if !now.Before(t.rec.Expires) {
+		s.drop(id, t)
+		return nil, ErrTaskNotFound
+	}
+	rec := t.rec.clone()
+	if now.Before(t.lease) {
+		rec.Lease = t.lease
+	}
+	return rec, nil
+}
+
+// Swap implements TaskStore.
+func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := s.now()
+	size := recordSize(rec)
+	s.mu.Lock()
+	t, ok := s.tasks[rec.ID]
+	if ok && !now.Before(t.rec.Expires) {
+		s.drop(rec.ID, t)
+		ok = false
+	}
+	switch {
+	case !ok:
+		s.mu.Unlock()
+		return ErrTaskNotFound
+	case t.rec.Version+1 != rec.Version:
+		s.mu.Unlock()
+		return ErrTaskConflict
+	case s.maxBytes >= 0 && s.bytes-t.size+size > s.maxBytes:
+		s.mu.Unlock()
+		return ErrTaskStoreFull
+	}
+	s.bytes += size - t.size
+	t.rec, t.size = *rec.clone(), size
+	t.rec.Lease = time.Time{}
+	t.lease = time.Time{}
+	if rec.Status == TaskWorking {
+		t.lease = now.Add(lease)
+	}
+	s.mu.Unlock()
+	s.notify(rec.ID)
+	return nil
+}
+
+// Renew implements TaskStore.
+func (s *MemoryTaskStore) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var stopped []string
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		t, ok := s.tasks[id]
+		if !ok || !now.Before(t.rec.Expires) || t.rec.Status != TaskWorking || t.rec.Owner != owner {
+			stopped = append(stopped, id)
+			continue
+		}
+		t.lease = now.Add(lease)
+	}
+	return stopped, nil
+}
+
+// Watch implements TaskStore: fn is called, in the goroutine that made the
+// change, after every Create and Swap.
+func (s *MemoryTaskStore) Watch(fn func(id string)) (stop func()) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	id := s.nextW
+	s.nextW++
+	s.watchers[id] = fn
+	return func() {
+		s.wmu.Lock()
+		delete(s.watchers, id)
+		s.wmu.Unlock()
+	}
+}
+
+// Len returns the number of tasks held, expired ones not yet swept out
+// included.
+func (s *MemoryTaskStore) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tasks)
+}
+
+func (s *MemoryTaskStore) notify(id string) {
+	s.wmu.Lock()
+	fns := make([]func(string), 0, len(s.watchers))
+	for _, k := range slices.Sorted(maps.Keys(s.watchers)) {
+		fns = append(fns, s.watchers[k])
+	}
+	s.wmu.Unlock()
+	for _, fn := range fns {
+		fn(id)
+	}
+}
+
+// sweep forgets expired tasks. Called with mu held.
+func (s *MemoryTaskStore) sweep(now time.Time) {
+	for id, t := range s.tasks {
+		if !now.Before(t.rec.Expires) {
+			s.drop(id, t)
+		}
+	}
+}
+
+// drop forgets one task. Called with mu held.
+func (s *MemoryTaskStore) drop(id string, t *memTask) {
+	delete(s.tasks, id)
+	s.bytes -= t.size
+}

@@ -1,0 +1,381 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// tasks/get, tasks/update and tasks/cancel (2026-07-28, with the Tasks
+// extension declared on the request). A task is visible only to the caller
+// that created it (same Principal and Server), and only while that caller
+// may still use the task's tool; to anyone else it answers exactly like a
+// task that does not exist.
+
+// taskMethod dispatches the tasks/* methods.
+func (s *Server) taskMethod(ctx context.Context, m *message) ([]byte, error) {
+	if !declaresTasks(m.meta) {
+		return nil, missingTasks(m.method + " needs the extension " + TaskExtension +
+			": declare it in _meta " + metaClientCapabilities + ".extensions")
+	}
+	id, err := taskIDParam(m.params)
+	if err != nil {
+		return nil, err
+	}
+	switch m.method {
+	case "tasks/get":
+		return s.getTask(ctx, m, id)
+	case "tasks/update":
+		return s.updateTask(ctx, m, id)
+	}
+	return s.cancelTask(ctx, m, id)
+}
+
+// taskIDParam reads params.taskId.
+func taskIDParam(params map[string]any) (string, error) {
+	raw, has := params["taskId"]
+	if !has {
+		return "", invalidParams("taskId is required")
+	}
+	id, ok := raw.(string)
+	if !ok {
+		return "", invalidParams("taskId must be a string, got %s", jsonTypeName(raw))
+	}
+	if !validTaskID(id) {
+		return "", invalidParams("taskId %s is not a task ID this server issues (22 base64url characters)", quoteName(id))
+	}
+	return id, nil
+}
+
+// taskNotFound is the answer for a task that does not exist, expired, or
+// belongs to another caller: the same in all three cases.
+func taskNotFound(id string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Task not found: " + strconv.Quote(id) +
+		" (no such task for this caller, or it expired)"}
+}
+
+// storeFailure is the answer when the task store fails; the cause is
+// logged.
+func (s *Server) storeFailure(ctx context.Context, id string, err error) *Error {
+	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: task store failed", slog.String("task", id), slog.String("error", err.Error()))
+	return &Error{Code: CodeInternalError, Message: "Internal error: the task store is unavailable; retry later"}
+}
+
+// visible reports whether caller may see rec.
+func (s *Server) visible(ctx context.Context, caller Caller, rec *TaskRecord) bool {
+	return rec.Principal == caller.Principal && rec.Server == caller.Server &&
+		allowed(ctx, s.az, caller, rec.Permission)
+}
+
+// loadTask returns the caller's task id, failed first if its lease ran out.
+func (s *Server) loadTask(ctx context.Context, m *message, id string) (*TaskRecord, error) {
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	rec, err := s.tasks.store.Get(sctx, id)
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return nil, taskNotFound(id)
+	case err != nil:
+		return nil, s.storeFailure(ctx, id, err)
+	case !s.visible(ctx, m.caller, rec):
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task request by another caller", slog.String("task", id),
+			slog.String("method", m.method), slog.String("principal", m.caller.Principal))
+		return nil, taskNotFound(id)
+	}
+	if rec, err = s.tasks.reap(sctx, rec); err != nil {
+		if errors.Is(err, ErrTaskNotFound) {
+			return nil, taskNotFound(id)
+		}
+		return nil, s.storeFailure(ctx, id, err)
+	}
+	return rec, nil
+}
+
+// getTask answers tasks/get with the DetailedTask.
+func (s *Server) getTask(ctx context.Context, m *message, id string) ([]byte, error) {
+	rec, err := s.loadTask(ctx, m, id)
+	if err != nil {
+		return nil, err
+	}
+	b := appendDetailedTask(make([]byte, 0, 320+len(rec.Result)), `{"resultType":"complete",`, rec)
+	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, s.infoRaw...)
+	return m.respond(append(b, '}')), nil
+}
+
+// ack is the empty result of tasks/update and tasks/cancel.
+func (s *Server) ack(m *message, ignored []string) []byte {
+	b := []byte(`{"resultType":"complete","_meta":{"` + metaServerInfo + `":`)
+	b = append(b, s.infoRaw...)
+	if len(ignored) > 0 {
+		slices.Sort(ignored)
+		if len(ignored) > 16 {
+			ignored = ignored[:16]
+		}
+		b = append(b, `,"`+metaIgnoredInputs+`":[`...)
+		for i, k := range ignored {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, shorten(k))
+		}
+		b = append(b, ']')
+	}
+	return m.respond(append(b, '}'))
+}
+
+// metaIgnoredInputs names, in a tasks/update acknowledgement, the
+// inputResponses keys that answered nothing outstanding (SEP-2663: ignored).
+const metaIgnoredInputs = "io.github.embedmcp/ignoredInputResponses"
+
+// updateTask answers tasks/update: responses to outstanding input requests
+// are kept; once all of a round's requests are answered, the tool runs
+// again here, with them.
+func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte, error) {
+	raw, has := m.params["inputResponses"]
+	if !has {
+		return nil, invalidParams("inputResponses is required")
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, invalidParams("inputResponses must be an object, got %s", jsonTypeName(raw))
+	}
+	responses := make(map[string]json.RawMessage, len(obj))
+	for k, v := range obj {
+		if _, isObj := v.(map[string]any); !isObj {
+			return nil, invalidParams("inputResponses[%s] must be an object, got %s", quoteName(k), jsonTypeName(v))
+		}
+		enc, err := appendJSON(nil, v)
+		if err != nil {
+			return nil, invalidParams("inputResponses[%s]: %v", quoteName(k), err)
+		}
+		responses[k] = enc
+	}
+	rec, err := s.loadTask(ctx, m, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != TaskInputRequired {
+		return nil, notWaiting(rec)
+	}
+	// Will this update answer everything outstanding? Then the tool runs
+	// again here: a slot is taken first.
+	var tr *taskRun
+	var req *Request
+	completes := true
+	for k := range rec.InputRequests {
+		if _, ok := responses[k]; !ok {
+			completes = false
+		}
+	}
+	if completes {
+		req = s.resumeRequest(m.caller, rec)
+		rctx, err := s.admit(ctx, req, nil)
+		if err != nil {
+			return s.failResume(ctx, m, rec, err)
+		}
+		if tr, err = s.prepareRun(rctx, id, rec.Expires); err != nil {
+			var se *taskStoreError
+			if errors.As(err, &se) {
+				return nil, &Error{Code: CodeInternalError, Message: "Internal error: this server is shutting down; send the update again"}
+			}
+			return nil, err
+		}
+	}
+	var ignored []string
+	resumed := false
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	stored, err := s.tasks.update(sctx, id, func(r *TaskRecord) (bool, error) {
+		if r.Status != TaskInputRequired {
+			return false, notWaiting(r)
+		}
+		ignored, resumed = ignored[:0], false
+		pending := maps.Clone(r.InputRequests)
+		answered := maps.Clone(r.InputResponses)
+		if answered == nil {
+			answered = map[string]json.RawMessage{}
+		}
+		for k, v := range responses {
+			if _, out := pending[k]; !out {
+				ignored = append(ignored, k)
+				continue
+			}
+			delete(pending, k)
+			answered[k] = v
+		}
+		if len(ignored) == len(responses) {
+			return false, nil // nothing outstanding answered: nothing changes
+		}
+		if len(pending) > 0 || tr == nil {
+			r.InputRequests, r.InputResponses = pending, answered
+			return true, nil
+		}
+		req.inputs = make(map[string]json.RawMessage, len(answered))
+		for k, v := range answered {
+			req.inputs[toolKey(k)] = v
+		}
+		req.state = r.State
+		r.Status, r.StatusMessage, r.Owner = TaskWorking, "", s.tasks.replica
+		r.InputRequests, r.InputResponses, r.State = nil, nil, nil
+		resumed = true
+		return true, nil
+	})
+	if !resumed && tr != nil {
+		s.abandon(tr)
+	}
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return nil, taskNotFound(id)
+	case errors.As(err, new(*Error)):
+		return nil, err
+	case err != nil:
+		return nil, s.storeFailure(ctx, id, err)
+	}
+	if resumed {
+		s.launch(tr, stored, req)
+	}
+	if len(ignored) > 0 {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: tasks/update answered no outstanding request for some keys",
+			slog.String("task", id), slog.Int("ignored", len(ignored)))
+	}
+	return s.ack(m, ignored), nil
+}
+
+// notWaiting refuses a tasks/update of a task that waits for no input.
+func notWaiting(r *TaskRecord) *Error {
+	if r.Status.Terminal() {
+		return invalidParams("task %q is %s: it takes no more input", r.ID, r.Status)
+	}
+	return invalidParams("task %q is %s, not input_required: it waits for no input", r.ID, r.Status)
+}
+
+// resumeRequest rebuilds the tools/call of a task, made again by caller.
+func (s *Server) resumeRequest(caller Caller, rec *TaskRecord) *Request {
+	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments}
+	if len(rec.Meta) > 0 {
+		if v, err := parseJSON(rec.Meta, outputLimits); err == nil {
+			req.Meta, _ = v.(map[string]any)
+		}
+	}
+	if len(req.Arguments) == 0 {
+		req.Arguments = json.RawMessage("{}")
+	}
+	return req
+}
+
+// failResume fails a task whose tool can no longer run (it was removed),
+// and acknowledges the update that found out.
+func (s *Server) failResume(ctx context.Context, m *message, rec *TaskRecord, cause error) ([]byte, error) {
+	rpc := s.rpcError(ctx, cause)
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	_, err := s.tasks.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
+		if r.Status != TaskInputRequired || r.Round != rec.Round {
+			return false, nil
+		}
+		failTask(r, rpc, "Tool execution failed: "+rpc.Message)
+		return true, nil
+	})
+	if err != nil && !errors.Is(err, ErrTaskNotFound) {
+		return nil, s.storeFailure(ctx, rec.ID, err)
+	}
+	return s.ack(m, nil), nil
+}
+
+// cancelTask answers tasks/cancel: a task not yet finished is cancelled
+// at once, and its tool's context is cancelled where it runs (here, or on
+// the replica that learns it from the store). Cancelling a finished task
+// changes nothing and is acknowledged the same.
+func (s *Server) cancelTask(ctx context.Context, m *message, id string) ([]byte, error) {
+	rec, err := s.loadTask(ctx, m, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status.Terminal() {
+		return s.ack(m, nil), nil
+	}
+	owner := ""
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	_, err = s.tasks.update(sctx, id, func(r *TaskRecord) (bool, error) {
+		if r.Status.Terminal() {
+			return false, nil
+		}
+		owner = r.Owner
+		r.Status, r.StatusMessage = TaskCancelled, "Cancelled at the client's request"
+		r.Owner, r.InputRequests, r.InputResponses, r.State = "", nil, nil, nil
+		return true, nil
+	})
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return nil, taskNotFound(id)
+	case err != nil:
+		return nil, s.storeFailure(ctx, id, err)
+	}
+	if owner == s.tasks.replica {
+		s.tasks.stopLocal(id, errTaskCancelled)
+	}
+	return s.ack(m, nil), nil
+}
+
+// appendTaskFields appends prefix and the Task fields of rec (without a
+// closing brace).
+func appendTaskFields(b []byte, prefix string, rec *TaskRecord) []byte {
+	b = append(b, prefix...)
+	b = append(b, `"taskId":`...)
+	b = appendString(b, rec.ID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(rec.Status))
+	if rec.StatusMessage != "" {
+		b = append(b, `,"statusMessage":`...)
+		b = appendString(b, rec.StatusMessage)
+	}
+	b = append(b, `,"createdAt":"`...)
+	b = appendTime(b, rec.Created)
+	b = append(b, `","lastUpdatedAt":"`...)
+	b = appendTime(b, rec.Updated)
+	b = append(b, `","ttlMs":`...)
+	b = strconv.AppendInt(b, rec.Expires.Sub(rec.Created).Milliseconds(), 10)
+	if rec.PollInterval > 0 {
+		b = append(b, `,"pollIntervalMs":`...)
+		b = strconv.AppendInt(b, max(rec.PollInterval.Milliseconds(), 1), 10)
+	}
+	return b
+}
+
+// appendDetailedTask appends prefix and the DetailedTask of rec: its Task
+// fields and, by status, its inputRequests, result or error.
+func appendDetailedTask(b []byte, prefix string, rec *TaskRecord) []byte {
+	b = appendTaskFields(b, prefix, rec)
+	switch rec.Status {
+	case TaskInputRequired:
+		b = append(b, `,"inputRequests":{`...)
+		for i, k := range slices.Sorted(maps.Keys(rec.InputRequests)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = append(b, rec.InputRequests[k]...)
+		}
+		b = append(b, '}')
+	case TaskCompleted:
+		b = append(b, `,"result":`...)
+		b = append(b, rec.Result...)
+	case TaskFailed:
+		b = append(b, `,"error":`...)
+		b = append(b, rec.Error...)
+	}
+	return b
+}
+
+// appendTime appends t in UTC as ISO 8601 with milliseconds.
+func appendTime(b []byte, t time.Time) []byte {
+	return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+}
