@@ -153,7 +153,14 @@ func registerTools(ts *mcp.ToolSet) error {
 	if err != nil {
 		return err
 	}
-	return ts.Register(mrtrTools()...)
+	if err := ts.Register(mrtrTools()...); err != nil {
+		return err
+	}
+	tasks, err := taskTools()
+	if err != nil {
+		return err
+	}
+	return ts.Register(tasks...)
 }
 
 func echoArguments(_ context.Context, req *mcp.Request) (*mcp.Result, error) {
