@@ -124,7 +124,7 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	if wantTools {
 		ack = append(ack, `"toolsListChanged":true`...)
 	}
-	var wake <-chan string
+	var wake <-chan TaskChange
 	var tick <-chan time.Time
 	if tasks != nil {
 		ack = tasks.appendAck(ack, !wantTools)
@@ -144,8 +144,8 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 			err = ctx.Err()
 		case <-changed:
 			err = notify("notifications/tools/list_changed", note)
-		case id := <-wake:
-			err = tasks.refresh(ctx, id, notify)
+		case ch := <-wake:
+			err = tasks.changed(ctx, ch, notify)
 		case <-tick:
 			err = tasks.refreshAll(ctx, notify)
 		}

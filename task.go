@@ -171,11 +171,22 @@ type TaskStore interface {
 	// waiting for input, cancelled, taken over or gone), so that their
 	// owner stops running them.
 	Renew(ctx context.Context, owner string, ids []string, lease time.Duration) (stopped []string, err error)
-	// Watch calls fn with the ID of every task created or changed, on any
-	// replica, until stop is called. Delivery is best effort (the Server
-	// also polls); fn must return quickly. A store without a change feed
+	// Watch calls fn with every task created or changed (by Create or
+	// Swap, on any replica), until stop is called. Delivery is best effort
+	// (the Server also polls), and a change may be reported late, after a
+	// later one; fn must return quickly. A store without a change feed
 	// returns a stop that does nothing.
-	Watch(fn func(id string)) (stop func())
+	Watch(fn func(TaskChange)) (stop func())
+}
+
+// TaskChange is what a TaskStore's Watch reports of a task created or
+// changed: enough for a replica to see that a task it runs was cancelled,
+// or that a task a client follows moved on, without reading it.
+type TaskChange struct {
+	ID      string
+	Version uint64
+	Status  TaskStatus
+	Owner   string
 }
 
 // TaskOptions configure the Tasks extension of a Server (Options.Tasks).

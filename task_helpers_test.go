@@ -228,7 +228,7 @@ func (failingStore) Swap(context.Context, *mcp.TaskRecord, time.Duration) error 
 func (failingStore) Renew(context.Context, string, []string, time.Duration) ([]string, error) {
 	return nil, errStoreDown
 }
-func (failingStore) Watch(func(string)) func() { return func() {} }
+func (failingStore) Watch(func(mcp.TaskChange)) func() { return func() {} }
 
 // countingStore counts the operations on a store.
 type countingStore struct {

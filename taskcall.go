@@ -108,7 +108,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
 		Permission: req.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
 		ProtocolVersion: req.ProtocolVersion, Owner: e.replica}
-	tr, err := s.prepareRun(ctx, id, rec.Expires)
+	tr, err := s.prepareRun(ctx, id, rec.Version, rec.Expires)
 	if err != nil {
 		return nil, err
 	}
@@ -136,16 +136,17 @@ type taskRun struct {
 	stopDeadline context.CancelFunc
 }
 
-// prepareRun takes a running slot for task id, whose tool runs detached
+// prepareRun takes a running slot for task id (stored, or about to be,
+// from version known), whose tool runs detached
 // from the request ctx until it ends, the task is cancelled or stopped, or
 // its time to live nearly runs out (the rest is left for storing the
 // outcome).
-func (s *Server) prepareRun(ctx context.Context, id string, expires time.Time) (*taskRun, error) {
+func (s *Server) prepareRun(ctx context.Context, id string, known uint64, expires time.Time) (*taskRun, error) {
 	e := s.tasks
 	margin := min(e.ttl/10, time.Minute)
 	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run, stop := context.WithDeadline(run, expires.Add(-margin))
-	if err := e.reserve(id, cancel); err != nil {
+	if err := e.reserve(id, known, cancel); err != nil {
 		stop()
 		cancel(nil)
 		if errors.Is(err, errShutdown) {

@@ -28,11 +28,17 @@ type taskEngine struct {
 	now     func() time.Time
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
+	running map[string]*running
 	closed  bool          // Shutdown began: no new tasks
 	quit    chan struct{} // closed to end the current heartbeat goroutine; nil when none runs
 	stopFn  func()        // ends the store watch of the current heartbeat
 	wg      sync.WaitGroup
+}
+
+// running is a task whose tool runs here.
+type running struct {
+	cancel context.CancelCauseFunc
+	known  uint64 // changes up to this version are this replica's own, or stale
 }
 
 // Causes of a running task's cancellation.
@@ -44,7 +50,7 @@ var (
 
 func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
 	e := &taskEngine{store: o.Store, ttl: o.TTL, poll: o.PollInterval, lease: o.Lease, replica: o.Replica,
-		max: o.MaxRunning, logger: logger, now: time.Now, running: map[string]context.CancelCauseFunc{}}
+		max: o.MaxRunning, logger: logger, now: time.Now, running: map[string]*running{}}
 	var errs []error
 	check := func(name string, d *time.Duration, def time.Duration, min time.Duration) {
 		switch {
@@ -102,8 +108,10 @@ func (e *taskEngine) limitError() *Error {
 		"Too many tasks: %d are running on this server, the most it allows (TaskOptions.MaxRunning); retry later", e.max)}
 }
 
-// reserve takes a running slot for id; release gives it back.
-func (e *taskEngine) reserve(id string, cancel context.CancelCauseFunc) error {
+// reserve takes a running slot for id, whose stored version is known (or
+// about to become known+1 by this replica's own write); release gives it
+// back.
+func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCauseFunc) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
@@ -112,7 +120,7 @@ func (e *taskEngine) reserve(id string, cancel context.CancelCauseFunc) error {
 	case e.max >= 0 && len(e.running) >= e.max:
 		return e.limitError()
 	}
-	e.running[id] = cancel
+	e.running[id] = &running{cancel: cancel, known: known}
 	e.wg.Add(1)
 	if e.quit == nil {
 		e.startHeartbeat()
@@ -140,10 +148,10 @@ func (e *taskEngine) release(id string) {
 // stopLocal cancels a task running here, with cause.
 func (e *taskEngine) stopLocal(id string, cause error) {
 	e.mu.Lock()
-	cancel := e.running[id]
+	r := e.running[id]
 	e.mu.Unlock()
-	if cancel != nil {
-		cancel(cause)
+	if r != nil {
+		r.cancel(cause)
 	}
 }
 
@@ -153,18 +161,18 @@ func (e *taskEngine) stopLocal(id string, cause error) {
 // mu held.
 func (e *taskEngine) startHeartbeat() {
 	quit := make(chan struct{})
-	wake := make(chan string, 64)
+	wake := make(chan TaskChange, 64)
 	e.quit = quit
-	e.stopFn = e.store.Watch(func(id string) {
+	e.stopFn = e.store.Watch(func(ch TaskChange) {
 		select {
-		case wake <- id:
+		case wake <- ch:
 		default: // the heartbeat catches up
 		}
 	})
 	go e.heartbeat(quit, wake)
 }
 
-func (e *taskEngine) heartbeat(quit <-chan struct{}, wake <-chan string) {
+func (e *taskEngine) heartbeat(quit <-chan struct{}, wake <-chan TaskChange) {
 	t := time.NewTicker(e.lease / 3)
 	defer t.Stop()
 	for {
@@ -173,20 +181,22 @@ func (e *taskEngine) heartbeat(quit <-chan struct{}, wake <-chan string) {
 			return
 		case <-t.C:
 			e.renew()
-		case id := <-wake:
-			e.mu.Lock()
-			_, mine := e.running[id]
-			e.mu.Unlock()
-			if !mine {
-				continue
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), e.lease/3)
-			rec, err := e.store.Get(ctx, id)
-			cancel()
-			if errors.Is(err, ErrTaskNotFound) || (err == nil && (rec.Status != TaskWorking || rec.Owner != e.replica)) {
-				e.stopLocal(id, errTaskStopped)
-			}
+		case ch := <-wake:
+			e.changed(ch)
 		}
+	}
+}
+
+// changed stops a task running here that the store says was cancelled,
+// failed or taken over. Changes at or below the version the task was
+// started from are this replica's own, or stale.
+func (e *taskEngine) changed(ch TaskChange) {
+	e.mu.Lock()
+	r := e.running[ch.ID]
+	stop := r != nil && ch.Version > r.known && (ch.Status != TaskWorking || ch.Owner != e.replica)
+	e.mu.Unlock()
+	if stop {
+		r.cancel(errTaskStopped)
 	}
 }
 
@@ -306,8 +316,8 @@ func (e *taskEngine) shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	e.mu.Lock()
-	for _, cancel := range e.running {
-		cancel(errShutdown)
+	for _, r := range e.running {
+		r.cancel(errShutdown)
 	}
 	e.mu.Unlock()
 	select {

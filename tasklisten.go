@@ -26,7 +26,7 @@ type taskSub struct {
 	subMeta []byte
 	agreed  []string          // IDs agreed to, in the request's order
 	live    map[string]uint64 // agreed, not yet finished: the last version sent
-	wake    chan string
+	wake    chan TaskChange
 	stop    func()
 	tick    *time.Ticker
 }
@@ -61,12 +61,12 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 		}
 	}
 	ts := &taskSub{s: s, caller: m.caller, method: m.method, subMeta: subMeta, live: map[string]uint64{},
-		wake: make(chan string, 64)}
+		wake: make(chan TaskChange, 64)}
 	// Watch before reading, so that no change after the reading is missed.
-	ts.stop = s.tasks.store.Watch(func(id string) {
-		if wanted[id] {
+	ts.stop = s.tasks.store.Watch(func(ch TaskChange) {
+		if wanted[ch.ID] {
 			select {
-			case ts.wake <- id:
+			case ts.wake <- ch:
 			default: // the poll catches up
 			}
 		}
@@ -121,6 +121,15 @@ func (ts *taskSub) load(ctx context.Context, id string) (*TaskRecord, error) {
 		return nil, ErrTaskNotFound
 	}
 	return s.tasks.reap(sctx, rec)
+}
+
+// changed refreshes a followed task the store reports changed beyond the
+// version last sent.
+func (ts *taskSub) changed(ctx context.Context, ch TaskChange, notify func(string, json.RawMessage) error) error {
+	if last, ok := ts.live[ch.ID]; !ok || ch.Version <= last {
+		return nil
+	}
+	return ts.refresh(ctx, ch.ID, notify)
 }
 
 // refresh sends the DetailedTask of id if it changed since last sent, and

@@ -36,7 +36,7 @@ type MemoryTaskStore struct {
 	nextSweep time.Time
 
 	wmu      sync.Mutex // guards watchers and nextW
-	watchers map[uint64]func(string)
+	watchers map[uint64]func(TaskChange)
 	nextW    uint64
 }
 
@@ -59,7 +59,7 @@ func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
 		o.MaxBytes = 256 << 20
 	}
 	return &MemoryTaskStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, now: time.Now,
-		tasks: map[string]*memTask{}, watchers: map[uint64]func(string){}}
+		tasks: map[string]*memTask{}, watchers: map[uint64]func(TaskChange){}}
 }
 
 // recordSize is what a record holds that can be large.
@@ -116,7 +116,7 @@ func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease tim
 	s.tasks[rec.ID] = t
 	s.bytes += size
 	s.mu.Unlock()
-	s.notify(rec.ID)
+	s.notify(rec)
 	return nil
 }
 
@@ -175,7 +175,7 @@ func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.
 		t.lease = now.Add(lease)
 	}
 	s.mu.Unlock()
-	s.notify(rec.ID)
+	s.notify(rec)
 	return nil
 }
 
@@ -201,7 +201,7 @@ func (s *MemoryTaskStore) Renew(ctx context.Context, owner string, ids []string,
 
 // Watch implements TaskStore: fn is called, in the goroutine that made the
 // change, after every Create and Swap.
-func (s *MemoryTaskStore) Watch(fn func(id string)) (stop func()) {
+func (s *MemoryTaskStore) Watch(fn func(TaskChange)) (stop func()) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	id := s.nextW
@@ -222,15 +222,16 @@ func (s *MemoryTaskStore) Len() int {
 	return len(s.tasks)
 }
 
-func (s *MemoryTaskStore) notify(id string) {
+func (s *MemoryTaskStore) notify(rec *TaskRecord) {
+	ch := TaskChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner}
 	s.wmu.Lock()
-	fns := make([]func(string), 0, len(s.watchers))
+	fns := make([]func(TaskChange), 0, len(s.watchers))
 	for _, k := range slices.Sorted(maps.Keys(s.watchers)) {
 		fns = append(fns, s.watchers[k])
 	}
 	s.wmu.Unlock()
 	for _, fn := range fns {
-		fn(id)
+		fn(ch)
 	}
 }
 

@@ -179,7 +179,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		if err != nil {
 			return s.failResume(ctx, m, rec, err)
 		}
-		if tr, err = s.prepareRun(rctx, id, rec.Expires); err != nil {
+		if tr, err = s.prepareRun(rctx, id, rec.Version, rec.Expires); err != nil {
 			var se *taskStoreError
 			if errors.As(err, &se) {
 				return nil, &Error{Code: CodeInternalError, Message: "Internal error: this server is shutting down; send the update again"}

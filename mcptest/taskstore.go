@@ -249,58 +249,58 @@ func (c *storeCheck) expiry() {
 }
 
 func (c *storeCheck) watch() {
-	seen := make(chan string, 64)
-	stop := c.store.Watch(func(id string) {
+	seen := make(chan mcp.TaskChange, 64)
+	stop := c.store.Watch(func(ch mcp.TaskChange) {
 		select {
-		case seen <- id:
+		case seen <- ch:
 		default:
 		}
 	})
 	defer stop()
-	rec := sampleTask(time.Minute)
-	wait := func(what string) {
-		deadline := time.After(2 * time.Second)
+	// await waits for the change of rec; a feed may take a moment to
+	// start, so the first change is given a few tries.
+	await := func(rec *mcp.TaskRecord, within time.Duration) (mcp.TaskChange, bool) {
+		deadline := time.After(within)
 		for {
 			select {
-			case id := <-seen:
-				if id == rec.ID {
-					return
+			case ch := <-seen:
+				if ch.ID == rec.ID && ch.Version == rec.Version {
+					return ch, true
 				}
 			case <-deadline:
-				c.fail("watch", "no change reported within 2s of %s", what)
-				return
+				return mcp.TaskChange{}, false
 			}
 		}
 	}
-	// A feed may take a moment to start: retry the first change.
+	var rec *mcp.TaskRecord
 	for i := 0; ; i++ {
-		if i > 0 {
-			rec = sampleTask(time.Minute)
-		}
+		rec = sampleTask(time.Minute)
 		if err := c.store.Create(c.ctx, rec, time.Minute); err != nil {
 			c.fail("create", "Create: %v", err)
 			return
 		}
-		select {
-		case id := <-seen:
-			if id != rec.ID {
-				continue
+		ch, ok := await(rec, 500*time.Millisecond)
+		if ok {
+			if want := (mcp.TaskChange{ID: rec.ID, Version: 1, Status: mcp.TaskWorking, Owner: "replica-a"}); ch != want {
+				c.fail("watch", "Create reported %+v, want %+v", ch, want)
 			}
-		case <-time.After(500 * time.Millisecond):
-			if i < 3 {
-				continue
-			}
+			break
+		}
+		if i == 3 {
 			c.fail("watch", "no change reported within 500ms of Create")
 			return
 		}
-		break
 	}
 	next := *rec
-	next.Version = 2
-	next.StatusMessage = "changed"
+	next.Version, next.Status, next.Owner = 2, mcp.TaskCancelled, ""
 	if err := c.store.Swap(c.ctx, &next, time.Minute); err != nil {
 		c.fail("swap", "Swap: %v", err)
 		return
 	}
-	wait("Swap")
+	ch, ok := await(&next, 2*time.Second)
+	if !ok {
+		c.fail("watch", "no change reported within 2s of Swap")
+	} else if want := (mcp.TaskChange{ID: rec.ID, Version: 2, Status: mcp.TaskCancelled}); ch != want {
+		c.fail("watch", "Swap reported %+v, want %+v", ch, want)
+	}
 }

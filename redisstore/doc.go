@@ -1,0 +1,25 @@
+// Package redisstore keeps the state embedmcp replicas share in Redis: the
+// tasks of the Tasks extension (Store, an mcp.TaskStore) and the tool-list
+// changes that subscriptions/listen reports (ChangeNotifier). It is a
+// module of its own, so that the library's go.mod stays free of the Redis
+// client (github.com/redis/go-redis/v9).
+//
+// Every replica of a service behind a load balancer opens the same Redis
+// and sets both in its Options:
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379"})
+//	ts := mcp.NewToolSet()
+//	changes := redisstore.NewChangeNotifier(rdb, ts, nil)
+//	defer changes.Close()
+//	server := mcp.NewServer(ts, authorizer, &mcp.Options{
+//		Changes: changes,
+//		Tasks:   mcp.TaskOptions{Store: redisstore.New(rdb, nil)},
+//	})
+//
+// A task created on one replica is then read, answered and cancelled from
+// any; the replica running it renews its lease in Redis, and a task whose
+// replica dies fails when the lease ends. When Redis is down, tools/call
+// of tools that would run as tasks fail with a clear error (or are
+// answered at once, for TaskOptional tools), and everything else is
+// served.
+package redisstore

@@ -1,0 +1,103 @@
+// Package redistest provides a Redis for tests: the one REDIS_ADDR names,
+// or a redis-server started on a free loopback port, without persistence,
+// and stopped at the end.
+package redistest
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a Redis for tests.
+type Server struct {
+	Addr string
+	cmd  *exec.Cmd
+	dir  string
+}
+
+// Start returns REDIS_ADDR's Redis, or starts redis-server. It returns an
+// error when neither is available.
+func Start() (*Server, error) {
+	if addr := os.Getenv("REDIS_ADDR"); addr != "" {
+		return &Server{Addr: addr}, ping(addr)
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("no REDIS_ADDR and no redis-server on PATH (apt-get install redis-server)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir, err := os.MkdirTemp("", "redistest")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", fmt.Sprint(port), "--save", "", "--appendonly", "no",
+		"--dir", dir, "--logfile", "")
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	go func() { // drain the log
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+		}
+	}()
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd, dir: dir}
+	for i := 0; ; i++ {
+		if err = ping(s.Addr); err == nil {
+			return s, nil
+		}
+		if i == 100 {
+			s.Stop()
+			return nil, fmt.Errorf("redis-server did not answer on %s: %v", s.Addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func ping(addr string) error {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return c.Ping(ctx).Err()
+}
+
+// Stop stops a redis-server Start started, and removes its directory.
+func (s *Server) Stop() {
+	if s == nil || s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	os.RemoveAll(s.dir)
+}
+
+// Kill stops the server at once (as a crash would) and reports whether it
+// could: only a server Start started can be killed.
+func (s *Server) Kill() bool {
+	if s.cmd == nil {
+		return false
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	return true
+}
+
+// Prefix returns a key prefix no other test uses.
+func Prefix(name string) string {
+	return "test:" + strings.ReplaceAll(name, "/", ":") + ":" + fmt.Sprint(time.Now().UnixNano()) + ":"
+}
