@@ -39,6 +39,7 @@ func (c *trips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 		return next(ctx, cmds)
 	}
 }
+
 // add records a round trip; the handshake of a new pooled connection
 // (HELLO, CLIENT SETINFO) is not the task's.
 func (c *trips) add(name string) {
