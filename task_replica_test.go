@@ -270,3 +270,26 @@ func TestTaskCreationCost(t *testing.T) {
 		c.wait(id, mcp.TaskCompleted)
 	}
 }
+
+// TestTaskNoGoroutineLeft: once its tasks have ended, a Server runs no
+// goroutine of its own (the heartbeat and the store watch end with the
+// last task).
+func TestTaskNoGoroutineLeft(t *testing.T) {
+	base := leakSnapshot()
+	g := newGate()
+	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 60 * time.Millisecond}})
+	c := newTaskClient(t, s, "alice")
+	var ids []string
+	for range 5 {
+		ids = append(ids, c.start("slow", `{}`))
+		g.awaitStart(t)
+	}
+	time.Sleep(50 * time.Millisecond) // a heartbeat or two
+	for range ids {
+		g.release <- "x"
+	}
+	for _, id := range ids {
+		c.wait(id, mcp.TaskCompleted)
+	}
+	base.check(t)
+}

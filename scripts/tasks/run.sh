@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Long-running tools across replicas, shown with real components: a
+# redis-server and three replicas of redisstore/examples/replica behind
+# nginx (round-robin, no stickiness), all on loopback, driven by
+# redisstore/internal/taskdriver:
+#
+#   cross   created on replica A, polled on B, cancelled on C; input asked
+#           on A, answered on B, the result read on C
+#   listen  a subscriptions/listen stream on B hears a tool-list change made
+#           on C and the completion of a task running on A
+#   bulk    TASKS tasks (10 000 by default) created and polled through nginx
+#           by two callers: none lost, none visible to the other caller
+#   kill    kill -9 of the replica running a task: failed within the lease
+#   down    Redis stopped: tools that must run as tasks fail clearly,
+#           optional ones are answered at once, the rest is served
+#
+#   bash scripts/tasks/run.sh
+#
+# It first runs the redisstore module's tests against the same Redis.
+# redis-server and nginx come from Debian (installed when missing) and run
+# from a temporary directory with their own configuration, without
+# persistence; nothing is left behind.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+TASKS=${TASKS:-10000}
+LEASE=${LEASE:-3s}
+BASE_PORT=${BASE_PORT:-18280}   # nginx on BASE_PORT, replicas on +1..3, Redis on +9
+
+if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
+need() { # need BINARY PACKAGE...
+  command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] && return 0
+  echo "installing $2 (Debian package)"
+  $SUDO apt-get update -qq
+  shift
+  for p in "$@"; do
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$p" >/dev/null 2>&1 && return 0
+  done
+  echo "could not install $*"; return 1
+}
+need redis-server redis-server
+need nginx nginx-light nginx
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+WORK=$(mktemp -d)
+PIDS=()
+REDIS_PID=
+cleanup() {
+  local rc=$?
+  if [ -f "$WORK/nginx.pid" ]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; fi
+  for p in "${PIDS[@]}" $REDIS_PID; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ $rc -ne 0 ]; then
+    echo "--- replica logs (tail) ---"; tail -n 5 "$WORK"/replica-*.log 2>/dev/null || true
+    echo "--- nginx error log ---"; tail -n 20 "$WORK/error.log" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+  exit $rc
+}
+trap cleanup EXIT INT TERM
+
+REDIS_PORT=$((BASE_PORT + 9))
+redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --dir "$WORK" \
+  --logfile "$WORK/redis.log" --daemonize no &
+REDIS_PID=$!
+for _ in $(seq 100); do
+  if (exec 3<>/dev/tcp/127.0.0.1/$REDIS_PORT) 2>/dev/null; then break; fi
+  sleep 0.05
+done
+export REDIS_ADDR=127.0.0.1:$REDIS_PORT
+
+echo "redisstore module: vet and tests (Redis at $REDIS_ADDR)"
+(cd redisstore && go vet ./... && REDISSTORE_REQUIRE=1 go test -race -count=1 ./...)
+if [ -x "$ROOT/.cache/bin/staticcheck" ]; then (cd redisstore && "$ROOT/.cache/bin/staticcheck" ./...); fi
+
+echo "building the replica and the driver"
+(cd redisstore && go build -o "$WORK/replica" ./examples/replica && go build -o "$WORK/driver" ./internal/taskdriver)
+
+UPSTREAMS="" URLS="" NAMES=(a b c)
+for i in 1 2 3; do
+  port=$((BASE_PORT + i))
+  name=${NAMES[i - 1]}
+  "$WORK/replica" -addr "127.0.0.1:$port" -redis "$REDIS_ADDR" -name "$name" -lease "$LEASE" \
+    -prefix "run$$:" >"$WORK/replica-$i.log" 2>&1 &
+  PIDS+=($!)
+  UPSTREAMS+="    server 127.0.0.1:$port;"$'\n'
+  URLS+="${URLS:+,}http://127.0.0.1:$port/mcp"
+done
+
+mkdir -p "$WORK/tmp"
+cat >"$WORK/nginx.conf" <<CONF
+worker_processes 2;
+pid $WORK/nginx.pid;
+error_log $WORK/error.log warn;
+daemon on;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/tmp/body;
+  proxy_temp_path $WORK/tmp/proxy;
+  fastcgi_temp_path $WORK/tmp/fastcgi;
+  uwsgi_temp_path $WORK/tmp/uwsgi;
+  scgi_temp_path $WORK/tmp/scgi;
+  log_format up '\$upstream_addr \$status';
+  upstream replicas {
+    # round-robin (nginx's default), no ip_hash, no sticky cookie
+$UPSTREAMS    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:$BASE_PORT;
+    location /mcp {
+      access_log $WORK/access.log up;
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host 127.0.0.1;
+      proxy_buffering off;
+      proxy_read_timeout 60s;
+    }
+  }
+}
+CONF
+"$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
+
+for port in $((BASE_PORT + 1)) $((BASE_PORT + 2)) $((BASE_PORT + 3)) $BASE_PORT; do
+  for _ in $(seq 100); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/mcp"; then break; fi
+    sleep 0.05
+  done
+done
+
+PIDLIST=$(IFS=,; echo "${PIDS[*]}")
+"$WORK/driver" -nginx "http://127.0.0.1:$BASE_PORT/mcp" -replicas "$URLS" -pids "$PIDLIST" \
+  -tasks "$TASKS" -lease "$LEASE" -run cross,listen,bulk,kill
+
+# Every replica took part in the bulk run, and nginx saw no upstream failure
+# before the kill.
+for i in 2 3; do
+  port=$((BASE_PORT + i))
+  n=$(grep -c "^127.0.0.1:$port " "$WORK/access.log" || true)
+  if [ "$n" -eq 0 ]; then echo "replica $i answered nothing through nginx"; exit 1; fi
+done
+
+kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true; REDIS_PID=
+"$WORK/driver" -nginx "http://127.0.0.1:$BASE_PORT/mcp" -run down
+echo "tasks: ok"
