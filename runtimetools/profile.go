@@ -100,11 +100,14 @@ var ErrBusy = errors.New("busy")
 
 func (s *state) profileTool() (mcp.Tool, error) {
 	return newTool(profileSchema, mcp.ToolInfo{
-		Name:         ProfileToolName,
-		Title:        "Profile this process",
-		Description:  profileDescription,
-		Permission:   PermissionProfile,
-		Annotations:  annotations(false),
+		Name:        ProfileToolName,
+		Title:       "Profile this process",
+		Description: profileDescription,
+		Permission:  PermissionProfile,
+		Annotations: annotations(false),
+		// A CPU profile samples for seconds: for clients that support the
+		// Tasks extension it runs as a task, which outlives the request.
+		TaskSupport:  mcp.TaskOptional,
 		AdminSummary: "Lets an agent take CPU, memory, contention and goroutine profiles of this process; a CPU profile costs a few percent of CPU while it runs.",
 		AdminExample: `{"kind":"heap","top":15}`,
 		Guide: &mcp.Guide{
@@ -118,7 +121,8 @@ func (s *state) profileTool() (mcp.Tool, error) {
 				"cancelling the request stops the profile, and a window longer than the call may last is refused with the longest that fits. " +
 				"Functions outside Go (cgo, the race detector) are marked native. The heap profile is as of the last completed GC. mutex and block profiles are empty unless the host " +
 				"enabled them (runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate). Save the embedded resource's bytes to a file and run " +
-				"go tool pprof -top FILE (or -http) for the whole profile.",
+				"go tool pprof -top FILE (or -http) for the whole profile. For clients that support the Tasks extension the call runs as a task: it answers at once with the task, " +
+				"tasks/get returns the profile when it is taken (no progress notifications then), and tasks/cancel stops it.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{"kind":"cpu","seconds":1,"top":5}`), Outcome: "the five functions with the most CPU time over one second, and the raw profile."},
 				{Arguments: json.RawMessage(`{"kind":"allocs","seconds":1,"sample":"alloc_space"}`), Outcome: "the functions that allocated the most bytes during one second."},

@@ -1,6 +1,7 @@
-// Command hello is a small MCP server built with embedmcp. It serves three
-// typed tools (echo, add, countdown) over Streamable HTTP at
-// http://127.0.0.1:8080/mcp, or over stdio with -stdio.
+// Command hello is a small MCP server built with embedmcp. It serves four
+// typed tools (echo, add, countdown, and report, a slow tool that runs as a
+// task for clients that support the Tasks extension) over Streamable HTTP
+// at http://127.0.0.1:8080/mcp, or over stdio with -stdio.
 //
 //	go run ./examples/hello                  # anonymous callers
 //	go run ./examples/hello -token s3cret    # require "Authorization: Bearer s3cret"
@@ -92,7 +93,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	// The HTTP server first, then the tasks still running (report): they
+	// get what is left of the five seconds, then fail saying why.
+	return errors.Join(srv.Shutdown(shutdown), server.Shutdown(shutdown))
 }
 
 // caller is who a request runs as: it holds every grant.
@@ -154,6 +157,15 @@ type (
 	countdownOut struct {
 		Message string `json:"message"`
 	}
+	reportIn struct {
+		Seconds int `json:"seconds,omitempty" jsonschema:"how long the report takes, 1 to 30 seconds (default 3)"`
+	}
+	reportOut struct {
+		Lines    int    `json:"lines"`
+		Took     string `json:"took"`
+		TaskID   string `json:"taskId,omitempty"`
+		Finished string `json:"finished"`
+	}
 )
 
 // newServer registers the tools.
@@ -174,6 +186,13 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 		Description: "Count down from a number, one step every 100 ms, reporting progress; shows streamed notifications.",
 		Permission:  "hello.progress",
 	}, countdown))
+	add(mcp.AddTool(ts, mcp.ToolInfo{
+		Name: "report",
+		Description: "Build a slow report (a few seconds of work). For clients that support the Tasks extension it runs " +
+			"as a task: the call returns a task at once, and tasks/get returns the report when it is done.",
+		Permission:  "hello.report",
+		TaskSupport: mcp.TaskOptional,
+	}, report))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -198,4 +217,29 @@ func countdown(ctx context.Context, req *mcp.Request, in countdownIn) (countdown
 	}
 	_ = req.Log(mcp.LevelInfo, "countdown", "lift-off")
 	return countdownOut{Message: "lift-off"}, nil
+}
+
+// report works for the given seconds, as a slow export or re-index would.
+// Run as a task it outlives its HTTP request: the client polls tasks/get,
+// or cancels it with tasks/cancel, which cancels ctx.
+func report(ctx context.Context, req *mcp.Request, in reportIn) (reportOut, error) {
+	if in.Seconds == 0 {
+		in.Seconds = 3
+	}
+	if in.Seconds < 1 || in.Seconds > 30 {
+		return reportOut{}, fmt.Errorf("seconds must be between 1 and 30, got %d", in.Seconds)
+	}
+	start := time.Now()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	lines := 0
+	for end := start.Add(time.Duration(in.Seconds) * time.Second); time.Now().Before(end); lines++ {
+		select {
+		case <-ctx.Done():
+			return reportOut{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return reportOut{Lines: lines, Took: time.Since(start).Round(time.Millisecond).String(), TaskID: req.TaskID(),
+		Finished: time.Now().UTC().Format(time.RFC3339)}, nil
 }

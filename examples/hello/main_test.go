@@ -251,3 +251,56 @@ func TestRunHTTP(t *testing.T) {
 		t.Fatal("run did not stop")
 	}
 }
+
+// modern posts a 2026-07-28 request declaring the Tasks extension, with
+// the headers that revision requires, and decodes the result.
+func modern(t *testing.T, url, method, name, members string) map[string]any {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + members + `,"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	req.Header.Set("Mcp-Name", name)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result map[string]any `json:"result"`
+		Error  any            `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Error != nil {
+		t.Fatalf("%s: %v %v", method, err, r.Error)
+	}
+	return r.Result
+}
+
+// TestReportRunsAsTask: for a client that declares the Tasks extension,
+// report answers with a task at once, and tasks/get returns the report.
+func TestReportRunsAsTask(t *testing.T) {
+	srv := newTestServer(t, config{})
+	start := time.Now()
+	created := modern(t, srv.URL+"/mcp", "tools/call", "report", `"name":"report","arguments":{"seconds":1}`)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("report did not answer with a task at once: %v", created)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		got := modern(t, srv.URL+"/mcp", "tasks/get", id, `"taskId":"`+id+`"`)
+		if got["status"] == "completed" {
+			sc := got["result"].(map[string]any)["structuredContent"].(map[string]any)
+			if sc["taskId"] != id || sc["lines"].(float64) < 5 {
+				t.Errorf("report: %v", sc)
+			}
+			return
+		}
+		if got["status"] != "working" || time.Now().After(deadline) {
+			t.Fatalf("task: %v", got)
+		}
+	}
+}

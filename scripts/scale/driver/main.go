@@ -76,7 +76,7 @@ func goSDK(ctx context.Context, url string, calls int) (int, error) {
 	for _, t := range lt.Tools {
 		names = append(names, t.Name)
 	}
-	if strings.Join(names, ",") != "add,countdown,echo" {
+	if strings.Join(names, ",") != "add,countdown,echo,report" {
 		return n, fmt.Errorf("tools = %v", names)
 	}
 	for i := 0; i < calls; i++ {
