@@ -45,6 +45,23 @@
 // requests, so any replica behind a load balancer can answer any request.
 // Notifications are answered with 202 and never run tools.
 //
+// # Long-running tools: tasks
+//
+// A tool whose ToolInfo.TaskSupport is TaskOptional or TaskRequired runs as
+// a task (the Tasks extension, io.modelcontextprotocol/tasks, under
+// 2026-07-28) for clients that declare the extension on the request: the
+// tools/call is answered at once with the task, once it is stored, and the
+// tool runs on; tasks/get returns its state and outcome, tasks/update
+// answers the input it asks for (InputRequired, as in multi round-trip
+// calls), tasks/cancel cancels its context wherever it runs, and
+// subscriptions/listen streams notifications/tasks. A task's state is the
+// one thing kept between requests, in a TaskStore (Options.Tasks.Store):
+// MemoryTaskStore for one process, the redisstore module for replicas.
+// Each task belongs to the caller that created it (principal and selected
+// server); to anyone else it does not exist. The replica running a task
+// holds a lease on it, so that a task whose replica dies fails instead of
+// staying "working". Server.Shutdown lets running tasks finish.
+//
 // Errors keep their JSON-RPC codes exactly: -32700 for bodies that are not
 // JSON within the bounds, -32600 for JSON that is not a JSON-RPC request
 // (including duplicate member names), -32601 for unknown methods, -32602 for

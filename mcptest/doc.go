@@ -19,9 +19,9 @@
 //
 // # Checkers
 //
-// CheckTool, CheckRegistry and CheckAuthorizer check the contracts the
-// library relies on, as testing/fstest.TestFS does for file systems, and
-// return every Violation found.
+// CheckTool, CheckRegistry, CheckAuthorizer and CheckTaskStore check the
+// contracts the library relies on, as testing/fstest.TestFS does for file
+// systems, and return every Violation found.
 //
 // # Recorded calls
 //

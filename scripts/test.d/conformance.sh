@@ -13,8 +13,8 @@
 # Each run takes every server scenario `conformance list --server` names for
 # its version, except those about resources, prompts and completion (not a
 # tools library's business), and runs them one by one, in parallel. The
-# extension scenarios the 2026-07-28 listing names (tasks-*, the Tasks
-# extension) are off the spec timeline, so they run with --force. Installs
+# 2026-07-28 run adds the Tasks extension's scenarios (tasks-*, listed as
+# [extension], off the spec timeline, so run with --force). Installs
 # Node 22 (.ci/install-node.sh) and the locked npm packages in the checkout.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,10 +44,12 @@ run() {
   local version
   version=$(node -p "require('$dir/node_modules/@modelcontextprotocol/conformance/package.json').version")
   local scenarios
-  local listing extensions
-  listing=$("$bin" list --server --spec-version "$spec")
-  scenarios=$(sed -n 's/^  - \([a-z0-9-]*\).*/\1/p' <<<"$listing" | grep -Ev "$EXCLUDE")
-  extensions=$(sed -n 's/^  - \([a-z0-9-]*\) \[extension\].*/\1/p' <<<"$listing")
+  local extensions=
+  if [ "$spec" = 2026-07-28 ]; then
+    extensions=$("$bin" list --server | sed -n 's/^  - \(tasks-[a-z0-9-]*\) \[extension\].*/\1/p')
+  fi
+  scenarios=$("$bin" list --server --spec-version "$spec" | sed -n 's/^  - \([a-z0-9-]*\).*/\1/p' | grep -Ev "$EXCLUDE")
+  scenarios=$(printf '%s\n' "$scenarios" $extensions)
   echo
   echo "=== conformance $version, spec $spec: $(wc -w <<<"$scenarios") scenarios ($2) ==="
 
