@@ -211,6 +211,15 @@ func taskTools(t *testing.T, g *gate) *mcp.ToolSet {
 	return ts
 }
 
+// taskFixture serves the task tests' tools with opts (which may be nil),
+// and returns the Server, a client as alice, and the gate of slow.
+func taskFixture(t *testing.T, opts *mcp.Options) (*mcp.Server, *taskClient, *gate) {
+	t.Helper()
+	g := newGate()
+	s := mcp.NewServer(taskTools(t, g), grantsAll, opts)
+	return s, newTaskClient(t, s, "alice"), g
+}
+
 // grantsAll lets every caller use the task tests' tools, except callers
 // named "nogrants".
 var grantsAll = mcp.AuthorizerFunc(func(_ context.Context, c mcp.Caller, _ string) bool { return c.Principal != "nogrants" })

@@ -116,8 +116,7 @@ func TestTaskLeaseExpiry(t *testing.T) {
 
 func TestTaskStoreDown(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: failingStore{}}})
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Store: failingStore{}}})
 	// An optional tool runs at once instead.
 	if r := c.call("oops", `{}`); r.str("resultType") != "complete" || r.Result["isError"] != true {
 		t.Errorf("optional tool, store down: %s", r.Raw)
@@ -146,9 +145,7 @@ func TestTaskStoreDown(t *testing.T) {
 
 func TestTaskShutdown(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	s, c, g := taskFixture(t, nil)
 	id := c.start("slow", `{}`)
 	g.awaitStart(t)
 	quick := c.start("must", `{}`)
@@ -178,9 +175,7 @@ func TestTaskShutdown(t *testing.T) {
 
 func TestTaskMaxRunning(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: 1}})
-	c := newTaskClient(t, s, "alice")
+	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: 1}})
 	c.start("slow", `{}`)
 	g.awaitStart(t)
 	r := c.call("slow", `{}`)
@@ -192,8 +187,7 @@ func TestTaskMaxRunning(t *testing.T) {
 
 func TestTaskDisabled(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Disabled: true}})
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Disabled: true}})
 	if r := c.do("server/discover", ""); strings.Contains(r.Raw, mcp.TaskExtension) {
 		t.Errorf("discover advertises disabled tasks: %s", r.Raw)
 	}
@@ -210,8 +204,7 @@ func TestTaskDisabled(t *testing.T) {
 
 func TestTaskExpiry(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
 	id := c.start("must", `{}`)
 	if r := c.wait(id, mcp.TaskCompleted); r.Result["ttlMs"] != 150.0 {
 		t.Errorf("ttlMs: %s", r.Raw)
@@ -224,8 +217,7 @@ func TestTaskExpiry(t *testing.T) {
 
 func TestTaskRoutingHeaders(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, nil)
 	id := c.start("must", `{}`)
 	c.wait(id, mcp.TaskCompleted)
 	for _, tc := range []struct {
@@ -276,9 +268,7 @@ func TestTaskCreationCost(t *testing.T) {
 // last task).
 func TestTaskNoGoroutineLeft(t *testing.T) {
 	base := leakSnapshot()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 60 * time.Millisecond}})
-	c := newTaskClient(t, s, "alice")
+	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 60 * time.Millisecond}})
 	var ids []string
 	for range 5 {
 		ids = append(ids, c.start("slow", `{}`))

@@ -16,9 +16,7 @@ var isoMillis = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 func TestTaskLifecycle(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{TTL: time.Minute, PollInterval: 250 * time.Millisecond}})
-	c := newTaskClient(t, s, "alice")
+	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{TTL: time.Minute, PollInterval: 250 * time.Millisecond}})
 
 	created := c.call("slow", `{}`)
 	if created.Status != 200 || created.str("resultType") != "task" || created.str("status") != "working" {
@@ -71,8 +69,7 @@ func TestTaskLifecycle(t *testing.T) {
 
 func TestTaskOutcomes(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, &mcp.Options{MaxResultBytes: 1024})
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, &mcp.Options{MaxResultBytes: 1024})
 
 	// An ordinary error is a tool result with isError: completed.
 	r := c.wait(c.start("oops", `{}`), mcp.TaskCompleted)
@@ -103,8 +100,7 @@ func TestTaskOutcomes(t *testing.T) {
 
 func TestTaskCapabilityGating(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	s, c, _ := taskFixture(t, nil)
 	id := c.start("must", `{}`)
 
 	plain := newTaskClient(t, s, "alice")
@@ -158,8 +154,7 @@ func TestTaskCapabilityGating(t *testing.T) {
 
 func TestTaskBadInput(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, nil)
 	done := c.start("must", `{}`)
 	c.wait(done, mcp.TaskCompleted)
 	cases := []struct{ method, members, want string }{
@@ -192,8 +187,7 @@ func TestTaskBadInput(t *testing.T) {
 
 func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, nil)
 	id := c.start("ask", `{}`)
 	r := c.wait(id, mcp.TaskInputRequired)
 	reqs, _ := r.Result["inputRequests"].(map[string]any)
@@ -248,8 +242,7 @@ func TestTaskInputRequired(t *testing.T) {
 
 func TestTaskInputNeedsCapability(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, nil)
 	c.caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}` // no elicitation
 	r := c.wait(c.start("ask", `{}`), mcp.TaskFailed)
 	if e := r.Result["error"].(map[string]any); e["code"] != float64(mcp.CodeMissingClientCapability) || !strings.Contains(r.Raw, "elicitation") {
@@ -259,8 +252,7 @@ func TestTaskInputNeedsCapability(t *testing.T) {
 
 func TestTaskAfterMultiRoundTrip(t *testing.T) {
 	t.Parallel()
-	s := mcp.NewServer(taskTools(t, newGate()), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, _ := taskFixture(t, nil)
 	// Round 1 is answered at once: input required, no task.
 	r := c.call("pre", `{}`)
 	if r.str("resultType") != "input_required" || r.Result["taskId"] != nil {
@@ -280,9 +272,7 @@ func TestTaskAfterMultiRoundTrip(t *testing.T) {
 
 func TestTaskCancel(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, g := taskFixture(t, nil)
 	id := c.start("slow", `{}`)
 	g.awaitStart(t)
 	if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil || r.str("resultType") != "complete" {
@@ -311,9 +301,7 @@ func TestTaskCancel(t *testing.T) {
 // completion lands first, the task ends in one final state, whole.
 func TestTaskCancelRacesCompletion(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	s := mcp.NewServer(taskTools(t, g), grantsAll, nil)
-	c := newTaskClient(t, s, "alice")
+	_, c, g := taskFixture(t, nil)
 	seen := map[string]int{}
 	for i := range 60 {
 		id := c.start("slow", `{}`)

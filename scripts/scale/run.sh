@@ -15,14 +15,8 @@ BURST=${BURST:-3000}
 CALLS=${CALLS:-50}
 BASE_PORT=${BASE_PORT:-18180}   # replicas on BASE_PORT+1..3, nginx on BASE_PORT
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "installing nginx (Debian package)"
-  if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light >/dev/null 2>&1 ||
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
-fi
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+. scripts/lib/replicas.sh
+debian_install nginx nginx-light nginx
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -52,41 +46,7 @@ for i in 1 2 3; do
   UPSTREAMS+="    server 127.0.0.1:$port;"$'\n'
 done
 
-mkdir -p "$WORK/tmp"
-cat >"$WORK/nginx.conf" <<CONF
-worker_processes 2;
-pid $WORK/nginx.pid;
-error_log $WORK/error.log warn;
-daemon on;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/tmp/body;
-  proxy_temp_path $WORK/tmp/proxy;
-  fastcgi_temp_path $WORK/tmp/fastcgi;
-  uwsgi_temp_path $WORK/tmp/uwsgi;
-  scgi_temp_path $WORK/tmp/scgi;
-  log_format up '\$upstream_addr \$status';
-  upstream hello {
-    # round-robin (nginx's default), no ip_hash, no sticky cookie
-$UPSTREAMS    keepalive 32;
-  }
-  server {
-    listen 127.0.0.1:$BASE_PORT;
-    location /mcp {
-      access_log $WORK/access.log up;
-      proxy_pass http://hello;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host 127.0.0.1;
-      proxy_buffering off;            # SSE events reach the client at once
-      proxy_cache off;
-      proxy_read_timeout 60s;
-    }
-  }
-}
-CONF
-"$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
+start_nginx "$WORK" "$BASE_PORT" "$UPSTREAMS"
 
 # Wait for the replicas and nginx.
 for port in $((BASE_PORT + 1)) $((BASE_PORT + 2)) $((BASE_PORT + 3)) $BASE_PORT; do

@@ -27,20 +27,9 @@ TASKS=${TASKS:-10000}
 LEASE=${LEASE:-3s}
 BASE_PORT=${BASE_PORT:-18280}   # nginx on BASE_PORT, replicas on +1..3, Redis on +9
 
-if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
-need() { # need BINARY PACKAGE...
-  command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] && return 0
-  echo "installing $2 (Debian package)"
-  $SUDO apt-get update -qq
-  shift
-  for p in "$@"; do
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$p" >/dev/null 2>&1 && return 0
-  done
-  echo "could not install $*"; return 1
-}
-need redis-server redis-server
-need nginx nginx-light nginx
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+. scripts/lib/replicas.sh
+debian_install redis-server redis-server
+debian_install nginx nginx-light nginx
 
 WORK=$(mktemp -d)
 PIDS=()
@@ -87,40 +76,7 @@ for i in 1 2 3; do
   URLS+="${URLS:+,}http://127.0.0.1:$port/mcp"
 done
 
-mkdir -p "$WORK/tmp"
-cat >"$WORK/nginx.conf" <<CONF
-worker_processes 2;
-pid $WORK/nginx.pid;
-error_log $WORK/error.log warn;
-daemon on;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/tmp/body;
-  proxy_temp_path $WORK/tmp/proxy;
-  fastcgi_temp_path $WORK/tmp/fastcgi;
-  uwsgi_temp_path $WORK/tmp/uwsgi;
-  scgi_temp_path $WORK/tmp/scgi;
-  log_format up '\$upstream_addr \$status';
-  upstream replicas {
-    # round-robin (nginx's default), no ip_hash, no sticky cookie
-$UPSTREAMS    keepalive 64;
-  }
-  server {
-    listen 127.0.0.1:$BASE_PORT;
-    location /mcp {
-      access_log $WORK/access.log up;
-      proxy_pass http://replicas;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host 127.0.0.1;
-      proxy_buffering off;
-      proxy_read_timeout 60s;
-    }
-  }
-}
-CONF
-"$NGINX" -p "$WORK" -c "$WORK/nginx.conf"
+start_nginx "$WORK" "$BASE_PORT" "$UPSTREAMS"
 
 for port in $((BASE_PORT + 1)) $((BASE_PORT + 2)) $((BASE_PORT + 3)) $BASE_PORT; do
   for _ in $(seq 100); do

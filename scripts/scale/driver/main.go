@@ -135,7 +135,7 @@ func mcpGo(ctx context.Context, url string, calls int) (int, error) {
 		return n, fmt.Errorf("list: %w", err)
 	}
 	n++
-	if len(lt.Tools) != 3 {
+	if len(lt.Tools) != 4 {
 		return n, fmt.Errorf("tools = %+v", lt.Tools)
 	}
 	for i := 0; i < calls; i++ {
