@@ -29,10 +29,14 @@ type taskEngine struct {
 
 	mu      sync.Mutex
 	running map[string]*running
-	closed  bool          // Shutdown began: no new tasks
-	quit    chan struct{} // closed to end the current heartbeat goroutine; nil when none runs
-	stopFn  func()        // ends the store watch of the current heartbeat
+	follow  map[string]map[chan TaskChange]struct{} // listen streams, by the task they follow
+	closed  bool                                    // Shutdown began: no new tasks
+	quit    chan struct{}                           // closed to end the heartbeat goroutine; nil when none runs
 	wg      sync.WaitGroup
+
+	wmu       sync.Mutex // guards the store watch, held while a task runs or a stream follows one
+	watchRefs int
+	watchStop func()
 }
 
 // running is a task whose tool runs here.
@@ -50,7 +54,8 @@ var (
 
 func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
 	e := &taskEngine{store: o.Store, ttl: o.TTL, poll: o.PollInterval, lease: o.Lease, replica: o.Replica,
-		max: o.MaxRunning, logger: logger, now: time.Now, running: map[string]*running{}}
+		max: o.MaxRunning, logger: logger, now: time.Now, running: map[string]*running{},
+		follow: map[string]map[chan TaskChange]struct{}{}}
 	var errs []error
 	check := func(name string, d *time.Duration, def time.Duration, min time.Duration) {
 		switch {
@@ -113,18 +118,22 @@ func (e *taskEngine) limitError() *Error {
 // back.
 func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCauseFunc) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	switch {
 	case e.closed:
+		e.mu.Unlock()
 		return errShutdown
 	case e.max >= 0 && len(e.running) >= e.max:
+		e.mu.Unlock()
 		return e.limitError()
 	}
 	e.running[id] = &running{cancel: cancel, known: known}
 	e.wg.Add(1)
 	if e.quit == nil {
-		e.startHeartbeat()
+		e.quit = make(chan struct{})
+		go e.heartbeat(e.quit)
 	}
+	e.mu.Unlock()
+	e.holdWatch()
 	return nil
 }
 
@@ -132,17 +141,18 @@ func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCause
 // when none does.
 func (e *taskEngine) release(id string) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if _, ok := e.running[id]; !ok {
+		e.mu.Unlock()
 		return
 	}
 	delete(e.running, id)
 	e.wg.Done()
 	if len(e.running) == 0 && e.quit != nil {
 		close(e.quit)
-		e.stopFn()
-		e.quit, e.stopFn = nil, nil
+		e.quit = nil
 	}
+	e.mu.Unlock()
+	e.dropWatch()
 }
 
 // stopLocal cancels a task running here, with cause.
@@ -155,24 +165,82 @@ func (e *taskEngine) stopLocal(id string, cause error) {
 	}
 }
 
-// startHeartbeat starts the goroutine that renews the leases of the tasks
-// running here and stops those the store says are no longer theirs (a
-// cancellation on another replica). It runs while a task does. Called with
-// mu held.
-func (e *taskEngine) startHeartbeat() {
-	quit := make(chan struct{})
-	wake := make(chan TaskChange, 64)
-	e.quit = quit
-	e.stopFn = e.store.Watch(func(ch TaskChange) {
-		select {
-		case wake <- ch:
-		default: // the heartbeat catches up
-		}
-	})
-	go e.heartbeat(quit, wake)
+// holdWatch and dropWatch keep the store's change feed followed while a
+// task runs here or a listen stream follows one. Neither is called with mu
+// held: a feed may wait for a delivery in progress (onChange) when it
+// stops.
+func (e *taskEngine) holdWatch() {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	if e.watchRefs == 0 {
+		e.watchStop = e.store.Watch(e.onChange)
+	}
+	e.watchRefs++
 }
 
-func (e *taskEngine) heartbeat(quit <-chan struct{}, wake <-chan TaskChange) {
+func (e *taskEngine) dropWatch() {
+	e.wmu.Lock()
+	e.watchRefs--
+	var stop func()
+	if e.watchRefs == 0 {
+		stop, e.watchStop = e.watchStop, nil
+	}
+	e.wmu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// onChange handles a change the store reports: it stops a task running
+// here that was cancelled, failed or taken over (changes at or below the
+// version the task was started from are this replica's own, or stale), and
+// wakes the listen streams following the task.
+func (e *taskEngine) onChange(ch TaskChange) {
+	e.mu.Lock()
+	r := e.running[ch.ID]
+	stop := r != nil && ch.Version > r.known && (ch.Status != TaskWorking || ch.Owner != e.replica)
+	for c := range e.follow[ch.ID] {
+		select {
+		case c <- ch:
+		default: // the stream's poll catches up
+		}
+	}
+	e.mu.Unlock()
+	if stop && ch.Status == TaskCancelled {
+		r.cancel(errTaskCancelled)
+	} else if stop {
+		r.cancel(errTaskStopped)
+	}
+}
+
+// followTasks sends the changes of ids to c until stop is called.
+func (e *taskEngine) followTasks(ids []string, c chan TaskChange) (stop func()) {
+	e.holdWatch()
+	e.mu.Lock()
+	for _, id := range ids {
+		if e.follow[id] == nil {
+			e.follow[id] = map[chan TaskChange]struct{}{}
+		}
+		e.follow[id][c] = struct{}{}
+	}
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		for _, id := range ids {
+			delete(e.follow[id], c)
+			if len(e.follow[id]) == 0 {
+				delete(e.follow, id)
+			}
+		}
+		e.mu.Unlock()
+		e.dropWatch()
+	}
+}
+
+// heartbeat renews the leases of the tasks running here every third of a
+// lease, and stops those the store says are no longer theirs, until quit
+// is closed (no task runs).
+func (e *taskEngine) heartbeat(quit <-chan struct{}) {
 	t := time.NewTicker(e.lease / 3)
 	defer t.Stop()
 	for {
@@ -181,22 +249,7 @@ func (e *taskEngine) heartbeat(quit <-chan struct{}, wake <-chan TaskChange) {
 			return
 		case <-t.C:
 			e.renew()
-		case ch := <-wake:
-			e.changed(ch)
 		}
-	}
-}
-
-// changed stops a task running here that the store says was cancelled,
-// failed or taken over. Changes at or below the version the task was
-// started from are this replica's own, or stale.
-func (e *taskEngine) changed(ch TaskChange) {
-	e.mu.Lock()
-	r := e.running[ch.ID]
-	stop := r != nil && ch.Version > r.known && (ch.Status != TaskWorking || ch.Owner != e.replica)
-	e.mu.Unlock()
-	if stop {
-		r.cancel(errTaskStopped)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 // task IDs in notifications.taskIds; the server agrees to those that are
 // the caller's own (others are left out exactly like unknown ones), sends
 // each one's current DetailedTask, then another whenever one changes, until
-// it finishes. Changes come from the store's feed, and from a poll at the
-// tasks' polling interval, which also fails tasks whose lease ran out.
+// it finishes. Changes come from the store's feed (one per Server, shared by
+// its streams), and from a poll, which also fails tasks whose lease ran out.
 
 // maxListenTasks bounds the task IDs one subscriptions/listen may follow.
 const maxListenTasks = 100
@@ -62,15 +62,12 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 	}
 	ts := &taskSub{s: s, caller: m.caller, method: m.method, subMeta: subMeta, live: map[string]uint64{},
 		wake: make(chan TaskChange, 64)}
-	// Watch before reading, so that no change after the reading is missed.
-	ts.stop = s.tasks.store.Watch(func(ch TaskChange) {
-		if wanted[ch.ID] {
-			select {
-			case ts.wake <- ch:
-			default: // the poll catches up
-			}
-		}
-	})
+	// Follow before reading, so that no change after the reading is missed.
+	ids := make([]string, 0, len(wanted))
+	for id := range wanted {
+		ids = append(ids, id)
+	}
+	ts.stop = s.tasks.followTasks(ids, ts.wake)
 	for _, v := range arr {
 		id, _ := v.(string)
 		if _, dup := ts.live[id]; dup || !wanted[id] {
@@ -81,7 +78,10 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 			ts.live[id] = 0
 		}
 	}
-	ts.tick = time.NewTicker(s.tasks.poll)
+	// The poll is a backstop (a change the feed lost, a lease that ran
+	// out): at the polling interval, but no more often than leases are
+	// renewed.
+	ts.tick = time.NewTicker(max(s.tasks.poll, s.tasks.lease/3))
 	return ts, nil
 }
 

@@ -135,7 +135,11 @@ const metaIgnoredInputs = "io.github.embedmcp/ignoredInputResponses"
 
 // updateTask answers tasks/update: responses to outstanding input requests
 // are kept; once all of a round's requests are answered, the tool runs
-// again here, with them.
+// again here, with them. Keys that answer nothing outstanding (never
+// issued, answered already) are ignored, as SEP-2663 asks of servers (the
+// conformance suite expects the acknowledgement), and named in the
+// acknowledgement's _meta; malformed responses and updates of tasks that
+// wait for no input are refused with -32602.
 func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte, error) {
 	raw, has := m.params["inputResponses"]
 	if !has {
