@@ -283,3 +283,38 @@ func TestTaskNoGoroutineLeft(t *testing.T) {
 	}
 	base.check(t)
 }
+
+// TestTaskOutlivesItsRequest: a task's tool runs on after the request
+// that created it is answered and its context cancelled, and keeps of the
+// transport only what it said of the request, not the request itself.
+func TestTaskOutlivesItsRequest(t *testing.T) {
+	t.Parallel()
+	seen := make(chan *mcp.Exchange, 1)
+	ts := mcp.NewToolSet()
+	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "late", TaskSupport: mcp.TaskRequired},
+		func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+			time.Sleep(20 * time.Millisecond)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			seen <- mcp.ExchangeFromContext(ctx)
+			return mcp.TextResult("still here"), nil
+		})); err != nil {
+		t.Fatal(err)
+	}
+	s := mcp.NewServer(ts, mcp.AllowAll(), nil)
+	c := newTaskClient(t, s, "alice")
+	ctx, cancel := context.WithCancel(context.Background())
+	r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+	c.ctx = mcp.ContextWithExchange(ctx, &mcp.Exchange{Transport: mcp.TransportHTTP, HTTPRequest: r,
+		Notify: func(string, json.RawMessage) error { t.Error("a task sent a notification"); return nil }})
+	id := c.start("late", `{}`)
+	cancel() // the client went away
+	c.ctx = context.Background()
+	if done := c.wait(id, mcp.TaskCompleted); !strings.Contains(done.Raw, "still here") {
+		t.Errorf("%s", done.Raw)
+	}
+	if ex := <-seen; ex == nil || ex.Transport != mcp.TransportHTTP || ex.HTTPRequest != nil || ex.Notify != nil {
+		t.Errorf("the task's tool saw the Exchange %+v", ex)
+	}
+}

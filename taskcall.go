@@ -144,6 +144,11 @@ type taskRun struct {
 func (s *Server) prepareRun(ctx context.Context, id string, known uint64, expires time.Time) (*taskRun, error) {
 	e := s.tasks
 	margin := min(e.ttl/10, time.Minute)
+	if ex := ExchangeFromContext(ctx); ex != nil {
+		// The request is answered: the tool keeps what the transport
+		// said of it, not the request itself nor its stream.
+		ctx = ContextWithExchange(ctx, &Exchange{ProtocolVersion: ex.ProtocolVersion, Transport: ex.Transport})
+	}
 	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run, stop := context.WithDeadline(run, expires.Add(-margin))
 	if err := e.reserve(id, known, cancel); err != nil {
