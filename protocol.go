@@ -77,7 +77,9 @@ type Options struct {
 	// larger result becomes an isError result saying so. Default 4 MiB;
 	// negative means no cap.
 	MaxResultBytes int
-	// CallTimeout, when positive, is the deadline of each tools/call.
+	// CallTimeout, when positive, is the deadline of each tools/call
+	// answered at once; a task's tool runs until its task's time to live
+	// (TaskOptions.TTL).
 	CallTimeout time.Duration
 	// Batch bounds 2025-03-26 batches: the size of the whole response, one
 	// deadline for all its requests, how many run at once (see
