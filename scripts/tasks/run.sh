@@ -38,6 +38,9 @@ cleanup() {
   local rc=$?
   if [ -f "$WORK/nginx.pid" ]; then kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true; fi
   for p in "${PIDS[@]}" $REDIS_PID; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do # disowned: waited for here
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
   wait 2>/dev/null || true
   if [ $rc -ne 0 ]; then
     echo "--- replica logs (tail) ---"; tail -n 5 "$WORK"/replica-*.log 2>/dev/null || true
@@ -72,6 +75,7 @@ for i in 1 2 3; do
   "$WORK/replica" -addr "127.0.0.1:$port" -redis "$REDIS_ADDR" -name "$name" -lease "$LEASE" \
     -prefix "run$$:" >"$WORK/replica-$i.log" 2>&1 &
   PIDS+=($!)
+  disown $! # the kill scenario kills one with SIGKILL: no job report
   UPSTREAMS+="    server 127.0.0.1:$port;"$'\n'
   URLS+="${URLS:+,}http://127.0.0.1:$port/mcp"
 done
