@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // syntheticSnapshot returns a snapshot with n documented functions spread
@@ -15,8 +16,8 @@ import (
 // function table.
 func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 	tb.Helper()
-	man := Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
-		Modules: []ManifestModule{{Path: "example.com/big", Main: true}}}
+	man := codesnap.Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
+		Modules: []codesnap.Module{{Path: "example.com/big", Main: true}}}
 	var funcs []runtimeFunc
 	var files []srcFile
 	given := map[string][]codeindex.Decl{}
@@ -55,7 +56,7 @@ func TestSyntheticIndex(t *testing.T) {
 	fsys, _ := syntheticSnapshot(t, 250)
 	var srcs [][]codeindex.Source
 	for _, f := range []string{"f0.go", "f1.go", "f2.go"} {
-		p := "src/example.com/big/pkg000/" + f + SourceSuffix
+		p := "src/example.com/big/pkg000/" + f + codesnap.SourceSuffix
 		srcs = append(srcs, []codeindex.Source{{Path: p, Name: f, Src: fsys[p].Data}})
 	}
 	parsed, err := codeindex.Build(srcs...)
@@ -63,8 +64,8 @@ func TestSyntheticIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body, _ := strings.Cut(string(parsed), "\nfile ")
-	if !strings.Contains(string(fsys[IndexName].Data), "\nfile "+body) {
-		t.Errorf("written-out index differs from the parsed one:\n%.600s\n---\n%.600s", fsys[IndexName].Data, parsed)
+	if !strings.Contains(string(fsys[codesnap.IndexName].Data), "\nfile "+body) {
+		t.Errorf("written-out index differs from the parsed one:\n%.600s\n---\n%.600s", fsys[codesnap.IndexName].Data, parsed)
 	}
 }
 

@@ -3,6 +3,8 @@ package codetools
 import (
 	"sort"
 	"strings"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // Consistency says whether the snapshot source of an entry is the source
@@ -221,7 +223,7 @@ func (c *Catalog) stdCheck(s *snapshot) Check {
 	return ch
 }
 
-func (c *Catalog) mainCheck(s *snapshot, mm ManifestModule) Check {
+func (c *Catalog) mainCheck(s *snapshot, mm codesnap.Module) Check {
 	bi := c.build.info
 	ch := Check{Snapshot: mm.Path, Binary: bi.MainModule.Path}
 	switch {
@@ -249,7 +251,7 @@ func (c *Catalog) mainCheck(s *snapshot, mm ManifestModule) Check {
 	return ch
 }
 
-func (c *Catalog) depCheck(mm ManifestModule) Check {
+func (c *Catalog) depCheck(mm codesnap.Module) Check {
 	dep, ok := c.build.deps[mm.Path]
 	snap := versionOf(mm.Version, mm.Sum, mm.Replace, mm.Local)
 	ch := Check{Snapshot: snap}

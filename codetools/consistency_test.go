@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 const (
@@ -27,8 +29,8 @@ const (
 // the snapshot files and the build information first.
 func consistentCatalog(t *testing.T, bi *debug.BuildInfo, edit func(funcs []runtimeFunc, files []srcFile) ([]runtimeFunc, []srcFile)) *Catalog {
 	t.Helper()
-	man := Manifest{MainPackage: fixturePath, GOOS: "linux", GOARCH: "amd64", GoVersion: "go1.26.8",
-		Modules: []ManifestModule{{Path: fixturePath, Main: true}, {Path: depPath, Version: "v1.0.0", Sum: depSum}}}
+	man := codesnap.Manifest{MainPackage: fixturePath, GOOS: "linux", GOARCH: "amd64", GoVersion: "go1.26.8",
+		Modules: []codesnap.Module{{Path: fixturePath, Main: true}, {Path: depPath, Version: "v1.0.0", Sum: depSum}}}
 	var files []srcFile
 	for _, name := range []string{"errors.go"} {
 		files = append(files, srcFile{"errors", name, stdSrc})
@@ -216,14 +218,14 @@ func TestConsistencyLocalReplace(t *testing.T) {
 		bi.Deps = []*debug.Module{{Path: depPath, Version: "v0.0.0-00010101000000-000000000000", Replace: &debug.Module{Path: "../dep", Version: "(devel)"}}}
 	})
 	c := consistentCatalog(t, bi, nil)
-	c.opts.Snapshot = withModule(t, c.opts.Snapshot.(fstest.MapFS), ManifestModule{Path: depPath,
+	c.opts.Snapshot = withModule(t, c.opts.Snapshot.(fstest.MapFS), codesnap.Module{Path: depPath,
 		Version: "v0.0.0-00010101000000-000000000000", Replace: "../dep", Local: true})
 	d := define(t, c, depPath+".Hello")
 	if d.Consistency.Status != StatusUnverified || !strings.Contains(d.Consistency.Reason, "replaced by the local directory ../dep") {
 		t.Errorf("local replace: %+v", d.Consistency)
 	}
 	c = consistentCatalog(t, bi, shift(depPath+".Hello", 3))
-	c.opts.Snapshot = withModule(t, c.opts.Snapshot.(fstest.MapFS), ManifestModule{Path: depPath,
+	c.opts.Snapshot = withModule(t, c.opts.Snapshot.(fstest.MapFS), codesnap.Module{Path: depPath,
 		Version: "v0.0.0-00010101000000-000000000000", Replace: "../dep", Local: true})
 	if d := define(t, c, depPath+".Hello"); d.Consistency.Status != StatusStale {
 		t.Errorf("local replace, moved: %+v", d.Consistency)
@@ -231,10 +233,10 @@ func TestConsistencyLocalReplace(t *testing.T) {
 }
 
 // withModule replaces the module of the same path in the manifest of fsys.
-func withModule(t *testing.T, fsys fstest.MapFS, m ManifestModule) fstest.MapFS {
+func withModule(t *testing.T, fsys fstest.MapFS, m codesnap.Module) fstest.MapFS {
 	t.Helper()
-	var man Manifest
-	if err := json.Unmarshal(fsys[ManifestName].Data, &man); err != nil {
+	var man codesnap.Manifest
+	if err := json.Unmarshal(fsys[codesnap.ManifestName].Data, &man); err != nil {
 		t.Fatal(err)
 	}
 	for i := range man.Modules {
@@ -246,6 +248,6 @@ func withModule(t *testing.T, fsys fstest.MapFS, m ManifestModule) fstest.MapFS 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys[ManifestName] = &fstest.MapFile{Data: data}
+	fsys[codesnap.ManifestName] = &fstest.MapFile{Data: data}
 	return fsys
 }

@@ -93,9 +93,24 @@ type SnapshotProvenance struct {
 	GOOS        string          `json:"goos" jsonschema:"Target GOOS of the snapshot."`
 	GOARCH      string          `json:"goarch" jsonschema:"Target GOARCH of the snapshot."`
 	Tags        []string        `json:"tags,omitempty" jsonschema:"Build tags of the snapshot."`
-	Module      *ManifestModule `json:"module,omitempty" jsonschema:"Module of the entry's package, if known."`
+	Module      *SnapshotModule `json:"module,omitempty" jsonschema:"Module of the entry's package, if known."`
 	File        string          `json:"file" jsonschema:"Snapshot file holding the entry."`
 	FileSHA256  string          `json:"fileSha256" jsonschema:"Hex SHA-256 of that file."`
+}
+
+// SnapshotModule is a module of the snapshot's build, as its manifest
+// records it.
+type SnapshotModule struct {
+	Path    string `json:"path" jsonschema:"Module path."`
+	Version string `json:"version,omitempty" jsonschema:"Module version required by the build."`
+	Sum     string `json:"sum,omitempty" jsonschema:"Checksum from go.sum."`
+	// Replace is the replacement: path@version for a module, the
+	// directory as written in go.mod for a local one.
+	Replace string `json:"replace,omitempty" jsonschema:"Replacement: path@version, or the local directory as written in go.mod."`
+	// Local reports a replacement by a local directory, whose content has
+	// no version or checksum.
+	Local bool `json:"local,omitempty" jsonschema:"Whether the module is replaced by a local directory."`
+	Main  bool `json:"main,omitempty" jsonschema:"Whether this is the main module."`
 }
 
 func (c *Catalog) now() int64 {
@@ -244,7 +259,7 @@ func snapshotProvenance(s *snapshot, e *entry) *SnapshotProvenance {
 		GOARCH: s.man.GOARCH, Tags: s.man.Tags, File: f.display, FileSHA256: f.sha256}
 	if mi, ok := s.modOf[e.pkg]; ok {
 		m := s.man.Modules[mi]
-		p.Module = &m
+		p.Module = &SnapshotModule{Path: m.Path, Version: m.Version, Sum: m.Sum, Replace: m.Replace, Local: m.Local, Main: m.Main}
 	}
 	return p
 }

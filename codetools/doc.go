@@ -93,7 +93,7 @@
 // # Snapshot layout
 //
 // A snapshot file system holds manifest.json (see [Manifest]) and
-// index.txt ([IndexName]: the declarations of every file, with lines and
+// index.txt ([codesnap.IndexName]: the declarations of every file, with lines and
 // byte spans) at its root, and the source files under
 // src/<importpath>/<file>.go.txt. The ".txt" suffix keeps the go command
 // from treating the copies as packages of the host module. The directory

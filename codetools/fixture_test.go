@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 const fixturePath = "example.com/fixture"
@@ -53,17 +54,17 @@ type srcFile struct{ pkg, name, src string }
 // makeSnapshot lays out a snapshot as mcpsnapshot writes it: the manifest
 // man, completed with the packages of files (in order), the files under
 // src/ and the index.
-func makeSnapshot(t testing.TB, man Manifest, files []srcFile) fstest.MapFS {
+func makeSnapshot(t testing.TB, man codesnap.Manifest, files []srcFile) fstest.MapFS {
 	t.Helper()
 	return makeIndexedSnapshot(t, man, files, nil)
 }
 
 // makeIndexedSnapshot is makeSnapshot with the declarations of each file
 // given, by file name, instead of parsed, where decls has them.
-func makeIndexedSnapshot(t testing.TB, man Manifest, files []srcFile, decls map[string][]codeindex.Decl) fstest.MapFS {
+func makeIndexedSnapshot(t testing.TB, man codesnap.Manifest, files []srcFile, decls map[string][]codeindex.Decl) fstest.MapFS {
 	t.Helper()
 	fsys := fstest.MapFS{}
-	man.Format = SnapshotFormat
+	man.Format = codesnap.Format
 	var pkgs [][]codeindex.Source
 	var given []codeindex.File
 	for _, f := range files {
@@ -74,14 +75,14 @@ func makeIndexedSnapshot(t testing.TB, man Manifest, files []srcFile, decls map[
 					mod = m.Path
 				}
 			}
-			man.Packages = append(man.Packages, ManifestPackage{ImportPath: f.pkg, Name: path.Base(f.pkg), Module: mod, Standard: mod == ""})
+			man.Packages = append(man.Packages, codesnap.Package{ImportPath: f.pkg, Name: path.Base(f.pkg), Module: mod, Standard: mod == ""})
 			pkgs = append(pkgs, nil)
 		}
-		p := "src/" + f.pkg + "/" + f.name + SourceSuffix
+		p := "src/" + f.pkg + "/" + f.name + codesnap.SourceSuffix
 		sum := sha256.Sum256([]byte(f.src))
 		fsys[p] = &fstest.MapFile{Data: []byte(f.src)}
 		mp := &man.Packages[len(man.Packages)-1]
-		mp.Files = append(mp.Files, ManifestFile{Name: f.name, Path: p, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(f.src))})
+		mp.Files = append(mp.Files, codesnap.File{Name: f.name, Path: p, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(f.src))})
 		if d, ok := decls[f.pkg+"/"+f.name]; ok {
 			given = append(given, codeindex.File{Path: p, Decls: d})
 			continue
@@ -99,12 +100,12 @@ func makeIndexedSnapshot(t testing.TB, man Manifest, files []srcFile, decls map[
 		}
 		index = b.Bytes()
 	}
-	fsys[IndexName] = &fstest.MapFile{Data: index}
+	fsys[codesnap.IndexName] = &fstest.MapFile{Data: index}
 	data, err := json.Marshal(man)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fsys[ManifestName] = &fstest.MapFile{Data: data}
+	fsys[codesnap.ManifestName] = &fstest.MapFile{Data: data}
 	return fsys
 }
 
@@ -112,8 +113,8 @@ func makeIndexedSnapshot(t testing.TB, man Manifest, files []srcFile, decls map[
 // the main package.
 func fixtureSnapshot(t testing.TB, extra map[string]string) fstest.MapFS {
 	t.Helper()
-	man := Manifest{MainPackage: fixturePath, GOOS: "linux", GOARCH: "amd64",
-		Modules: []ManifestModule{{Path: fixturePath, Main: true}}}
+	man := codesnap.Manifest{MainPackage: fixturePath, GOOS: "linux", GOARCH: "amd64",
+		Modules: []codesnap.Module{{Path: fixturePath, Main: true}}}
 	var files []srcFile
 	for _, pkg := range []string{fixturePath, fixturePath + "/sub"} {
 		names := append([]string(nil), fixtureFiles[pkg]...)

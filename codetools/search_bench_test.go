@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // vocabulary of the wordy synthetic catalog.
@@ -27,8 +29,8 @@ func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 	r := rand.New(rand.NewPCG(7, 11))
 	word := func(ws []string) string { return ws[r.IntN(len(ws))] }
 	title := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
-	man := Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
-		Modules: []ManifestModule{{Path: "example.com/big", Main: true}}}
+	man := codesnap.Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
+		Modules: []codesnap.Module{{Path: "example.com/big", Main: true}}}
 	var funcs []runtimeFunc
 	var files []srcFile
 	for p := 0; p*500 < n; p++ {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // A catalog of three scopes: the main module example.com/app, a dependency
@@ -74,8 +76,8 @@ func handleOne() {}
 
 func rankedCatalog(t testing.TB) *Catalog {
 	t.Helper()
-	man := Manifest{MainPackage: "example.com/app", GOOS: "linux", GOARCH: "amd64",
-		Modules: []ManifestModule{{Path: "example.com/app", Main: true}, {Path: "example.com/lib", Version: "v1.2.0"}}}
+	man := codesnap.Manifest{MainPackage: "example.com/app", GOOS: "linux", GOARCH: "amd64",
+		Modules: []codesnap.Module{{Path: "example.com/app", Main: true}, {Path: "example.com/lib", Version: "v1.2.0"}}}
 	var files []srcFile
 	for _, pkg := range slices.Sorted(maps.Keys(rankedSources)) {
 		for _, name := range slices.Sorted(maps.Keys(rankedSources[pkg])) {

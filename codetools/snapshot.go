@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // snapshot is a loaded source snapshot. It keeps the file system, the
@@ -19,7 +20,7 @@ import (
 // come from the index mcpsnapshot wrote.
 type snapshot struct {
 	fsys    fs.FS
-	man     Manifest
+	man     codesnap.Manifest
 	files   []snapFile
 	mods    []modInfo
 	mainMod string
@@ -70,22 +71,22 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
-	data, err := fs.ReadFile(fsys, ManifestName)
+	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading %s: %w", ManifestName, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.ManifestName, err)
 	}
 	var probe struct {
 		Format string `json:"format"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, nil, nil, fmt.Errorf("decoding %s: %w", ManifestName, err)
+		return nil, nil, nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
-	if probe.Format != SnapshotFormat {
-		return nil, nil, nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", ManifestName, probe.Format, SnapshotFormat)
+	if probe.Format != codesnap.Format {
+		return nil, nil, nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
 	}
 	s = &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}}
 	if err := json.Unmarshal(data, &s.man); err != nil {
-		return nil, nil, nil, fmt.Errorf("decoding %s: %w", ManifestName, err)
+		return nil, nil, nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
 	for _, m := range s.man.Modules {
 		s.mods = append(s.mods, modInfo{m.Path, m.Version})
@@ -132,14 +133,14 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			s.files = append(s.files, snapFile{path: mf.Path, display: display, pkg: pkg, name: mf.Name, sha256: mf.SHA256, size: mf.Size})
 		}
 	}
-	f, err := fsys.Open(IndexName)
+	f, err := fsys.Open(codesnap.IndexName)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("opening %s: %w", IndexName, err)
+		return nil, nil, nil, fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
 	}
 	defer f.Close()
 	r, err := codeindex.NewReader(f)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading %s: %w", IndexName, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
 	}
 	decls = make(snapDecls, len(s.files))
 	if r.Decls > 0 {
@@ -155,7 +156,7 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			break
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading %s: %w", IndexName, err)
+			return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
 		}
 		fi, ok := byPath[path]
 		if !ok {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/embedmcp/mcp/codetools/internal/symfixture"
 	"github.com/embedmcp/mcp/codetools/internal/symfixture/admin"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 const (
@@ -47,8 +48,8 @@ func symSnapshot(t *testing.T) *Catalog {
 		}
 		files = append(files, srcFile{f.pkg, f.name, string(data)})
 	}
-	man := Manifest{MainPackage: modPath + "/cmd/none", GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		Modules: []ManifestModule{{Path: modPath, Main: true}}}
+	man := codesnap.Manifest{MainPackage: modPath + "/cmd/none", GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
+		Modules: []codesnap.Module{{Path: modPath, Main: true}}}
 	return NewCatalog(&Options{Snapshot: makeSnapshot(t, man, files)})
 }
 

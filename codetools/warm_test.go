@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 func TestWarmReportsTheBuild(t *testing.T) {
@@ -134,14 +136,14 @@ func TestBadSnapshot(t *testing.T) {
 		whole   bool   // the snapshot is not used at all
 		because string // in the limitations
 	}{
-		{"manifest is not JSON", clone(func(f fstest.MapFS) { f[ManifestName].Data = []byte("{not json") }), true, "decoding manifest.json"},
-		{"manifest of another format", clone(replace(ManifestName, SnapshotFormat, "embedmcp-codetools-snapshot/1")), true,
+		{"manifest is not JSON", clone(func(f fstest.MapFS) { f[codesnap.ManifestName].Data = []byte("{not json") }), true, "decoding manifest.json"},
+		{"manifest of another format", clone(replace(codesnap.ManifestName, codesnap.Format, "embedmcp-codetools-snapshot/1")), true,
 			`format "embedmcp-codetools-snapshot/1", this catalog reads "embedmcp-codetools-snapshot/2"`},
-		{"no manifest", clone(func(f fstest.MapFS) { delete(f, ManifestName) }), true, "reading manifest.json"},
-		{"no index", clone(func(f fstest.MapFS) { delete(f, IndexName) }), true, "opening index.txt"},
-		{"index of another version", clone(replace(IndexName, "embedmcp-codetools-index/1", "embedmcp-codetools-index/9")), true, "header"},
-		{"malformed index record", clone(replace(IndexName, "\nt T ", "\nt T x")), true, "bad number"},
-		{"binary garbage", clone(func(f fstest.MapFS) { f[IndexName].Data = []byte{0, 1, 2, 0xff, '\n', 0xfe} }), true, "header"},
+		{"no manifest", clone(func(f fstest.MapFS) { delete(f, codesnap.ManifestName) }), true, "reading manifest.json"},
+		{"no index", clone(func(f fstest.MapFS) { delete(f, codesnap.IndexName) }), true, "opening index.txt"},
+		{"index of another version", clone(replace(codesnap.IndexName, "embedmcp-codetools-index/1", "embedmcp-codetools-index/9")), true, "header"},
+		{"malformed index record", clone(replace(codesnap.IndexName, "\nt T ", "\nt T x")), true, "bad number"},
+		{"binary garbage", clone(func(f fstest.MapFS) { f[codesnap.IndexName].Data = []byte{0, 1, 2, 0xff, '\n', 0xfe} }), true, "header"},
 		{"truncated source file", clone(func(f fstest.MapFS) {
 			p := "src/" + fixturePath + "/shapes.go.txt"
 			f[p].Data = f[p].Data[:len(f[p].Data)/2]
@@ -190,7 +192,7 @@ func TestBadSnapshot(t *testing.T) {
 // catalog never panics and always answers.
 func FuzzSnapshotIndex(f *testing.F) {
 	good := fixtureSnapshot(f, nil)
-	f.Add(good[IndexName].Data)
+	f.Add(good[codesnap.IndexName].Data)
 	f.Add([]byte("embedmcp-codetools-index/1\ndecls 99999999\nfile src/example.com/fixture/shapes.go.txt\nf X 1 2 0 999999999 0 0\n"))
 	f.Add([]byte("embedmcp-codetools-index/1\nfile src/example.com/fixture/shapes.go.txt\nm (*T).X 5 3 10 2 0 0 b\n"))
 	f.Fuzz(func(t *testing.T, index []byte) {
@@ -198,7 +200,7 @@ func FuzzSnapshotIndex(f *testing.F) {
 		for k, v := range good {
 			fsys[k] = v
 		}
-		fsys[IndexName] = &fstest.MapFile{Data: index}
+		fsys[codesnap.IndexName] = &fstest.MapFile{Data: index}
 		c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
 		c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "T"}); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // config holds the command-line settings.
@@ -54,7 +55,7 @@ type listedModule struct {
 // snapshotFiles is what generate writes: slash-separated paths relative
 // to the output directory, and their contents.
 type snapshotFiles struct {
-	man   *codetools.Manifest
+	man   *codesnap.Manifest
 	files map[string][]byte
 }
 
@@ -71,7 +72,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	if root.Name != "main" {
 		return nil, fmt.Errorf("package %s is not a main package", root.ImportPath)
 	}
-	m := &codetools.Manifest{Format: codetools.SnapshotFormat, MainPackage: root.ImportPath, Selection: cfg.sel}
+	m := &codesnap.Manifest{Format: codesnap.Format, MainPackage: root.ImportPath, Selection: codesnap.Selection(cfg.sel)}
 	env, err := run(ctx, cfg, "go", "env", "GOOS", "GOARCH", "GOVERSION")
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 		}
 	}
 	out := &snapshotFiles{man: m, files: map[string][]byte{}}
-	mods := map[string]codetools.ManifestModule{}
+	mods := map[string]codesnap.Module{}
 	var sources [][]codeindex.Source
 	for _, p := range pkgs {
 		mod, main := "", false
@@ -103,7 +104,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 		if p.Standard {
 			m.GoVersion = f[2]
 		}
-		mp := codetools.ManifestPackage{ImportPath: p.ImportPath, Name: p.Name, Module: mod, Standard: p.Standard}
+		mp := codesnap.Package{ImportPath: p.ImportPath, Name: p.Name, Module: mod, Standard: p.Standard}
 		var srcs []codeindex.Source
 		// The compiler gets the Go files, then the cgo files, each sorted:
 		// that order numbers the package's init functions.
@@ -112,10 +113,10 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 			if err != nil {
 				return nil, err
 			}
-			rel := path.Join("src", p.ImportPath, name+codetools.SourceSuffix)
+			rel := path.Join("src", p.ImportPath, name+codesnap.SourceSuffix)
 			out.files[rel] = data
 			sum := sha256.Sum256(data)
-			mp.Files = append(mp.Files, codetools.ManifestFile{Name: name, Path: rel,
+			mp.Files = append(mp.Files, codesnap.File{Name: name, Path: rel,
 				SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))})
 			srcs = append(srcs, codeindex.Source{Path: rel, Name: filepath.Join(p.Dir, name), Src: data})
 		}
@@ -131,7 +132,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 		order[i] = i
 	}
 	sort.Slice(order, func(i, j int) bool { return m.Packages[order[i]].ImportPath < m.Packages[order[j]].ImportPath })
-	sortedPkgs := make([]codetools.ManifestPackage, len(order))
+	sortedPkgs := make([]codesnap.Package, len(order))
 	sortedSrcs := make([][]codeindex.Source, len(order))
 	for i, k := range order {
 		sortedPkgs[i], sortedSrcs[i] = m.Packages[k], sources[k]
@@ -141,12 +142,12 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("indexing: %w", err)
 	}
-	out.files[codetools.IndexName] = index
+	out.files[codesnap.IndexName] = index
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	out.files[codetools.ManifestName] = append(data, '\n')
+	out.files[codesnap.ManifestName] = append(data, '\n')
 	return out, nil
 }
 
@@ -181,8 +182,8 @@ func listPackages(ctx context.Context, cfg config) ([]listedPackage, error) {
 	return pkgs, nil
 }
 
-func manifestModule(lm *listedModule) codetools.ManifestModule {
-	mm := codetools.ManifestModule{Path: lm.Path, Version: lm.Version, Sum: lm.Sum, Main: lm.Main}
+func manifestModule(lm *listedModule) codesnap.Module {
+	mm := codesnap.Module{Path: lm.Path, Version: lm.Version, Sum: lm.Sum, Main: lm.Main}
 	if r := lm.Replace; r != nil {
 		mm.Replace, mm.Sum = r.Path, r.Sum
 		if r.Version != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 var ctx = context.Background()
@@ -37,7 +38,7 @@ func fixtureDir(t *testing.T) string {
 }
 
 // generateTo runs mcpsnapshot for package pkg of module dir into out.
-func generateTo(t *testing.T, dir, out string, sel codetools.Selection, args ...string) *codetools.Manifest {
+func generateTo(t *testing.T, dir, out string, sel codetools.Selection, args ...string) *codesnap.Manifest {
 	t.Helper()
 	cfg := config{dir: dir, out: out, pkg: ".", sel: sel}
 	if len(args) > 0 {
@@ -54,7 +55,7 @@ func TestGenerate(t *testing.T) {
 	dir := fixtureDir(t)
 	out := t.TempDir()
 	m := generateTo(t, dir, out, codetools.Selection{})
-	if m.MainPackage != "example.com/fixture" || m.Format != codetools.SnapshotFormat || m.GOOS == "" || m.GOARCH == "" || m.GoVersion != "" {
+	if m.MainPackage != "example.com/fixture" || m.Format != codesnap.Format || m.GOOS == "" || m.GOARCH == "" || m.GoVersion != "" {
 		t.Errorf("manifest = %+v", m)
 	}
 	// Main module packages only; fmt (standard library) is excluded.
@@ -71,7 +72,7 @@ func TestGenerate(t *testing.T) {
 			}
 			orig, _ := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, "example.com/fixture"), "/"), f.Name))
 			sum := sha256.Sum256(orig)
-			if string(data) != string(orig) || f.SHA256 != hex.EncodeToString(sum[:]) || !strings.HasSuffix(f.Path, ".go"+codetools.SourceSuffix) {
+			if string(data) != string(orig) || f.SHA256 != hex.EncodeToString(sum[:]) || !strings.HasSuffix(f.Path, ".go"+codesnap.SourceSuffix) {
 				t.Errorf("%s: copy or sha256 mismatch", f.Path)
 			}
 		}
@@ -80,7 +81,7 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("packages = %v", paths)
 	}
 	// The index lists every declaration with the lines and spans of the source.
-	idx, err := os.Open(filepath.Join(out, codetools.IndexName))
+	idx, err := os.Open(filepath.Join(out, codesnap.IndexName))
 	if err != nil {
 		t.Fatal(err)
 	}

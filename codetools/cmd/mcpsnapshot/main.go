@@ -56,7 +56,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]\n"
@@ -125,7 +125,7 @@ func (e *staleError) Error() string {
 
 // runConfig writes (or, with cfg.check, checks) the snapshot cfg
 // describes and returns its manifest.
-func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codetools.Manifest, error) {
+func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Manifest, error) {
 	dir := cfg.out
 	if cfg.dir != "" && !filepath.IsAbs(dir) {
 		dir = filepath.Join(cfg.dir, dir)
@@ -158,7 +158,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codetools.Ma
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
-		len(out.man.Packages), n, cfg.out, out.man.Selection.String(), changed)
+		len(out.man.Packages), n, cfg.out, cfg.sel.String(), changed)
 	return out.man, nil
 }
 

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // markerName is the file that marks a directory as written by
@@ -47,12 +47,12 @@ func prepare(dir string) error {
 	if err := writeIfChanged(filepath.Join(dir, markerName), []byte(markerText)); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, codetools.ManifestName)); errors.Is(err, fs.ErrNotExist) {
-		empty, _ := json.MarshalIndent(codetools.Manifest{Format: codetools.SnapshotFormat}, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, codetools.IndexName), []byte(codeindex.Header+"\n"), 0o644); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, codesnap.ManifestName)); errors.Is(err, fs.ErrNotExist) {
+		empty, _ := json.MarshalIndent(codesnap.Manifest{Format: codesnap.Format}, "", "  ")
+		if err := os.WriteFile(filepath.Join(dir, codesnap.IndexName), []byte(codeindex.Header+"\n"), 0o644); err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dir, codetools.ManifestName), append(empty, '\n'), 0o644)
+		return os.WriteFile(filepath.Join(dir, codesnap.ManifestName), append(empty, '\n'), 0o644)
 	}
 	return nil
 }
@@ -63,7 +63,7 @@ func owned(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, markerName)); err == nil {
 		return true
 	}
-	data, err := os.ReadFile(filepath.Join(dir, codetools.ManifestName))
+	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err != nil {
 		return false
 	}
@@ -77,9 +77,9 @@ func owned(dir string) bool {
 // manifest lists, or, if it cannot be read, every src/ file with the
 // source suffix.
 func previous(dir string) map[string]bool {
-	old := map[string]bool{codetools.ManifestName: true, codetools.IndexName: true}
-	var m codetools.Manifest
-	data, err := os.ReadFile(filepath.Join(dir, codetools.ManifestName))
+	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true}
+	var m codesnap.Manifest
+	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err == nil && json.Unmarshal(data, &m) == nil && strings.HasPrefix(m.Format, "embedmcp-codetools-snapshot/") {
 		for _, p := range m.Packages {
 			for _, f := range p.Files {
@@ -92,7 +92,7 @@ func previous(dir string) map[string]bool {
 	}
 	src := filepath.Join(dir, "src")
 	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, codetools.SourceSuffix) {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, codesnap.SourceSuffix) {
 			if rel, err := filepath.Rel(dir, p); err == nil {
 				old[filepath.ToSlash(rel)] = true
 			}
@@ -154,9 +154,9 @@ func write(dir string, out *snapshotFiles) (changed int, err error) {
 
 func rank(name string) int {
 	switch name {
-	case codetools.ManifestName:
+	case codesnap.ManifestName:
 		return 2
-	case codetools.IndexName:
+	case codesnap.IndexName:
 		return 1
 	}
 	return 0

@@ -19,6 +19,7 @@ import (
 
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
 // Names of the shop's module and packages.
@@ -40,24 +41,24 @@ func Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 // It holds the basket and pricing packages, not the main package.
 func Snapshot() fstest.MapFS {
 	fsys := fstest.MapFS{}
-	man := codetools.Manifest{
-		Format:      codetools.SnapshotFormat,
+	man := codesnap.Manifest{
+		Format:      codesnap.Format,
 		MainPackage: MainPackage,
 		GOOS:        "linux",
 		GOARCH:      "amd64",
-		Modules:     []codetools.ManifestModule{{Path: Module, Main: true}},
+		Modules:     []codesnap.Module{{Path: Module, Main: true}},
 	}
 	var sources [][]codeindex.Source
 	for _, p := range []struct{ path, name, file, src string }{
 		{Basket, "basket", "basket.go", basketGo},
 		{Pricing, "pricing", "pricing.go", pricingGo},
 	} {
-		loc := "src/" + p.path + "/" + p.file + codetools.SourceSuffix
+		loc := "src/" + p.path + "/" + p.file + codesnap.SourceSuffix
 		sum := sha256.Sum256([]byte(p.src))
 		fsys[loc] = &fstest.MapFile{Data: []byte(p.src)}
-		man.Packages = append(man.Packages, codetools.ManifestPackage{
+		man.Packages = append(man.Packages, codesnap.Package{
 			ImportPath: p.path, Name: p.name, Module: Module,
-			Files: []codetools.ManifestFile{{Name: p.file, Path: loc, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(p.src))}},
+			Files: []codesnap.File{{Name: p.file, Path: loc, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(p.src))}},
 		})
 		sources = append(sources, []codeindex.Source{{Path: loc, Name: p.file, Src: []byte(p.src)}})
 	}
@@ -65,9 +66,9 @@ func Snapshot() fstest.MapFS {
 	if err != nil {
 		panic("shop: the fixture source does not parse: " + err.Error())
 	}
-	fsys[codetools.IndexName] = &fstest.MapFile{Data: index}
+	fsys[codesnap.IndexName] = &fstest.MapFile{Data: index}
 	data, _ := json.MarshalIndent(man, "", "  ") // a Manifest always encodes
-	fsys[codetools.ManifestName] = &fstest.MapFile{Data: data}
+	fsys[codesnap.ManifestName] = &fstest.MapFile{Data: data}
 	return fsys
 }
 
