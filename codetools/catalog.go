@@ -68,6 +68,7 @@ type Catalog struct {
 	docs      map[string]regDoc
 	tools     []regDoc
 	optErr    error
+	routes    []route // routes.go
 	dirty     bool
 	current   *index
 }
@@ -161,6 +162,16 @@ type baseIndex struct {
 	// path ("std" for the standard library).
 	modules map[string]*moduleCheck
 	stats   BuildStats
+	// dirs maps a source directory of the build, as the function table
+	// names it, to its package (for absolute file paths).
+	dirs map[string]string
+
+	// refs are the snapshot's references, read on first use (refs.go).
+	refsOnce sync.Once
+	refs     *refTable
+	refsErr  error
+	// lines caches the line offsets of snapshot files (lines.go).
+	lines lineCache
 }
 
 // index is an immutable search index over all sources.
@@ -285,9 +296,9 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	if cap(entries) > len(b.entries)+len(b.entries)/16 {
 		b.entries = append([]entry(nil), b.entries...) // do not keep the slack
 	}
-	b.aliases, b.inlInto = a.aliases, a.inlInto
+	b.aliases, b.inlInto, b.dirs = a.aliases, a.inlInto, a.dirPkg
 	if b.snap != nil {
-		b.stats.SnapshotFiles = len(b.snap.files)
+		b.stats.SnapshotFiles = b.snap.goFiles
 		b.stats.SnapshotDeclarations = len(decls)
 		n := 0
 		for _, d := range decls {

@@ -19,6 +19,9 @@ type DefinitionQuery struct {
 	// MaxCharacters is the chunk size, 1..MaxMaxCharacters; 0 means
 	// DefaultMaxCharacters.
 	MaxCharacters int `json:"maxCharacters,omitempty"`
+	// ListOffset is the offset in the methods of a type or the
+	// declarations of a package; ≥ 0.
+	ListOffset int `json:"listOffset,omitempty"`
 }
 
 // Definition is the code_definition answer. It has every field of the
@@ -31,7 +34,7 @@ type Definition struct {
 	Name          string   `json:"name" jsonschema:"Canonical id of the entry."`
 	RequestedName string   `json:"requestedName,omitempty" jsonschema:"Name as given, when it differs from name."`
 	Kind          string   `json:"kind" jsonschema:"Kind of entry: func, method, type, var, const, package, doc or tool."`
-	Source        string   `json:"source" jsonschema:"Where definition comes from: registered, snapshot or runtime."`
+	Source        string   `json:"source" jsonschema:"Where definition comes from: registered, snapshot, runtime, or references (a declaration outside the snapshot that its code refers to)."`
 	Sources       []string `json:"sources" jsonschema:"Every source that holds the entry."`
 	SourceFile    string   `json:"sourceFile" jsonschema:"File of the declaration; empty if unknown."`
 	Line          int      `json:"line,omitempty" jsonschema:"Line of the declaration in sourceFile."`
@@ -59,8 +62,25 @@ type Definition struct {
 	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty" jsonschema:"Provenance of the snapshot the source came from."`
 	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source is what the running binary was compiled from: match, stale or unverified, with the reason."`
 	Limitations    string              `json:"limitations" jsonschema:"What this answer can and cannot tell."`
-	// Focus marks the line a stack-trace file line named.
-	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query named, within this definition."`
+	// Focus marks the line a stack-trace file line named, or the line of
+	// the interface method or field the name named.
+	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query, an interface method or a field named, within this definition."`
+	// Methods lists the methods of a type (declared, then promoted
+	// through embedded fields) or of an interface, MaxListed at a time
+	// from listOffset.
+	Methods []Reference `json:"methods,omitempty" jsonschema:"Methods of the type or interface (a page of them, from listOffset), with ids for code_definition."`
+	// Implements lists the interfaces the type implements, among those
+	// the snapshot declares or names.
+	Implements []string `json:"implements,omitempty" jsonschema:"Ids of the interfaces the type implements (or its pointer: marked with a leading *), among those the snapshot declares or names."`
+	// Files lists the files of a package in the snapshot.
+	Files []string `json:"files,omitempty" jsonschema:"Files of the package in the snapshot, as code_file accepts them."`
+	// Declarations lists the exported declarations of a package (every
+	// declaration of a main package), MaxListed at a time from listOffset.
+	Declarations []Reference `json:"declarations,omitempty" jsonschema:"Exported declarations of the package (a page of them, from listOffset), with ids for code_definition."`
+	// ListTotal counts the methods or declarations; NextListOffset is the
+	// listOffset of the next page.
+	ListTotal      int  `json:"listTotal,omitempty" jsonschema:"Number of methods or declarations in all."`
+	NextListOffset *int `json:"nextListOffset,omitempty" jsonschema:"listOffset of the next page of methods or declarations."`
 }
 
 // NextArguments are the arguments of the next chunk's request.
@@ -135,6 +155,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
 	case q.MaxCharacters < 0 || q.MaxCharacters > MaxMaxCharacters:
 		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, MaxMaxCharacters)
+	case q.ListOffset < 0:
+		return nil, invalidf("listOffset %d must be ≥ 0", q.ListOffset)
 	}
 	if q.MaxCharacters == 0 {
 		q.MaxCharacters = DefaultMaxCharacters
@@ -145,7 +167,13 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	}
 	e, focus, err := c.resolveName(x, q.Name)
 	if err != nil {
-		return nil, err
+		var outside *Definition
+		if e, focus, outside = c.resolveSymbol(x, q.Name, err); outside != nil {
+			return outside, nil
+		}
+		if e == nil {
+			return nil, err
+		}
 	}
 	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.id, Kind: e.kind.String(),
 		Sources: e.sources.names(), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
@@ -211,6 +239,9 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		d.Snapshot = snapshotProvenance(snap, e)
 	}
 	d.Consistency = x.consistency(e)
+	if err := x.lists(d, e, q.ListOffset); err != nil {
+		return nil, err
+	}
 	d.Limitations = x.definitionLimitations(d)
 	return d, nil
 }

@@ -24,6 +24,9 @@ const (
 	SourceRuntime    = "runtime"
 	SourceSnapshot   = "snapshot"
 	SourceRegistered = "registered"
+	// SourceReferences marks a declaration of a package outside the
+	// snapshot, known only because the snapshot's code refers to it.
+	SourceReferences = "references"
 )
 
 type kind uint8

@@ -45,7 +45,7 @@ func TestInputSchemasMatchSeeds(t *testing.T) {
 		extra            []string
 	}{
 		{SearchToolName, SearchInputSchema, seedSearchSchema, []string{"kind", "scope", "package", "packages"}},
-		{DefinitionToolName, DefinitionInputSchema, seedDefinitionSchema, nil},
+		{DefinitionToolName, DefinitionInputSchema, seedDefinitionSchema, []string{"listOffset"}},
 	} {
 		ours, descs := withoutDescriptions(t, c.ours)
 		seed, seedDescs := withoutDescriptions(t, c.seed)

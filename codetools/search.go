@@ -77,6 +77,8 @@ type SearchHit struct {
 	// At is the declaration's position, file:line, the file as its base
 	// name: its directory is the package's. It is a valid code_search query.
 	At  string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
+	// Route is the HTTP route a handler serves, in a route search.
+	Route string `json:"route,omitempty" jsonschema:"The HTTP route the handler serves (route searches)."`
 	doc string // first sentence of the documentation, for the listing
 	pkg string // import path, for the listing
 }
@@ -166,10 +168,13 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	case len(q.Package) > maxPackageArg || strings.ContainsRune(q.Package, 0) || !utf8.ValidString(q.Package):
 		return nil, invalidf("package must be an import path or its last elements, at most %d bytes of valid UTF-8", maxPackageArg)
 	}
+	if res, ok, err := c.routeSearch(ctx, q); ok || err != nil {
+		return res, err // routes.go
+	}
 	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
 	var ok bool
 	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
-		return nil, invalidf("unknown scope %q: use main, deps, std or all (default: main and deps)", echoArg(q.Scope))
+		return nil, invalidf("unknown scope %q: use main, deps, std, all or routes (default: main and deps)", echoArg(q.Scope))
 	}
 	if strings.TrimSpace(q.Kind) != "" {
 		for _, k := range strings.Split(q.Kind, ",") {

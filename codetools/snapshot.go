@@ -27,8 +27,16 @@ type snapshot struct {
 	// modOf maps an import path to its module in man.Modules.
 	modOf map[string]int
 	pkgs  map[string]bool
-	// byKey maps importpath/name to the index of a file.
+	// byKey maps importpath/name to the index of a Go file.
 	byKey map[string]int32
+	// byPath maps the location of a file in fsys to its index.
+	byPath map[string]int32
+	// goFiles counts the Go files, which come first in files; other
+	// files (assembly, C, go.mod) follow.
+	goFiles int
+	// modFiles marks the modules of man.Modules with selected packages,
+	// whose own files (go.mod) the catalog serves.
+	modFiles map[int]bool
 	// warning reports files that were left out.
 	warning error
 }
@@ -84,7 +92,7 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 	if probe.Format != codesnap.Format {
 		return nil, nil, nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
 	}
-	s = &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}}
+	s = &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}, modFiles: map[int]bool{}}
 	if err := json.Unmarshal(data, &s.man); err != nil {
 		return nil, nil, nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
@@ -95,7 +103,30 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 		}
 	}
 	byPath := map[string]int32{}
+	s.byPath = byPath
 	var warn []error
+	// addFile adds a file of package (or module) pkg; std reports the
+	// standard library.
+	addFile := func(mf codesnap.File, pkg string, std bool) (int32, bool) {
+		if _, dup := byPath[mf.Path]; dup || mf.Size < 0 || mf.Size > 1<<31-1 {
+			warn = append(warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
+			return -1, false
+		}
+		display := in.get(displayPath("/"+mf.Name, pkg, s.mods, s.mainMod))
+		if std {
+			display = in.get("$GOROOT/src/" + pkg + "/" + mf.Name)
+		}
+		fi := int32(len(s.files))
+		byPath[mf.Path] = fi
+		s.files = append(s.files, snapFile{path: mf.Path, display: display, pkg: pkg, name: mf.Name, sha256: mf.SHA256, size: mf.Size})
+		return fi, true
+	}
+	type other struct {
+		f   codesnap.File
+		pkg string
+		std bool
+	}
+	var others []other // files other than Go, added after the Go files
 	for _, p := range s.man.Packages {
 		mi := -1
 		if m, ok := moduleFor(s.mods, p.ImportPath); ok && !p.Standard {
@@ -120,17 +151,26 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 		pkg := in.get(p.ImportPath)
 		s.pkgs[pkg] = true
 		for _, mf := range p.Files {
-			if _, dup := byPath[mf.Path]; dup || mf.Size < 0 || mf.Size > 1<<31-1 {
-				warn = append(warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
-				continue
+			if fi, ok := addFile(mf, pkg, p.Standard); ok {
+				s.byKey[pkg+"/"+mf.Name] = fi
 			}
-			display := in.get(displayPath("/"+mf.Name, pkg, s.mods, s.mainMod))
-			if p.Standard {
-				display = in.get("$GOROOT/src/" + pkg + "/" + mf.Name)
+		}
+		for _, mf := range p.OtherFiles {
+			others = append(others, other{mf, pkg, p.Standard})
+		}
+		if mi >= 0 {
+			s.modFiles[mi] = true
+		}
+	}
+	s.goFiles = len(s.files)
+	for _, o := range others {
+		addFile(o.f, o.pkg, o.std)
+	}
+	for mi, m := range s.man.Modules {
+		if s.modFiles[mi] {
+			for _, mf := range m.Files {
+				addFile(mf, in.get(m.Path), false)
 			}
-			byPath[mf.Path] = int32(len(s.files))
-			s.byKey[pkg+"/"+mf.Name] = int32(len(s.files))
-			s.files = append(s.files, snapFile{path: mf.Path, display: display, pkg: pkg, name: mf.Name, sha256: mf.SHA256, size: mf.Size})
 		}
 	}
 	f, err := fsys.Open(codesnap.IndexName)

@@ -9,10 +9,10 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-// Tools returns the code_search and code_definition tools over c, with
-// their names, input schemas and permission (SearchToolName,
-// SearchInputSchema, ..., Permission). The server field of
-// code_definition's answers is the caller's selected server when it has
+// Tools returns the code tools over c - code_search, code_definition,
+// code_references and code_file - with their names, input schemas and
+// permission (SearchToolName, SearchInputSchema, ..., Permission). The
+// server field of the answers is the caller's selected server when it has
 // one.
 //
 // The tools reveal the service's code, including every registered tool's
@@ -110,7 +110,132 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []mcp.Tool{search, definition}, nil
+	references, err := referencesTool(c, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	file, err := fileTool(c, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.Tool{search, definition, references, file}, nil
+}
+
+// referencesTool is code_references over c.
+func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
+	schema, err := mcp.ParseSchema([]byte(ReferencesInputSchema))
+	if err != nil {
+		return nil, err
+	}
+	out, err := mcp.SchemaFor[References]()
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewRawTool(mcp.ToolInfo{
+		Name:         ReferencesToolName,
+		Title:        "Follow references in this server's code",
+		Description:  ReferencesToolDescription,
+		InputSchema:  schema,
+		OutputSchema: out,
+		Permission:   Permission,
+		AdminSummary: "Lets an agent see who calls a function of this service, what it calls, what implements an interface and the methods of a type.",
+		AdminExample: `{"name":"github.com/embedmcp/mcp.(*Server).Handle","relation":"callers"}`,
+		Annotations:  readOnly,
+		Guide: &mcp.Guide{
+			Category: "Diagnostics",
+			WhenToUse: "Go from a function, method, type or interface of this server's code to what uses it or what it uses - " +
+				"'who calls checkToken', 'what does Handle call', 'what implements Authorizer here', 'which methods does Server have', " +
+				"'where is this field written' - with the file:line and text of each site.",
+			WhenNotToUse: []string{
+				"Finding a symbol by a word or a phrase - use code_search.",
+				"Reading the body of one declaration - use code_definition.",
+			},
+			Details: "relation is callers, callees, references, implementations or methods. References were computed from " +
+				"type-checked source when the snapshot was generated: a call through an interface is listed as dynamic with the " +
+				"interface method (via); calls through function values, reflection and code outside the snapshot are not seen. " +
+				"Follow nextArguments while more is true.",
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{"name":"github.com/embedmcp/mcp.(*Server).Handle","relation":"callers"}`),
+					Outcome: "the functions that call it, including dynamic calls through mcp.Protocol.Handle, each with file:line and the line."},
+				{Arguments: json.RawMessage(`{"name":"mcp.Authorizer","relation":"implementations"}`),
+					Outcome: "the types of this server that implement the interface."},
+			},
+		},
+	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+		var q ReferencesQuery
+		if err := json.Unmarshal(req.Arguments, &q); err != nil {
+			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
+		}
+		res, err := c.References(ctx, q)
+		if err != nil {
+			return nil, toolError(req, err)
+		}
+		if req.Caller.Server != "" {
+			res.Server = req.Caller.Server
+		}
+		return textAndStructure(res.Listing(), res)
+	}), nil
+}
+
+// fileTool is code_file over c.
+func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
+	schema, err := mcp.ParseSchema([]byte(FileInputSchema))
+	if err != nil {
+		return nil, err
+	}
+	out, err := mcp.SchemaFor[FileText]()
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewRawTool(mcp.ToolInfo{
+		Name:         FileToolName,
+		Title:        "Read a file of this server's source",
+		Description:  FileToolDescription,
+		InputSchema:  schema,
+		OutputSchema: out,
+		Permission:   Permission,
+		AdminSummary: "Lets an agent read lines of any file of the service's embedded source snapshot, go.mod included.",
+		AdminExample: `{"path":"github.com/embedmcp/mcp/go.mod"}`,
+		Annotations:  readOnly,
+		Guide: &mcp.Guide{
+			Category: "Diagnostics",
+			WhenToUse: "Read a range of lines of a source file of this server - 'show lines 40-80 of auth.go', the lines around " +
+				"a stack-trace file:line, the go.mod of a module - when a whole declaration is not what you need.",
+			WhenNotToUse: []string{"Reading one function, method or type by its name - use code_definition."},
+			Details: "path is a file as answers name it, its last elements, or a stack-trace path (the lines around its line). " +
+				"At most 400 lines or 32 KiB per call: follow nextArguments while more is true. Only the embedded snapshot is " +
+				"read; the file system never is.",
+			Examples: []mcp.Example{
+				{Arguments: json.RawMessage(`{"path":"codetools/search.go","startLine":40,"endLine":80}`),
+					Outcome: "lines 40-80 of the file, numbered, with the file's sha256 and consistency."},
+				{Arguments: json.RawMessage(`{"path":"/build/app/internal/auth/auth.go:88"}`),
+					Outcome: "lines 68-128 of the file the stack trace names."},
+			},
+		},
+	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+		var q FileQuery
+		if err := json.Unmarshal(req.Arguments, &q); err != nil {
+			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
+		}
+		res, err := c.File(ctx, q)
+		if err != nil {
+			return nil, toolError(req, err)
+		}
+		if req.Caller.Server != "" {
+			res.Server = req.Caller.Server
+		}
+		return textAndStructure(res.Listing(), res)
+	}), nil
+}
+
+// textAndStructure is a result with a text listing and the answer as
+// structured content.
+func textAndStructure(text string, v any) (*mcp.Result, error) {
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.Result{Content: []mcp.Content{mcp.TextContent(text)}, StructuredContent: json.RawMessage(enc)}, nil
 }
 
 // toolError maps catalog errors: invalid arguments become an

@@ -138,26 +138,8 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			name, k := d.Name.Name, Func
-			if d.Recv != nil {
-				if len(d.Recv.List) != 1 {
-					continue
-				}
-				recv, ptr := recvName(d.Recv.List[0].Type)
-				if recv == "" || recv == "_" {
-					continue
-				}
-				k = Method
-				if ptr {
-					name = "(*" + recv + ")." + name
-				} else {
-					name = recv + "." + name
-				}
-			} else if name == "init" {
-				name = "init." + strconv.Itoa(*inits)
-				*inits++
-			}
-			if d.Name.Name == "_" {
+			name, k, ok := FuncName(d, inits)
+			if !ok {
 				continue
 			}
 			decl := mk(k, name, d.Doc, from(d.Doc, d.Pos()), d.End(), d.Pos())
@@ -208,6 +190,34 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 		}
 	}
 	return decls, nil
+}
+
+// FuncName returns the name of a function declaration as the index
+// records it: "F", "T.M" or "(*T).M" (the receiver type without type
+// parameters), or "init.N" for the N-th init function of the package,
+// counted by *inits across its files in compile order. ok is false for a
+// declaration the index leaves out (a blank name or receiver).
+func FuncName(d *ast.FuncDecl, inits *int) (name string, k Kind, ok bool) {
+	name, k = d.Name.Name, Func
+	if d.Recv != nil {
+		if len(d.Recv.List) != 1 {
+			return "", 0, false
+		}
+		recv, ptr := recvName(d.Recv.List[0].Type)
+		if recv == "" || recv == "_" {
+			return "", 0, false
+		}
+		k = Method
+		if ptr {
+			name = "(*" + recv + ")." + name
+		} else {
+			name = recv + "." + name
+		}
+	} else if name == "init" {
+		name = "init." + strconv.Itoa(*inits)
+		*inits++
+	}
+	return name, k, d.Name.Name != "_"
 }
 
 // recvName returns the receiver type name without type parameters.

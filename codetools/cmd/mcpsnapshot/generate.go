@@ -25,6 +25,7 @@ import (
 type config struct {
 	dir   string   // working directory for the go command; "" means current
 	env   []string // environment of the go command; nil means this process's
+	warn  io.Writer
 	out   string
 	sel   codetools.Selection
 	tags  string
@@ -40,6 +41,10 @@ type listedPackage struct {
 	Standard   bool
 	GoFiles    []string
 	CgoFiles   []string
+	SFiles     []string
+	CFiles     []string
+	CXXFiles   []string
+	HFiles     []string
 	Module     *listedModule
 	Error      *struct{ Err string }
 }
@@ -48,6 +53,7 @@ type listedModule struct {
 	Path    string
 	Version string
 	Sum     string
+	GoMod   string
 	Main    bool
 	Replace *listedModule
 }
@@ -89,7 +95,10 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	}
 	out := &snapshotFiles{man: m, files: map[string][]byte{}}
 	mods := map[string]codesnap.Module{}
+	goMods := map[string]string{} // module path → its go.mod, for the modules with selected packages
 	var sources [][]codeindex.Source
+	var importPaths []string
+	goFiles := map[string]snapFile{}
 	for _, p := range pkgs {
 		mod, main := "", false
 		if p.Module != nil {
@@ -104,26 +113,49 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 		if p.Standard {
 			m.GoVersion = f[2]
 		}
+		if p.Module != nil {
+			goMods[p.Module.Path] = p.Module.GoMod
+			if r := p.Module.Replace; r != nil && r.GoMod != "" {
+				goMods[p.Module.Path] = r.GoMod
+			}
+		}
 		mp := codesnap.Package{ImportPath: p.ImportPath, Name: p.Name, Module: mod, Standard: p.Standard}
 		var srcs []codeindex.Source
 		// The compiler gets the Go files, then the cgo files, each sorted:
 		// that order numbers the package's init functions.
-		for _, name := range append(sorted(p.GoFiles), sorted(p.CgoFiles)...) {
-			data, err := os.ReadFile(filepath.Join(p.Dir, name))
+		for i, name := range append(sorted(p.GoFiles), sorted(p.CgoFiles)...) {
+			abs := filepath.Join(p.Dir, name)
+			mf, data, err := out.add(abs, path.Join(p.ImportPath, name))
 			if err != nil {
 				return nil, err
 			}
-			rel := path.Join("src", p.ImportPath, name+codesnap.SourceSuffix)
-			out.files[rel] = data
-			sum := sha256.Sum256(data)
-			mp.Files = append(mp.Files, codesnap.File{Name: name, Path: rel,
-				SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))})
-			srcs = append(srcs, codeindex.Source{Path: rel, Name: filepath.Join(p.Dir, name), Src: data})
+			mp.Files = append(mp.Files, mf)
+			srcs = append(srcs, codeindex.Source{Path: mf.Path, Name: abs, Src: data})
+			goFiles[filepath.Clean(abs)] = snapFile{path: mf.Path, order: i}
+		}
+		if !p.Standard {
+			// Assembly and C of the build; the standard library's are left
+			// out (the runtime's alone would double a -std snapshot).
+			for _, name := range sorted(append(append(append(append([]string(nil), p.SFiles...), p.CFiles...), p.CXXFiles...), p.HFiles...)) {
+				mf, _, err := out.add(filepath.Join(p.Dir, name), path.Join(p.ImportPath, name))
+				if err != nil {
+					return nil, err
+				}
+				mp.OtherFiles = append(mp.OtherFiles, mf)
+			}
 		}
 		m.Packages = append(m.Packages, mp)
 		sources = append(sources, srcs)
+		importPaths = append(importPaths, p.ImportPath)
 	}
 	for _, mm := range mods {
+		if gm := goMods[mm.Path]; gm != "" {
+			mf, _, err := out.add(gm, path.Join(mm.Path, "go.mod"))
+			if err != nil {
+				return nil, err
+			}
+			mm.Files = []codesnap.File{mf}
+		}
 		m.Modules = append(m.Modules, mm)
 	}
 	sort.Slice(m.Modules, func(i, j int) bool { return m.Modules[i].Path < m.Modules[j].Path })
@@ -142,7 +174,20 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	if err != nil {
 		return nil, fmt.Errorf("indexing: %w", err)
 	}
-	out.files[codesnap.IndexName] = index
+	warn := cfg.warn
+	if warn == nil {
+		warn = io.Discard
+	}
+	refs, err := references(ctx, cfg, importPaths, goFiles, warn)
+	if err != nil {
+		return nil, err
+	}
+	var ib bytes.Buffer
+	ib.Write(index)
+	if err := codeindex.EncodeRefs(&ib, refs); err != nil {
+		return nil, err
+	}
+	out.files[codesnap.IndexName] = ib.Bytes()
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
@@ -151,9 +196,22 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	return out, nil
 }
 
+// add reads the file abs into the snapshot as src/<rel> with the source
+// suffix and returns its manifest entry and content.
+func (out *snapshotFiles) add(abs, rel string) (codesnap.File, []byte, error) {
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return codesnap.File{}, nil, err
+	}
+	loc := path.Join("src", rel+codesnap.SourceSuffix)
+	out.files[loc] = data
+	sum := sha256.Sum256(data)
+	return codesnap.File{Name: path.Base(rel), Path: loc, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}, data, nil
+}
+
 // listPackages runs go list for cfg.pkg and its dependencies.
 func listPackages(ctx context.Context, cfg config) ([]listedPackage, error) {
-	args := []string{"list", "-deps", "-json=ImportPath,Name,Dir,Standard,GoFiles,CgoFiles,Module,Error"}
+	args := []string{"list", "-deps", "-json=ImportPath,Name,Dir,Standard,GoFiles,CgoFiles,SFiles,CFiles,CXXFiles,HFiles,Module,Error"}
 	if cfg.tags != "" {
 		args = append(args, "-tags", cfg.tags)
 	}

@@ -69,7 +69,7 @@ func main() {
 func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("mcpsnapshot", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	var cfg config
+	cfg := config{warn: stderr}
 	var modules, exclude string
 	fl.StringVar(&cfg.out, "o", "snapshot", "output `directory`")
 	fl.BoolVar(&cfg.sel.Deps, "deps", false, "include the packages of every dependency module")

@@ -81,11 +81,16 @@ func previous(dir string) map[string]bool {
 	var m codesnap.Manifest
 	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err == nil && json.Unmarshal(data, &m) == nil && strings.HasPrefix(m.Format, "embedmcp-codetools-snapshot/") {
+		var files []codesnap.File
 		for _, p := range m.Packages {
-			for _, f := range p.Files {
-				if p := path.Clean(f.Path); strings.HasPrefix(p, "src/") {
-					old[p] = true
-				}
+			files = append(append(files, p.Files...), p.OtherFiles...)
+		}
+		for _, mm := range m.Modules {
+			files = append(files, mm.Files...)
+		}
+		for _, f := range files {
+			if p := path.Clean(f.Path); strings.HasPrefix(p, "src/") {
+				old[p] = true
 			}
 		}
 		return old

@@ -1,0 +1,565 @@
+// Package coderefs computes the references of a codetools source snapshot
+// from type-checked Go source (go/ast and go/types): which declaration
+// calls, takes as a value, reads or writes which other, the interfaces
+// each type implements, and the methods promoted into each type. The
+// mcpsnapshot command runs it over the packages it loads with
+// golang.org/x/tools/go/packages; the result is the references section of
+// the snapshot's index (codeindex.Refs), which a catalog reads without
+// parsing or type-checking anything.
+//
+// What static analysis cannot see is left out: calls through function
+// values (a site takes the function as a value, the call comes later),
+// reflection, go:linkname, assembly and cgo. A call of an interface method
+// is recorded as a dynamic call of the interface method; the implementations
+// tell which methods it may reach.
+package coderefs
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+
+	"github.com/embedmcp/mcp/internal/codeindex"
+)
+
+// Package is one type-checked package of the snapshot.
+type Package struct {
+	// Files are the package's syntax trees, in the order the go command
+	// compiles them (which numbers its init functions).
+	Files []*ast.File
+	Info  *types.Info
+	Types *types.Package
+}
+
+// Build computes the references of pkgs, whose positions fset resolves.
+// snapPath maps a file name of fset to the file's path in the snapshot,
+// or "" for a file the snapshot does not hold (whose sites are left out).
+// info must record Uses, Defs and Selections.
+func Build(fset *token.FileSet, pkgs []*Package, snapPath func(filename string) string) *codeindex.Refs {
+	b := &builder{fset: fset, snapPath: snapPath, syms: map[symKey]*symInfo{}, files: map[string]int32{},
+		fields: map[*types.Var]string{}, scanned: map[*types.Package]bool{}}
+	for _, p := range pkgs {
+		b.pkg(p)
+	}
+	b.implementations(pkgs)
+	return b.result()
+}
+
+type symKey struct{ pkg, name string }
+
+type symInfo struct {
+	sym codeindex.Sym
+	n   int32 // number in the result
+}
+
+type builder struct {
+	fset     *token.FileSet
+	snapPath func(string) string
+	syms     map[symKey]*symInfo
+	fileList []string
+	files    map[string]int32
+	// fields maps a field of a package-level struct type to "T.F".
+	fields  map[*types.Var]string
+	scanned map[*types.Package]bool
+	// Symbols of sites, implementations and promotions, by the keys
+	// above, before numbering.
+	siteSyms  []siteRec
+	impls     []implRec
+	promotion []promoRec
+}
+
+type siteRec struct {
+	file, line int32
+	from, to   symKey
+	kind       codeindex.RefKind
+}
+
+type implRec struct {
+	typ, iface symKey
+	ptrOnly    bool
+}
+
+type promoRec struct {
+	typ, method symKey
+	via         string
+}
+
+// fileNo returns the number of a snapshot file, or -1.
+func (b *builder) fileNo(pos token.Pos) (int32, int32) {
+	for _, adjusted := range [...]bool{false, true} {
+		p := b.fset.PositionFor(pos, adjusted)
+		if !p.IsValid() {
+			return -1, 0
+		}
+		sp := b.snapPath(p.Filename)
+		if sp == "" {
+			continue
+		}
+		n, ok := b.files[sp]
+		if !ok {
+			n = int32(len(b.fileList))
+			b.files[sp] = n
+			b.fileList = append(b.fileList, sp)
+		}
+		return n, int32(p.Line)
+	}
+	return -1, 0
+}
+
+// add records a symbol and returns its key.
+func (b *builder) add(pkg, name string, kind codeindex.SymKind, pos token.Pos) symKey {
+	k := symKey{pkg, name}
+	if _, ok := b.syms[k]; !ok {
+		s := codeindex.Sym{Pkg: pkg, Name: name, Kind: kind, File: -1}
+		if kind == codeindex.SymAbstract || kind == codeindex.SymField {
+			if f, line := b.fileNo(pos); f >= 0 {
+				s.File, s.Line = f, line
+			}
+		}
+		b.syms[k] = &symInfo{sym: s}
+	}
+	return k
+}
+
+// symOf returns the symbol an object is, if it is a declaration of a
+// package (or a method or field of one) that the references track.
+func (b *builder) symOf(obj types.Object) (symKey, bool) {
+	if obj == nil || obj.Pkg() == nil {
+		return symKey{}, false
+	}
+	pkg := obj.Pkg().Path()
+	atTop := obj.Parent() != nil && obj.Parent() == obj.Pkg().Scope()
+	switch o := obj.(type) {
+	case *types.Func:
+		o = o.Origin()
+		sig, _ := o.Type().(*types.Signature)
+		if sig == nil || sig.Recv() == nil {
+			if !atTop {
+				return symKey{}, false
+			}
+			return b.add(pkg, o.Name(), codeindex.SymFunc, o.Pos()), true
+		}
+		recv := sig.Recv().Type()
+		ptr := false
+		if p, ok := recv.(*types.Pointer); ok {
+			recv, ptr = p.Elem(), true
+		}
+		named, ok := types.Unalias(recv).(*types.Named)
+		if !ok || named.Obj().Pkg() == nil {
+			return symKey{}, false // a method of an interface literal, or of error
+		}
+		tn := named.Origin().Obj()
+		if types.IsInterface(named) {
+			return b.add(tn.Pkg().Path(), tn.Name()+"."+o.Name(), codeindex.SymAbstract, o.Pos()), true
+		}
+		if ptr {
+			return b.add(pkg, "(*"+tn.Name()+")."+o.Name(), codeindex.SymMethod, o.Pos()), true
+		}
+		return b.add(pkg, tn.Name()+"."+o.Name(), codeindex.SymMethod, o.Pos()), true
+	case *types.TypeName:
+		if !atTop || o.IsAlias() && o.Name() == "_" {
+			return symKey{}, false
+		}
+		k := codeindex.SymType
+		if types.IsInterface(o.Type()) {
+			k = codeindex.SymInterface
+		}
+		return b.add(pkg, o.Name(), k, o.Pos()), true
+	case *types.Var:
+		o = o.Origin()
+		if o.IsField() {
+			name, ok := b.fieldName(o)
+			if !ok {
+				return symKey{}, false
+			}
+			return b.add(pkg, name, codeindex.SymField, o.Pos()), true
+		}
+		if !atTop || o.Name() == "_" {
+			return symKey{}, false
+		}
+		return b.add(pkg, o.Name(), codeindex.SymVar, o.Pos()), true
+	case *types.Const:
+		if !atTop || o.Name() == "_" {
+			return symKey{}, false
+		}
+		return b.add(pkg, o.Name(), codeindex.SymConst, o.Pos()), true
+	}
+	return symKey{}, false
+}
+
+// fieldName returns "T.F" for a field F of a package-level struct type T.
+func (b *builder) fieldName(v *types.Var) (string, bool) {
+	if !b.scanned[v.Pkg()] {
+		b.scanned[v.Pkg()] = true
+		scope := v.Pkg().Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+				for i := range st.NumFields() {
+					b.fields[st.Field(i)] = name + "." + st.Field(i).Name()
+				}
+			}
+		}
+	}
+	name, ok := b.fields[v]
+	return name, ok
+}
+
+// pkg records the sites of one package.
+func (b *builder) pkg(p *Package) {
+	inits := 0
+	for _, f := range p.Files {
+		uses := classify(f)
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				name, k, ok := codeindex.FuncName(d, &inits)
+				if !ok {
+					continue
+				}
+				kind := codeindex.SymFunc
+				if k == codeindex.Method {
+					kind = codeindex.SymMethod
+				}
+				from := b.add(p.Types.Path(), name, kind, d.Pos())
+				b.walk(p, d, from, uses)
+			case *ast.GenDecl:
+				b.genDecl(p, d, uses)
+			}
+		}
+	}
+}
+
+// genDecl records the sites of a const, var or type declaration, each
+// under the name it declares (the first name of a spec for values shared
+// by several).
+func (b *builder) genDecl(p *Package, d *ast.GenDecl, uses map[*ast.Ident]codeindex.RefKind) {
+	for _, spec := range d.Specs {
+		switch sp := spec.(type) {
+		case *ast.TypeSpec:
+			obj := p.Info.Defs[sp.Name]
+			if from, ok := b.symOf(obj); ok {
+				b.walk(p, sp, from, uses)
+			}
+		case *ast.ValueSpec:
+			var first symKey
+			found := false
+			for i, n := range sp.Names {
+				from, ok := b.symOf(p.Info.Defs[n])
+				if !ok {
+					continue
+				}
+				if !found {
+					first, found = from, true
+				}
+				if len(sp.Values) == len(sp.Names) {
+					b.walk(p, sp.Values[i], from, uses)
+				}
+			}
+			if !found {
+				continue
+			}
+			if sp.Type != nil {
+				b.walk(p, sp.Type, first, uses)
+			}
+			if len(sp.Values) != len(sp.Names) {
+				for _, v := range sp.Values {
+					b.walk(p, v, first, uses)
+				}
+			}
+		}
+	}
+}
+
+// walk records every identifier of n that refers to a tracked symbol as
+// a site of declaration from.
+func (b *builder) walk(p *Package, n ast.Node, from symKey, uses map[*ast.Ident]codeindex.RefKind) {
+	ast.Inspect(n, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := p.Info.Uses[id]
+		if obj == nil {
+			return true
+		}
+		to, ok := b.symOf(obj)
+		if !ok {
+			return true
+		}
+		kind, marked := uses[id]
+		_, isFunc := obj.(*types.Func)
+		_, isVar := obj.(*types.Var)
+		switch {
+		case isFunc && marked && kind == codeindex.RefCall:
+			if b.syms[to].sym.Kind == codeindex.SymAbstract {
+				kind = codeindex.RefDynamic
+			}
+		case isFunc:
+			kind = codeindex.RefValue
+		case isVar && marked && kind == codeindex.RefWrite:
+		default:
+			kind = codeindex.RefRead
+		}
+		file, line := b.fileNo(id.Pos())
+		if file < 0 {
+			return true
+		}
+		b.siteSyms = append(b.siteSyms, siteRec{file: file, line: line, from: from, to: to, kind: kind})
+		return true
+	})
+}
+
+// classify marks the identifiers of f in call position (RefCall) and
+// those assigned to (RefWrite).
+func classify(f *ast.File) map[*ast.Ident]codeindex.RefKind {
+	m := map[*ast.Ident]codeindex.RefKind{}
+	target := func(e ast.Expr) *ast.Ident {
+		for {
+			switch x := e.(type) {
+			case *ast.ParenExpr:
+				e = x.X
+			case *ast.IndexExpr: // F[T]
+				e = x.X
+			case *ast.IndexListExpr:
+				e = x.X
+			case *ast.SelectorExpr:
+				return x.Sel
+			case *ast.Ident:
+				return x
+			default:
+				return nil
+			}
+		}
+	}
+	written := func(e ast.Expr) {
+		for {
+			switch x := e.(type) {
+			case *ast.ParenExpr:
+				e = x.X
+			case *ast.IndexExpr: // m[k] = v writes into m
+				e = x.X
+			case *ast.SelectorExpr:
+				m[x.Sel] = codeindex.RefWrite
+				return
+			case *ast.Ident:
+				m[x] = codeindex.RefWrite
+				return
+			default:
+				return
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if id := target(x.Fun); id != nil {
+				m[id] = codeindex.RefCall
+			}
+		case *ast.AssignStmt:
+			for _, l := range x.Lhs {
+				written(l)
+			}
+		case *ast.IncDecStmt:
+			written(x.X)
+		case *ast.RangeStmt:
+			if x.Tok == token.ASSIGN {
+				if x.Key != nil {
+					written(x.Key)
+				}
+				if x.Value != nil {
+					written(x.Value)
+				}
+			}
+		case *ast.KeyValueExpr:
+			if id, ok := x.Key.(*ast.Ident); ok {
+				// A field key of a struct literal (Uses resolves it to
+				// the field); a map key or array index is no field.
+				m[id] = codeindex.RefWrite
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// implementations records, for every named non-interface type declared in
+// pkgs, the interfaces it implements among those declared in pkgs and
+// those their code names; and the methods promoted into each type.
+func (b *builder) implementations(pkgs []*Package) {
+	type named struct {
+		key symKey
+		t   *types.Named
+	}
+	var concrete, ifaces []named
+	seen := map[*types.TypeName]bool{}
+	addIface := func(tn *types.TypeName) {
+		if seen[tn] || tn.Pkg() == nil || tn.IsAlias() {
+			return
+		}
+		seen[tn] = true
+		n, ok := tn.Type().(*types.Named)
+		if !ok || n.TypeParams().Len() > 0 {
+			return
+		}
+		it, ok := n.Underlying().(*types.Interface)
+		if !ok || it.NumMethods() == 0 || !it.IsMethodSet() {
+			return
+		}
+		if k, ok := b.symOf(tn); ok {
+			ifaces = append(ifaces, named{k, n})
+		}
+	}
+	for _, p := range pkgs {
+		scope := p.Types.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() {
+				continue
+			}
+			n, ok := tn.Type().(*types.Named)
+			if !ok {
+				continue
+			}
+			if types.IsInterface(n) {
+				addIface(tn)
+				b.promoted(tn, n)
+				continue
+			}
+			if n.TypeParams().Len() > 0 {
+				continue
+			}
+			if k, ok := b.symOf(tn); ok {
+				concrete = append(concrete, named{k, n})
+				b.promoted(tn, n)
+			}
+		}
+		for _, obj := range p.Info.Uses {
+			if tn, ok := obj.(*types.TypeName); ok {
+				addIface(tn)
+			}
+		}
+	}
+	// Candidates by method name, then the exact check.
+	byName := map[string][]int{}
+	for i, c := range concrete {
+		ms := types.NewMethodSet(types.NewPointer(c.t))
+		for j := range ms.Len() {
+			byName[ms.At(j).Obj().Name()] = append(byName[ms.At(j).Obj().Name()], i)
+		}
+	}
+	for _, it := range ifaces {
+		iface := it.t.Underlying().(*types.Interface)
+		cands := byName[iface.Method(0).Name()]
+		for _, i := range cands {
+			c := concrete[i]
+			switch {
+			case types.Implements(c.t, iface):
+				b.impls = append(b.impls, implRec{c.key, it.key, false})
+			case types.Implements(types.NewPointer(c.t), iface):
+				b.impls = append(b.impls, implRec{c.key, it.key, true})
+			}
+		}
+	}
+}
+
+// promoted records the methods of type n promoted through embedded fields
+// (or, for an interface, embedded interfaces).
+func (b *builder) promoted(tn *types.TypeName, n *types.Named) {
+	key, ok := b.symOf(tn)
+	if !ok {
+		return
+	}
+	var t types.Type = types.NewPointer(n)
+	if types.IsInterface(n) {
+		t = n
+	}
+	ms := types.NewMethodSet(t)
+	for i := range ms.Len() {
+		sel := ms.At(i)
+		m, ok := b.symOf(sel.Obj())
+		if !ok {
+			continue
+		}
+		if types.IsInterface(n) {
+			if m.pkg != key.pkg || m.name != tn.Name()+"."+sel.Obj().Name() {
+				// Declared by an embedded interface.
+				via := m.name[:len(m.name)-len(sel.Obj().Name())-1]
+				b.promotion = append(b.promotion, promoRec{key, m, via})
+			}
+			continue
+		}
+		if len(sel.Index()) < 2 {
+			continue
+		}
+		st, ok := n.Underlying().(*types.Struct)
+		if !ok {
+			continue
+		}
+		b.promotion = append(b.promotion, promoRec{key, m, st.Field(sel.Index()[0]).Name()})
+	}
+}
+
+// result numbers the symbols by id and returns the references.
+func (b *builder) result() *codeindex.Refs {
+	out := &codeindex.Refs{Files: b.fileList}
+	keys := make([]symKey, 0, len(b.syms))
+	for k := range b.syms {
+		keys = append(keys, k)
+	}
+	id := func(k symKey) string { return k.pkg + "." + k.name }
+	sort.Slice(keys, func(i, j int) bool { return id(keys[i]) < id(keys[j]) })
+	for i, k := range keys {
+		s := b.syms[k]
+		s.n = int32(i)
+		out.Syms = append(out.Syms, s.sym)
+	}
+	num := func(k symKey) int32 { return b.syms[k].n }
+	seen := map[codeindex.Site]bool{}
+	for _, r := range b.siteSyms {
+		s := codeindex.Site{File: r.file, Line: r.line, From: num(r.from), To: num(r.to), Kind: r.kind}
+		if !seen[s] {
+			seen[s] = true
+			out.Sites = append(out.Sites, s)
+		}
+	}
+	sort.Slice(out.Sites, func(i, j int) bool {
+		a, c := out.Sites[i], out.Sites[j]
+		switch {
+		case a.File != c.File:
+			return a.File < c.File
+		case a.Line != c.Line:
+			return a.Line < c.Line
+		case a.From != c.From:
+			return a.From < c.From
+		case a.To != c.To:
+			return a.To < c.To
+		}
+		return a.Kind < c.Kind
+	})
+	for _, r := range b.impls {
+		out.Impls = append(out.Impls, codeindex.Impl{Type: num(r.typ), Iface: num(r.iface), PtrOnly: r.ptrOnly})
+	}
+	sort.Slice(out.Impls, func(i, j int) bool {
+		a, c := out.Impls[i], out.Impls[j]
+		return a.Type < c.Type || a.Type == c.Type && a.Iface < c.Iface
+	})
+	for _, r := range b.promotion {
+		out.Promoted = append(out.Promoted, codeindex.Promoted{Type: num(r.typ), Method: num(r.method), Via: r.via})
+	}
+	sort.Slice(out.Promoted, func(i, j int) bool {
+		a, c := out.Promoted[i], out.Promoted[j]
+		switch {
+		case a.Type != c.Type:
+			return a.Type < c.Type
+		case a.Via != c.Via:
+			return a.Via < c.Via
+		}
+		return a.Method < c.Method
+	})
+	return out
+}
