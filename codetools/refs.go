@@ -217,7 +217,9 @@ func (t *refTable) sitesTo(s int32) []int32 { return t.byTo[t.toOff[s]:t.toOff[s
 func (t *refTable) sitesFrom(s int32) []int32 { return t.byFrom[t.fromOff[s]:t.fromOff[s+1]] }
 
 // implsOfType returns the interfaces type s implements.
-func (t *refTable) implsOfType(s int32) []codeindex.Impl { return t.implByType[t.typeOff[s]:t.typeOff[s+1]] }
+func (t *refTable) implsOfType(s int32) []codeindex.Impl {
+	return t.implByType[t.typeOff[s]:t.typeOff[s+1]]
+}
 
 // implsOfIface returns the types that implement interface s.
 func (t *refTable) implsOfIface(s int32) []codeindex.Impl {
@@ -225,7 +227,9 @@ func (t *refTable) implsOfIface(s int32) []codeindex.Impl {
 }
 
 // promotedOf returns the methods promoted into type s.
-func (t *refTable) promotedOf(s int32) []codeindex.Promoted { return t.promoted[t.promoOff[s]:t.promoOff[s+1]] }
+func (t *refTable) promotedOf(s int32) []codeindex.Promoted {
+	return t.promoted[t.promoOff[s]:t.promoOff[s+1]]
+}
 
 // matchSyms returns the symbols whose id is name, or ends with "/"+name
 // or "."+name (mcp.Authorizer.Authorize, Authorizer.Authorize), at most

@@ -76,11 +76,11 @@ type SearchHit struct {
 	Kind string `json:"kind" jsonschema:"func, method, type, var, const, package, doc or tool."`
 	// At is the declaration's position, file:line, the file as its base
 	// name: its directory is the package's. It is a valid code_search query.
-	At  string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
+	At string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
 	// Route is the HTTP route a handler serves, in a route search.
 	Route string `json:"route,omitempty" jsonschema:"The HTTP route the handler serves (route searches)."`
-	doc string // first sentence of the documentation, for the listing
-	pkg string // import path, for the listing
+	doc   string // first sentence of the documentation, for the listing
+	pkg   string // import path, for the listing
 }
 
 // Coverage describes what the catalog holds, as counts.
