@@ -404,11 +404,7 @@ func (x *index) callees(t *refTable, target *refTarget) []relItem {
 	for _, si := range t.sitesFrom(target.sym) {
 		switch st := &t.sites[si]; st.kind {
 		case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-			via := ""
-			if st.kind == codeindex.RefDynamic {
-				via = t.syms[st.to].id
-			}
-			items = append(items, x.siteItem(t, si, st.to, refHow(st.kind), via))
+			items = append(items, x.siteItem(t, si, st.to, refHow(st.kind), ""))
 		}
 	}
 	return items

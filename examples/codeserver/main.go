@@ -62,7 +62,7 @@ func main() {
 func run(cfg config, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	server, err := newServer(logger)
+	server, catalog, err := newServer(logger)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func run(cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	mux, handler := newMux(server, cfg, logger)
+	mux, handler := newMux(server, catalog, cfg, logger)
 	srv := newHTTPServer(mux, handler)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
@@ -108,26 +108,26 @@ func caller() mcp.Caller {
 
 // newServer builds the MCP server: the catalog over the embedded snapshot,
 // the code tools, the enquiry tools, the runtime tools and the example
-// tools.
-func newServer(logger *slog.Logger) (*mcp.Server, error) {
+// tools. It returns the catalog too, for the HTTP routes.
+func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
 	snap, err := fs.Sub(snapshotFS, "snapshot")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ts := mcp.NewToolSet()
 	if err := registerExamples(ts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver", Logger: logger})
 	go catalog.Warm(context.Background()) // build now; it logs its cost
 	if err := codetools.Register(ts, catalog); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := registerEnquiry(ts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if logger, err = registerRuntime(ts, logger, snap); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name:         "codeserver",
@@ -136,7 +136,7 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
-	}), nil
+	}), catalog, nil
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
@@ -156,12 +156,12 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 }
 
 // newMux mounts the MCP handler at /mcp.
-func newMux(server *mcp.Server, cfg config, logger *slog.Logger) (*http.ServeMux, *mcp.Handler) {
+func newMux(server *mcp.Server, catalog *codetools.Catalog, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
 	var auth mcp.Authenticator = mcp.Anonymous(caller())
 	if cfg.token != "" {
 		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
 	}
-	mux := http.NewServeMux()
+	mux := codetools.NewServeMux(catalog, nil) // adds its routes to the catalog: code_search "/mcp" finds the handler
 	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger})
 	mux.Handle("/mcp", handler)
 	return mux, handler

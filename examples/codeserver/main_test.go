@@ -39,11 +39,11 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func start(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, err := newServer(logger)
+	server, catalog, err := newServer(logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, _ := newMux(server, config{token: token}, logger)
+	mux, _ := newMux(server, catalog, config{token: token}, logger)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"

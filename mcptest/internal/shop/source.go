@@ -84,3 +84,61 @@ func (p Promotion) Apply(total int64) int64 {
 	return total - total*int64(p.PercentOff)/100
 }
 `
+
+// checkoutGo is example.com/shop/checkout/checkout.go as the snapshot holds
+// it.
+const checkoutGo = `// Package checkout turns a basket into a priced order.
+package checkout
+
+import (
+	"errors"
+
+	"example.com/shop/basket"
+	"example.com/shop/pricing"
+)
+
+// Discount is what checkout takes off a basket total.
+type Discount interface {
+	Apply(total int64) int64
+}
+
+// ErrEmpty reports the checkout of an empty basket.
+var ErrEmpty = errors.New("checkout: empty basket")
+
+// Order is a priced basket.
+type Order struct {
+	Customer   string
+	TotalPence int64
+}
+
+// Price prices basket b and takes discount d off the total (nil for none).
+func Price(b basket.Basket, d Discount) (Order, error) {
+	if len(b.Lines) == 0 {
+		return Order{}, ErrEmpty
+	}
+	total := b.Total()
+	if d != nil {
+		total = d.Apply(total)
+	}
+	return Order{Customer: b.Customer, TotalPence: total}, nil
+}
+
+// WithCode prices basket b with the promotion of the given code.
+func WithCode(b basket.Basket, code string, percentOff int) (Order, error) {
+	return Price(b, pricing.Promotion{Code: code, PercentOff: percentOff})
+}
+`
+
+// goMod is the go.mod of example.com/shop.
+const goMod = `module example.com/shop
+
+go 1.26
+`
+
+// stubs are the parts of the standard library the shop's packages use,
+// for type-checking them without the go command: what the references
+// need is each function's package, name and signature.
+var stubs = map[string]string{
+	"errors": "package errors\n\nfunc New(text string) error { return nil }\n",
+	"fmt":    "package fmt\n\nfunc Errorf(format string, a ...any) error { return nil }\n",
+}
