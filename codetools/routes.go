@@ -129,7 +129,10 @@ func handlerCode(h any) (symbol, file string, line int, note string) {
 			return "", "", 0, "a function the function table does not know"
 		}
 		file, line = f.FileLine(f.Entry())
-		return f.Name(), file, line, ""
+		if strings.HasPrefix(f.Name(), "net/http.") {
+			note = "a handler of net/http wrapping the route's own handler, which it cannot tell"
+		}
+		return f.Name(), file, line, note
 	}
 	ptr := t.Kind() == reflect.Pointer
 	if ptr {
@@ -287,8 +290,15 @@ func (x *index) routeHit(r *route) SearchHit {
 	if e, ok := x.resolveSymbolName(r.symbol); ok {
 		h.Name, h.Kind, h.pkg = e.id, e.kind.String(), e.pkg
 		h.At = x.hit(x.entryIndex(e)).At
+	} else if s, ok := parseSymbol(r.symbol, "", nil); ok {
+		// Not in the catalog: its declaration's id, folded as code_definition
+		// folds a stack-trace symbol.
+		if s.pkg == "main" && len(x.search.mainPkgs) > 0 {
+			s.pkg = x.search.mainPkgs[0]
+		}
+		h.Name = s.id()
 	}
-	if r.file != "" && r.line > 0 {
+	if r.file != "" && r.line > 0 && !strings.HasPrefix(r.file, "<") {
 		// The function's own line: a closure's, within its declaration.
 		h.At = baseName(r.file) + ":" + itoa(r.line)
 	}

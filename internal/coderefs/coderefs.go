@@ -246,30 +246,27 @@ func (b *builder) genDecl(p *Package, d *ast.GenDecl, uses map[*ast.Ident]codein
 				b.walk(p, sp, from, uses)
 			}
 		case *ast.ValueSpec:
-			var first symKey
-			found := false
+			names := make([]symKey, len(sp.Names))
+			named := make([]bool, len(sp.Names))
+			first := -1
 			for i, n := range sp.Names {
-				from, ok := b.symOf(p.Info.Defs[n])
-				if !ok {
-					continue
-				}
-				if !found {
-					first, found = from, true
-				}
-				if len(sp.Values) == len(sp.Names) {
-					b.walk(p, sp.Values[i], from, uses)
+				names[i], named[i] = b.symOf(p.Info.Defs[n])
+				if named[i] && first < 0 {
+					first = i
 				}
 			}
-			if !found {
-				continue
+			if first < 0 {
+				continue // only blank names
+			}
+			for i, v := range sp.Values {
+				owner := names[first]
+				if len(sp.Values) == len(sp.Names) && named[i] {
+					owner = names[i]
+				}
+				b.walk(p, v, owner, uses)
 			}
 			if sp.Type != nil {
-				b.walk(p, sp.Type, first, uses)
-			}
-			if len(sp.Values) != len(sp.Names) {
-				for _, v := range sp.Values {
-					b.walk(p, v, first, uses)
-				}
+				b.walk(p, sp.Type, names[first], uses)
 			}
 		}
 	}

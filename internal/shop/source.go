@@ -92,6 +92,7 @@ package checkout
 
 import (
 	"errors"
+	"fmt"
 
 	"example.com/shop/basket"
 	"example.com/shop/pricing"
@@ -127,6 +128,16 @@ func Price(b basket.Basket, d Discount) (Order, error) {
 func WithCode(b basket.Basket, code string, percentOff int) (Order, error) {
 	return Price(b, pricing.Promotion{Code: code, PercentOff: percentOff})
 }
+
+// String is the order as a receipt prints it.
+func (o Order) String() string {
+	return fmt.Sprintf("%s: %d pence", o.Customer, o.TotalPence)
+}
+
+// Receipt is the text of a receipt for v.
+func Receipt(v fmt.Stringer) string {
+	return "Receipt\n" + v.String() + "\n"
+}
 `
 
 // goMod is the go.mod of example.com/shop.
@@ -140,5 +151,6 @@ go 1.26
 // need is each function's package, name and signature.
 var stubs = map[string]string{
 	"errors": "package errors\n\nfunc New(text string) error { return nil }\n",
-	"fmt":    "package fmt\n\nfunc Errorf(format string, a ...any) error { return nil }\n",
+	"fmt": "package fmt\n\nfunc Errorf(format string, a ...any) error { return nil }\n\n" +
+		"func Sprintf(format string, a ...any) string { return \"\" }\n\ntype Stringer interface{ String() string }\n",
 }
