@@ -131,7 +131,9 @@ func TestDefinitionListPages(t *testing.T) {
 // handler types of the route test.
 type statusHandler struct{}
 
-func (*statusHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }
+func (*statusHandler) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.WriteHeader(http.StatusNoContent)
+}
 
 type items struct{}
 
