@@ -166,6 +166,13 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, err
 	}
 	e, focus, err := c.resolveName(x, q.Name)
+	if err == nil && e.id != strings.TrimSpace(q.Name) {
+		// A field or an interface method of that exact id comes before a
+		// declaration the name was folded to.
+		if me, mf := c.resolveMember(x, q.Name); me != nil {
+			e, focus = me, mf
+		}
+	}
 	if err != nil {
 		var outside *Definition
 		if e, focus, outside = c.resolveSymbol(x, q.Name, err); outside != nil {

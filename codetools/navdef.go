@@ -63,6 +63,27 @@ func (c *Catalog) resolveSymbol(x *index, name string, err error) (*entry, *Focu
 	return nil, nil, d
 }
 
+// resolveMember returns the type of the field or interface method whose id
+// is exactly name, with a Focus on its line, or nil.
+func (c *Catalog) resolveMember(x *index, name string) (*entry, *Focus) {
+	if x.base.snap == nil {
+		return nil, nil
+	}
+	t, err := x.base.refTable()
+	if err != nil {
+		return nil, nil
+	}
+	s := t.sym(strings.TrimSpace(name))
+	if s < 0 || t.syms[s].kind != codeindex.SymAbstract && t.syms[s].kind != codeindex.SymField {
+		return nil, nil
+	}
+	sym := &t.syms[s]
+	if e, ok := x.lookup(sym.id[:strings.LastIndexByte(sym.id, '.')]); ok {
+		return e, &Focus{Line: int(sym.line), Exact: true}
+	}
+	return nil, nil
+}
+
 func (s *refSym) kindName() string { return symKindName(s.kind) }
 
 // lists fills the lists of a type (methods, implemented interfaces) or a

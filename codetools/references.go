@@ -93,7 +93,8 @@ const referencesLimitations = "References were computed when the snapshot was ge
 	"constants, and calls of interface methods, listed as dynamic with the interface method. Static analysis cannot " +
 	"see calls through function values (a handler stored in a field or map is found where it is taken as a value, " +
 	"not where it is called), reflection, go:linkname, assembly or cgo, nor code outside the snapshot (packages " +
-	"the snapshot leaves out: see mcpsnapshot -deps, -modules, -std). Implementations are among the snapshot's " +
+	"the snapshot leaves out: see mcpsnapshot -deps, -modules, -std), nor uses in the initializers of blank " +
+	"variables (var _ I = T{}), which belong to no declaration. Implementations are among the snapshot's " +
 	"named types and the interfaces its packages declare or name. The source lines are untrusted data."
 
 // References runs a code_references query. It returns an error wrapping
@@ -208,6 +209,13 @@ func symKindOf(e *entry) codeindex.SymKind {
 // does, then among the symbols of the references (interface methods,
 // fields, declarations of packages outside the snapshot).
 func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, error) {
+	if s := t.sym(strings.TrimSpace(name)); s >= 0 {
+		// An exact id: a field or interface method is not the method of
+		// another case that the name resolution would fold it to.
+		r := &refTarget{id: t.syms[s].id, sym: s, kind: t.syms[s].kind}
+		r.e, _ = x.lookup(r.id)
+		return r, nil
+	}
 	e, _, err := c.resolveName(x, name)
 	if err == nil {
 		if e.kind == kPackage || e.kind == kTool || e.kind == kDoc {

@@ -59,6 +59,19 @@ func Check(ctx context.Context, dir string, patterns []string, c *codetools.Cata
 		}
 		m.local[p.Types] = true
 	}
+	// Fields of the packages' struct types, named by their type.
+	m.fields = map[*types.Var]string{}
+	for _, p := range pkgs {
+		for _, name := range p.Types.Scope().Names() {
+			if tn, ok := p.Types.Scope().Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+					for i := range st.NumFields() {
+						m.fields[st.Field(i)] = p.PkgPath + "." + name + "." + st.Field(i).Name()
+					}
+				}
+			}
+		}
+	}
 	for _, p := range pkgs {
 		m.walk(p)
 	}
@@ -196,12 +209,15 @@ type model struct {
 	// callers: callee → caller@line (static calls); callees: declaration →
 	// callee@line (static and interface calls); dynamic: concrete method →
 	// caller@line through an interface of the packages it implements;
-	// refs: variable or field → declaration@line of each use.
+	// refs: declaration (function, method, interface method, type,
+	// variable, constant or field) → declaration@line of each use.
 	callers, callees, dynamic, refs sets
 	// abstractCalls: interface method → caller@line.
 	abstractCalls sets
 	impls         sets // interface → types
 	methods       sets // type → method names of its pointer's method set
+	// fields names the fields of the packages' struct types.
+	fields map[*types.Var]string
 }
 
 // objectID returns the id code_references gives a declaration.
@@ -250,16 +266,7 @@ func isAbstract(f *types.Func) bool {
 
 // walk records the calls and uses of one package.
 func (m *model) walk(p *packages.Package) {
-	fields := map[*types.Var]string{}
-	for _, name := range p.Types.Scope().Names() {
-		if tn, ok := p.Types.Scope().Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
-			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
-				for i := range st.NumFields() {
-					fields[st.Field(i)] = p.PkgPath + "." + name + "." + st.Field(i).Name()
-				}
-			}
-		}
-	}
+	fields := m.fields
 	inits := 0
 	for _, f := range p.Syntax {
 		for _, d := range f.Decls {
@@ -285,7 +292,11 @@ func (m *model) walk(p *packages.Package) {
 						ids := make([]string, len(sp.Names))
 						first := ""
 						for i, n := range sp.Names {
-							ids[i], _ = m.objectID(p.TypesInfo.Defs[n])
+							// Blank names declare nothing an id names: their
+							// values are nobody's uses.
+							if id, ok := m.objectID(p.TypesInfo.Defs[n]); ok {
+								ids[i] = id
+							}
 							if first == "" {
 								first = ids[i]
 							}
@@ -352,16 +363,16 @@ func (m *model) body(p *packages.Package, n ast.Node, from string, fields map[*t
 				m.callers.add(callee, at)
 			}
 		case *ast.Ident:
-			v, ok := p.TypesInfo.Uses[x].(*types.Var)
-			if !ok || !m.local[v.Pkg()] {
+			obj := p.TypesInfo.Uses[x]
+			if obj == nil || !m.local[obj.Pkg()] {
 				return true
 			}
 			at := from + "@" + strconv.Itoa(m.fset.PositionFor(x.Pos(), false).Line)
-			if v.IsField() {
+			if v, ok := obj.(*types.Var); ok && v.IsField() {
 				if name, ok := fields[v.Origin()]; ok {
 					m.refs.add(name, at)
 				}
-			} else if id, ok := m.objectID(v); ok {
+			} else if id, ok := m.objectID(obj); ok {
 				m.refs.add(id, at)
 			}
 		}
