@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # codetools, as an adopter meets it (run from the repo root by scripts/test):
 # a scratch module outside the repository follows the README section "Let
-# agents read your code" verbatim (its main.go and its commands, taken from
-# the README), with a replace directive to this checkout instead of a
-# release. It checks that the first go generate works with no directory or
-# placeholder, that generating again (and after a commit) leaves git status
-# clean, that -check passes and then catches an edit, and that the built
-# service answers code_definition about one of its own functions with its
-# source and a consistency of "match". Then it checks the catalog budgets
-# with one run of the examples/codeserver benchmarks.
+# agents read your code" verbatim (its setup, its main.go and its commands,
+# taken from the README), with a replace directive to this checkout instead
+# of "go get github.com/embedmcp/mcp" of a release. It checks that the
+# generator runs as a tool of the module (go get -tool, go tool
+# mcpsnapshot) from the module's own go.sum, that the first go generate
+# works with no directory or placeholder, that generating again (and after
+# a commit) leaves git status clean, that -check passes and then catches an
+# edit, and that the built service answers code_definition about one of its
+# own functions with its source and a consistency of "match", its callers,
+# its go.mod and the handler of one of its routes. Then it checks the
+# catalog budgets and the lookup speed with one run of the
+# examples/codeserver benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -32,18 +36,22 @@ block() {
 
 APP=$WORK/myservice
 mkdir -p "$APP"
-block main.go > "$APP/main.go"
+block setup > "$WORK/setup.sh"
+block main.go > "$WORK/main.go"
 block commands > "$WORK/commands.sh"
-[ -s "$APP/main.go" ] && [ -s "$WORK/commands.sh" ] || fail "README section blocks not found"
+[ -s "$WORK/setup.sh" ] && [ -s "$WORK/main.go" ] && [ -s "$WORK/commands.sh" ] || fail "README section blocks not found"
+grep -q '^go get -tool ' "$WORK/setup.sh" || fail "the README setup does not add the generator as a tool"
 grep -q '^go generate' "$WORK/commands.sh" || fail "the README commands do not generate"
+# Instead of "go get github.com/embedmcp/mcp": this checkout.
+grep -qx 'go get github.com/embedmcp/mcp' "$WORK/setup.sh" || fail "the README setup does not get the library"
+sed -i "s|^go get github.com/embedmcp/mcp\$|go mod edit -require=github.com/embedmcp/mcp@v0.0.0-00010101000000-000000000000 -replace=github.com/embedmcp/mcp=$ROOT|" "$WORK/setup.sh"
 
 export GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=adopter GIT_AUTHOR_EMAIL=adopter@example.com \
   GIT_COMMITTER_NAME=adopter GIT_COMMITTER_EMAIL=adopter@example.com
 cd "$APP"
-go mod init example.com/myservice >/dev/null 2>&1
-# Instead of "go get github.com/embedmcp/mcp": this checkout.
-go mod edit -require=github.com/embedmcp/mcp@v0.0.0-00010101000000-000000000000 -replace=github.com/embedmcp/mcp="$ROOT"
-go mod tidy >/dev/null 2>&1 || go mod tidy
+bash -e "$WORK/setup.sh" 2>"$WORK/setup.log" || { cat "$WORK/setup.log"; fail "the README setup"; }
+grep -q '^tool github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot' go.mod || fail "go.mod lists no mcpsnapshot tool"
+cp "$WORK/main.go" main.go
 git init -q . && git add -A && git commit -qm "the README's service"
 
 # The README's commands, up to the start of the service.
@@ -53,9 +61,9 @@ bash -e "$WORK/build.sh"
 git add -A && git commit -qm "snapshot"
 go generate ./...
 [ -z "$(git status --porcelain)" ] || { git status --short; fail "a second go generate changed the snapshot"; }
-go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -check -o snapshot . >/dev/null || fail "-check on a fresh snapshot"
+go tool mcpsnapshot -check -o snapshot . >/dev/null || fail "-check on a fresh snapshot"
 printf '\n// later is an edit not yet in the snapshot.\nfunc later() {}\n' >> main.go
-if go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -check -o snapshot . >/dev/null 2>&1; then
+if go tool mcpsnapshot -check -o snapshot . >/dev/null 2>&1; then
   fail "-check missed an edit"
 fi
 git checkout -q main.go
@@ -77,9 +85,9 @@ done
 call() {
   curl -s "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
     -H "Authorization: Bearer $1" \
-    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_definition","arguments":{"name":"main.listenAddr"}}}'
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"$2"'","arguments":'"$3"'}}'
 }
-ANSWER=$(call s3cret)
+ANSWER=$(call s3cret code_definition '{"name":"main.listenAddr"}')
 echo "$ANSWER" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["result"]
@@ -97,13 +105,36 @@ if bad:
     sys.exit("code_definition of main.listenAddr: %s wrong in %s" % (bad, json.dumps(d, indent=1)[:3000]))
 print("codetools-adopter: code_definition main.listenAddr: snapshot source, linked, consistency match")
 ' || fail "the answer"
+# Navigation: the callers of its function, its go.mod, the handler of a route.
+{
+  call s3cret code_references '{"name":"main.listenAddr","relation":"callers"}'; echo
+  call s3cret code_file '{"path":"go.mod"}'; echo
+  call s3cret code_search '{"query":"GET /hello/ann"}'; echo
+} | python3 -c '
+import json, sys
+refs, gomod, route = [json.loads(l)["result"] for l in sys.stdin if l.strip()]
+for r in (refs, gomod, route):
+    assert not r.get("isError"), r
+refs, gomod, route = refs["structuredContent"], gomod["structuredContent"], route["structuredContent"]
+items = [(i["id"], i["how"], i["text"]) for i in refs["items"]]
+checks = {
+    "callers": items == [("example.com/myservice.main", "call", "srv := &http.Server{Addr: listenAddr(), Handler: mux, ReadHeaderTimeout: 10 * time.Second}")],
+    "go.mod": gomod["path"] == "example.com/myservice/go.mod" and gomod["text"].startswith("module example.com/myservice\n"),
+    "route": route["match"] == "route" and route["results"][0]["id"] == "example.com/myservice.hello",
+}
+bad = [k for k, ok in checks.items() if not ok]
+if bad:
+    sys.exit("navigation: %s wrong in %s" % (bad, json.dumps([refs, gomod, route], indent=1)[:4000]))
+print("codetools-adopter: code_references callers, code_file go.mod and the route of GET /hello/ann")
+' || fail "the navigation answers"
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
 [ "$STATUS" = 401 ] || fail "a caller without the token got $STATUS, want 401"
 
 cd "$ROOT"
-echo "codetools-adopter: catalog budgets"
+echo "codetools-adopter: catalog budgets and lookup speed"
 go test -count=1 -run XXX -bench CatalogBuild -benchtime 1x ./examples/codeserver
+go test -count=1 -run XXX -bench References -benchtime 2000x ./examples/codeserver
 
 # The README's main job regenerates examples/codeserver/snapshot: it must
 # already be what go generate writes, so that a fresh clone stays clean.

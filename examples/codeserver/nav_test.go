@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/codeindex"
+)
+
+// budgetRefsShare is the bound on what references add to this
+// repository's snapshot.
+const budgetRefsShare = 0.30
+
+// TestReferencesSize measures what the references add to this service's
+// committed snapshot: the references section of index.txt against every
+// other byte of the snapshot. It prints the figures and fails above 30 %.
+func TestReferencesSize(t *testing.T) {
+	var total, refs, other int64
+	err := filepath.WalkDir("snapshot", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == ".mcpsnapshot" || d.Name() == "README.md" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		total += int64(len(data))
+		if d.Name() == "index.txt" {
+			if i := bytes.Index(data, []byte("\n"+codeindex.RefsHeader)); i >= 0 {
+				refs += int64(len(data) - i - 1)
+			}
+		} else if filepath.Ext(d.Name()) == ".txt" && filepath.Ext(d.Name()[:len(d.Name())-4]) != ".go" {
+			other += int64(len(data))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refs == 0 {
+		t.Fatal("the snapshot holds no references: run go generate ./examples/codeserver")
+	}
+	without := total - refs
+	share := float64(refs) / float64(without)
+	fmt.Printf("\nsnapshot of examples/codeserver: %d bytes without references (%d of them files other than Go), "+
+		"references %d bytes: +%.1f %% (budget %.0f %%)\n\n", without, other, refs, 100*share, 100*budgetRefsShare)
+	if share > budgetRefsShare {
+		t.Errorf("references add %.1f %% to the snapshot, budget %.0f %%", 100*share, 100*budgetRefsShare)
+	}
+}
+
+// navQueries are lookups an agent debugging this service makes.
+var navQueries = []codetools.ReferencesQuery{
+	{Name: "github.com/embedmcp/mcp.(*Server).Handle", Relation: codetools.RelationCallers},
+	{Name: "github.com/embedmcp/mcp.(*Server).Handle", Relation: codetools.RelationCallees},
+	{Name: "github.com/embedmcp/mcp/codetools.invalidf", Relation: codetools.RelationCallers},
+	{Name: "mcp.Authorizer", Relation: codetools.RelationImplementations},
+	{Name: "github.com/embedmcp/mcp.Tool", Relation: codetools.RelationImplementations},
+	{Name: "github.com/embedmcp/mcp/codetools.Catalog", Relation: codetools.RelationMethods},
+	{Name: "github.com/embedmcp/mcp.Caller", Relation: codetools.RelationReferences},
+	{Name: "github.com/embedmcp/mcp/codetools.Options.Snapshot", Relation: codetools.RelationReferences},
+	{Name: "(*Handler).ServeHTTP", Relation: codetools.RelationCallers},
+	{Name: "github.com/embedmcp/mcp.Authorizer.Allowed", Relation: codetools.RelationImplementations},
+}
+
+// BenchmarkReferences times code_references lookups over this service's
+// snapshot once its references are loaded, and reports the median and
+// 90th percentile latency of the lookups (p50-µs, p90-µs), the median of a
+// code_search of the same names in the same run (search-p50-µs, the
+// baseline), the cost of loading the references (load-ms, refs-MB kept),
+// and fails when the median lookup exceeds 1 ms. ns/op covers a lookup
+// and its baseline search.
+func BenchmarkReferences(b *testing.B) {
+	snap, err := fs.Sub(snapshotFS, "snapshot")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := codetools.NewCatalog(&codetools.Options{Snapshot: snap})
+	ctx := context.Background()
+	if _, err := c.Warm(ctx); err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	if _, err := c.References(ctx, navQueries[0]); err != nil {
+		b.Fatal(err)
+	}
+	load := time.Since(start)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	for _, q := range navQueries { // every query answers, and the line texts are cached
+		if _, err := c.References(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var lat, base []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		q := navQueries[i%len(navQueries)]
+		t0 := time.Now()
+		if _, err := c.References(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+		// The baseline, in the same run: code_search of the same name.
+		t0 = time.Now()
+		if _, err := c.Search(ctx, codetools.SearchQuery{Query: q.Name, Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		base = append(base, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	slices.Sort(base)
+	p50, p90 := lat[len(lat)/2], lat[len(lat)*9/10]
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(p90.Microseconds()), "p90-µs")
+	b.ReportMetric(float64(base[len(base)/2].Microseconds()), "search-p50-µs")
+	b.ReportMetric(float64(load.Microseconds())/1000, "load-ms")
+	b.ReportMetric(float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20), "refs-MB")
+	if p50 > time.Millisecond {
+		b.Errorf("a lookup takes %v at the median, budget 1 ms", p50)
+	}
+}
