@@ -42,9 +42,14 @@ block commands > "$WORK/commands.sh"
 [ -s "$WORK/setup.sh" ] && [ -s "$WORK/main.go" ] && [ -s "$WORK/commands.sh" ] || fail "README section blocks not found"
 grep -q '^go get -tool ' "$WORK/setup.sh" || fail "the README setup does not add the generator as a tool"
 grep -q '^go generate' "$WORK/commands.sh" || fail "the README commands do not generate"
-# Instead of "go get github.com/embedmcp/mcp": this checkout.
+# The module proxy has no release of this checkout, so the two go get
+# lines become their local equivalents: a requirement replaced by this
+# checkout, and the tool directive that go get -tool writes (the README's
+# go mod tidy then adds the tool's requirements and go.sum entries, as go
+# get -tool does).
 grep -qx 'go get github.com/embedmcp/mcp' "$WORK/setup.sh" || fail "the README setup does not get the library"
-sed -i "s|^go get github.com/embedmcp/mcp\$|go mod edit -require=github.com/embedmcp/mcp@v0.0.0-00010101000000-000000000000 -replace=github.com/embedmcp/mcp=$ROOT|" "$WORK/setup.sh"
+sed -i -e "s|^go get github.com/embedmcp/mcp\$|go mod edit -require=github.com/embedmcp/mcp@v0.0.0-00010101000000-000000000000 -replace=github.com/embedmcp/mcp=$ROOT|" \
+  -e "s|^go get -tool |go mod edit -tool=|" "$WORK/setup.sh"
 
 export GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=adopter GIT_AUTHOR_EMAIL=adopter@example.com \
   GIT_COMMITTER_NAME=adopter GIT_COMMITTER_EMAIL=adopter@example.com
