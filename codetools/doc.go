@@ -1,6 +1,6 @@
-// Package codetools is the engine behind the code_search and
-// code_definition MCP tools: it lets an agent read the Go code of the
-// running server.
+// Package codetools is the engine behind the code_search, code_definition,
+// code_references and code_file MCP tools: it lets an agent read and
+// navigate the Go code of the running server.
 //
 // A Go binary carries no interpreter with source, so a [Catalog] joins
 // three sources, and every entry records which of them it came from:
@@ -19,7 +19,10 @@
 //     written by the mcpsnapshot generator (codetools/cmd/mcpsnapshot)
 //     and passed as an fs.FS in [Options.Snapshot]. Its declarations come
 //     from the index the generator wrote: nothing is parsed at run time,
-//     and only names, short documentation and byte spans are kept.
+//     and only names, short documentation and byte spans are kept. The
+//     index also holds the references between the declarations, which the
+//     generator computed by type-checking the source; they are read on the
+//     first code_references question.
 //   - registered: documentation the host adds with [Catalog.Register]
 //     and the tools of the MCP registry set with [Catalog.SetTools].
 //
@@ -90,24 +93,58 @@
 // only when asked, a text listing of one line per hit, and never more than
 // 200 bytes of an argument in an answer or an error.
 //
+// # Navigation
+//
+// code_references ([Catalog.References]) follows a symbol: its callers
+// (static calls, the function taken as a value, and calls through an
+// interface method it implements, marked dynamic with the interface
+// method), its callees, every reference (reads, writes, types in
+// signatures), its implementations (the interfaces a type implements, the
+// types that implement an interface, and the same for their methods) and
+// the methods of a type (declared, and promoted through embedded fields).
+// Each item has an id code_definition accepts, file:line and the text of
+// the line. Calls through function values, reflection, go:linkname,
+// assembly and code outside the snapshot are not seen, and every answer
+// says so. Interface methods and fields have ids too (Authorizer.Allowed,
+// Options.Snapshot), which code_definition answers with their type and the
+// line marked; declarations of packages outside the snapshot that its code
+// names are known by their ids alone ([SourceReferences]).
+//
+// code_file ([Catalog.File]) reads up to [MaxFileLines] lines or
+// [MaxFileBytes] bytes of any file of the snapshot - Go, assembly, C and
+// the go.mod of its modules - named as answers name it, by its last path
+// elements, or as a stack trace prints it. It never reads the file system:
+// a path outside the snapshot is [ErrNotInSnapshot].
+//
+// code_definition of a type lists its methods and the interfaces it
+// implements; of a package, its files and exported declarations, paged.
+//
+// code_search answers request paths (/delay/3, GET /delay) and scope
+// "routes" from the host's HTTP routes: registered through a [ServeMux]
+// (net/http's ServeMux cannot list its patterns) or, for other routers,
+// with [Catalog.AddRoutes].
+//
 // # Snapshot layout
 //
-// A snapshot file system holds manifest.json (see [Manifest]) and
-// index.txt ([codesnap.IndexName]: the declarations of every file, with lines and
-// byte spans) at its root, and the source files under
-// src/<importpath>/<file>.go.txt. The ".txt" suffix keeps the go command
-// from treating the copies as packages of the host module. The directory
-// mcpsnapshot writes also holds a .mcpsnapshot marker, which //go:embed
-// leaves out.
+// A snapshot file system holds manifest.json (the packages, modules and
+// files, with their hashes) and index.txt (the declarations of every file,
+// with lines and byte spans, then the references) at its root, and the
+// files under src/<importpath>/<file>.txt: the Go files of each package,
+// its assembly and C files, and the go.mod of each module. The ".txt"
+// suffix keeps the go command from treating the copies as packages (or a
+// module) of the host module. The directory mcpsnapshot writes also holds
+// a .mcpsnapshot marker, which //go:embed leaves out.
 //
 // # Tools
 //
-// The constants [SearchToolName], [SearchToolDescription],
-// [SearchInputSchema], [DefinitionToolName], [DefinitionToolDescription],
-// [DefinitionInputSchema] and [Permission] describe the two tools; a
-// wrapper decodes the arguments into [SearchQuery] or [DefinitionQuery],
-// calls [Catalog.Search] or [Catalog.Definition], and returns the result
-// as structured content (code_search also returns [SearchResult.Listing]
-// as its text). Errors wrap [ErrInvalidArgument], [ErrUnknownName] or
-// [ErrAmbiguousName].
+// The constants [SearchToolName], [DefinitionToolName],
+// [ReferencesToolName] and [FileToolName], with their descriptions and
+// input schemas, and [Permission] describe the four tools; [Tools] wraps
+// them: each decodes the arguments into [SearchQuery], [DefinitionQuery],
+// [ReferencesQuery] or [FileQuery], calls [Catalog.Search],
+// [Catalog.Definition], [Catalog.References] or [Catalog.File], and
+// returns the result as structured content (code_search, code_references
+// and code_file also return a text listing). Errors wrap
+// [ErrInvalidArgument], [ErrUnknownName], [ErrAmbiguousName] or
+// [ErrNotInSnapshot].
 package codetools

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -192,5 +193,24 @@ func TestServeMuxRoutes(t *testing.T) {
 	}
 	if res, _ := c.Search(context.Background(), SearchQuery{Query: "/ok", Scope: "routes"}); res.Total != 0 {
 		t.Errorf("a refused batch added routes: %+v", res.Results)
+	}
+}
+
+// TestRuntimeImportGraph: a host that links codetools links neither the
+// analysis of the snapshot generator (golang.org/x/tools, go/types) nor
+// the generator itself.
+func TestRuntimeImportGraph(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go command not available")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "golang.org/x/tools") || dep == "go/types" || strings.HasSuffix(dep, "/internal/coderefs") ||
+			strings.HasSuffix(dep, "/internal/navcheck") {
+			t.Errorf("codetools imports %s", dep)
+		}
 	}
 }

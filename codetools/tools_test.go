@@ -148,4 +148,13 @@ func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
 	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted data") {
 		t.Errorf("code_definition limitations must call source untrusted: %v %v", res, e)
 	}
+	// The navigation tools quote source lines: their answers say so too.
+	c := newFixtureCatalog(t, "", nil)
+	f, err := c.File(context.Background(), FileQuery{Path: "main.go"})
+	if err != nil || !strings.Contains(f.Limitations, "untrusted data") {
+		t.Errorf("code_file limitations must call source untrusted: %+v %v", f, err)
+	}
+	if !strings.Contains(referencesLimitations, "untrusted data") {
+		t.Error("code_references limitations must call the source lines untrusted")
+	}
 }

@@ -12,11 +12,20 @@
 // of the dependency modules matching -modules (comma-separated module path
 // patterns, "..." matching anything: -modules 'github.com/go-chi/...'),
 // and of the standard library with -std; -exclude (comma-separated
-// package or module path patterns) leaves packages out of all of them. It
-// also writes dir/index.txt, the declarations of every file with their
-// lines and byte spans (so that the catalog never parses Go at run time),
-// and dir/manifest.json: the module versions and go.sum hashes, each
-// file's sha256, GOOS, GOARCH and build tags (-tags, passed to go list),
+// package or module path patterns) leaves packages out of all of them.
+// With them go the assembly and C files of the packages outside the
+// standard library, and the go.mod of each module (as go.mod.txt);
+// //go:embed files and the rest of the source tree stay out. It also
+// writes dir/index.txt, the declarations of every file with their lines
+// and byte spans (so that the catalog never parses Go at run time)
+// followed by their references: it type-checks the packages with
+// golang.org/x/tools/go/packages and go/types (their dependencies from
+// export data) and records who calls, takes as a value, reads or writes
+// which declaration, which types implement which interfaces, and the
+// methods promoted into each type; a package with type errors contributes
+// what could be checked, with a warning. Finally it writes
+// dir/manifest.json: the module versions and go.sum hashes, each file's
+// sha256, GOOS, GOARCH and build tags (-tags, passed to the go command),
 // and the Go version when the standard library is included.
 //
 // The output holds nothing that changes when the source does not: running
@@ -36,15 +45,21 @@
 // run it in CI so that a committed snapshot never falls behind the
 // source.
 //
-// Typical use in the host's main package (see the README section "Let
-// agents read your code"):
+// Typical use: add it as a tool of the host's module, so that its version
+// and its go.sum entries are the module's,
 //
-//	//go:generate go run github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot -o snapshot .
+//	go get -tool github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot
+//
+// and, in the host's main package (see the README section "Let agents
+// read your code"):
+//
+//	//go:generate go tool mcpsnapshot -o snapshot .
 //
 //	//go:embed snapshot
 //	var snapshotFS embed.FS
 //
-// and codetools.Options.Snapshot set to fs.Sub(snapshotFS, "snapshot").
+// with codetools.Options.Snapshot set to fs.Sub(snapshotFS, "snapshot").
+// The host's binary links neither this command nor golang.org/x/tools.
 package main
 
 import (

@@ -72,8 +72,8 @@ func references(ctx context.Context, cfg config, importPaths []string, files map
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Types.Path() < pkgs[j].Types.Path() })
 	if len(problems) > 0 {
-		fmt.Fprintf(warn, "mcpsnapshot: references may be incomplete: %d type errors, the first: %s\n",
-			len(problems), strings.TrimSpace(problems[0]))
+		fmt.Fprintf(warn, "mcpsnapshot: references may be incomplete: %d errors loading the packages, the first: %s\n",
+			len(problems), strings.Join(strings.Fields(problems[0]), " "))
 	}
 	return coderefs.Build(pcfg.Fset, pkgs, func(name string) string {
 		if sf, ok := files[filepath.Clean(name)]; ok {
