@@ -29,8 +29,6 @@ type refTable struct {
 	// promoted methods by type.
 	promoted []codeindex.Promoted
 	promoOff []int32
-	// scopes of the packages, for ordering.
-	bytes int // approximate heap held
 }
 
 type refSym struct {
@@ -43,7 +41,6 @@ type refSym struct {
 }
 
 func (s *refSym) pkg() string  { return s.id[:s.pkgLen] }
-func (s *refSym) name() string { return s.id[int(s.pkgLen)+1:] }
 
 type refSite struct {
 	file, line int32 // snapshot file and line
@@ -104,7 +101,6 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 			sym.file = files[rs.File]
 		}
 		t.syms[i] = sym
-		t.bytes += len(sym.id) + 32
 	}
 	t.sites = make([]refSite, 0, len(raw.Sites))
 	for _, st := range raw.Sites {
@@ -145,7 +141,6 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	t.promoted = raw.Promoted
 	sort.SliceStable(t.promoted, func(i, j int) bool { return t.promoted[i].Type < t.promoted[j].Type })
 	t.promoOff = offsets(n, len(t.promoted), func(i int) int32 { return t.promoted[i].Type })
-	t.bytes += len(t.sites)*20 + (len(t.byTo)+len(t.byFrom))*4 + 4*4*(n+1) + len(raw.Impls)*24 + len(t.promoted)*32
 	return t, nil
 }
 
