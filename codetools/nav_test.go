@@ -264,3 +264,39 @@ func TestRoutesOfTheShop(t *testing.T) {
 		t.Errorf("/nowhere: %+v %v", res, err)
 	}
 }
+
+// TestNavigationConcurrent: cold calls of every navigation tool at once
+// load the references once and agree (run it with -race).
+func TestNavigationConcurrent(t *testing.T) {
+	c := shop.Catalog("shopd")
+	ctx := context.Background()
+	errs := make(chan error, 40)
+	for i := range 40 {
+		go func() {
+			var err error
+			switch i % 4 {
+			case 0:
+				var r *codetools.References
+				r, err = c.References(ctx, codetools.ReferencesQuery{Name: "basket.Line.Quantity", Relation: "references"})
+				if err == nil && r.Total != 4 {
+					err = errors.New("wrong total")
+				}
+			case 1:
+				_, err = c.File(ctx, codetools.FileQuery{Path: "basket/basket.go:40"})
+			case 2:
+				_, err = c.Definition(ctx, codetools.DefinitionQuery{Name: shop.Pricing + ".Promotion"})
+			case 3:
+				err = c.AddRoutes(codetools.Route{Pattern: "GET /r/" + strconv.Itoa(i), Code: shop.Checkout + ".Price"})
+				if err == nil {
+					_, err = c.Search(ctx, codetools.SearchQuery{Query: "/r/3"})
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 40 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -123,20 +123,10 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 
 // referencesTool is code_references over c.
 func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(ReferencesInputSchema))
-	if err != nil {
-		return nil, err
-	}
-	out, err := mcp.SchemaFor[References]()
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewRawTool(mcp.ToolInfo{
+	return listingTool(mcp.ToolInfo{
 		Name:         ReferencesToolName,
 		Title:        "Follow references in this server's code",
 		Description:  ReferencesToolDescription,
-		InputSchema:  schema,
-		OutputSchema: out,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent see who calls a function of this service, what it calls, what implements an interface and the methods of a type.",
 		AdminExample: `{"name":"github.com/embedmcp/mcp.(*Server).Handle","relation":"callers"}`,
@@ -161,38 +151,21 @@ func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error)
 					Outcome: "the types of this server that implement the interface."},
 			},
 		},
-	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
-		var q ReferencesQuery
-		if err := json.Unmarshal(req.Arguments, &q); err != nil {
-			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
-		}
+	}, ReferencesInputSchema, func(ctx context.Context, req *mcp.Request, q ReferencesQuery) (*References, error) {
 		res, err := c.References(ctx, q)
-		if err != nil {
-			return nil, toolError(req, err)
-		}
-		if req.Caller.Server != "" {
+		if err == nil && req.Caller.Server != "" {
 			res.Server = req.Caller.Server
 		}
-		return textAndStructure(res.Listing(), res)
-	}), nil
+		return res, err
+	}, (*References).Listing)
 }
 
 // fileTool is code_file over c.
 func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
-	schema, err := mcp.ParseSchema([]byte(FileInputSchema))
-	if err != nil {
-		return nil, err
-	}
-	out, err := mcp.SchemaFor[FileText]()
-	if err != nil {
-		return nil, err
-	}
-	return mcp.NewRawTool(mcp.ToolInfo{
+	return listingTool(mcp.ToolInfo{
 		Name:         FileToolName,
 		Title:        "Read a file of this server's source",
 		Description:  FileToolDescription,
-		InputSchema:  schema,
-		OutputSchema: out,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent read lines of any file of the service's embedded source snapshot, go.mod included.",
 		AdminExample: `{"path":"github.com/embedmcp/mcp/go.mod"}`,
@@ -212,19 +185,38 @@ func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
 					Outcome: "lines 68-128 of the file the stack trace names."},
 			},
 		},
-	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
-		var q FileQuery
+	}, FileInputSchema, func(ctx context.Context, req *mcp.Request, q FileQuery) (*FileText, error) {
+		res, err := c.File(ctx, q)
+		if err == nil && req.Caller.Server != "" {
+			res.Server = req.Caller.Server
+		}
+		return res, err
+	}, (*FileText).Listing)
+}
+
+// listingTool is a tool of info with the input schema inputSchema whose
+// arguments decode into Q and whose answer A run computes: its text is the
+// answer's listing, its structured content the answer, whose type gives
+// the output schema.
+func listingTool[Q, A any](info mcp.ToolInfo, inputSchema string, run func(context.Context, *mcp.Request, Q) (*A, error),
+	listing func(*A) string) (mcp.Tool, error) {
+	var err error
+	if info.InputSchema, err = mcp.ParseSchema([]byte(inputSchema)); err != nil {
+		return nil, err
+	}
+	if info.OutputSchema, err = mcp.SchemaFor[A](); err != nil {
+		return nil, err
+	}
+	return mcp.NewRawTool(info, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+		var q Q
 		if err := json.Unmarshal(req.Arguments, &q); err != nil {
 			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
 		}
-		res, err := c.File(ctx, q)
+		res, err := run(ctx, req, q)
 		if err != nil {
 			return nil, toolError(req, err)
 		}
-		if req.Caller.Server != "" {
-			res.Server = req.Caller.Server
-		}
-		return textAndStructure(res.Listing(), res)
+		return textAndStructure(listing(res), res)
 	}), nil
 }
 
