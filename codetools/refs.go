@@ -40,7 +40,7 @@ type refSym struct {
 	file, line int32
 }
 
-func (s *refSym) pkg() string  { return s.id[:s.pkgLen] }
+func (s *refSym) pkg() string { return s.id[:s.pkgLen] }
 
 type refSite struct {
 	file, line int32 // snapshot file and line
