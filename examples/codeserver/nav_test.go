@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +133,43 @@ func BenchmarkReferences(b *testing.B) {
 	b.ReportMetric(float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc))/(1<<20), "refs-MB")
 	if p50 > time.Millisecond {
 		b.Errorf("a lookup takes %v at the median, budget 1 ms", p50)
+	}
+}
+
+// TestCodeServerNavigates follows this service's code as an agent with a
+// stack trace would: absolute build paths, the module's go.mod, callers,
+// the handler of its route; and a path outside the snapshot is refused.
+func TestCodeServerNavigates(t *testing.T) {
+	url := start(t, "")
+	abs, err := filepath.Abs("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := lineOf(t, "func newMux(")
+	f := call(t, url, "", "code_file", fmt.Sprintf(`{"path":%q}`, fmt.Sprintf("%s:%d +0x1d", abs, line)))
+	if f["path"] != "github.com/embedmcp/mcp/examples/codeserver/main.go" || !bytes.Contains([]byte(f["text"].(string)), []byte("func newMux(")) {
+		t.Errorf("code_file of a stack-trace path: %v", f)
+	}
+	root, _ := filepath.Abs(filepath.Join("..", "..", "go.mod"))
+	mod := call(t, url, "", "code_file", fmt.Sprintf(`{"path":%q}`, root))
+	if mod["path"] != "github.com/embedmcp/mcp/go.mod" || !bytes.HasPrefix([]byte(mod["text"].(string)), []byte("module github.com/embedmcp/mcp\n")) {
+		t.Errorf("code_file of the module's go.mod by its build path: %v", mod)
+	}
+	for _, p := range []string{"/etc/passwd", filepath.Join(filepath.Dir(abs), "..", "..", "..", "etc", "passwd"), "../../go.sum"} {
+		status, out := post(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_file","arguments":{"path":`+strconv.Quote(p)+`}}}`)
+		res, _ := out["result"].(map[string]any)
+		if status != 200 || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "not in the snapshot") {
+			t.Errorf("code_file %s: %d %v", p, status, out)
+		}
+	}
+	refs := call(t, url, "", "code_references", `{"name":"main.newMux","relation":"callers"}`)
+	items, _ := refs["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["id"] != "github.com/embedmcp/mcp/examples/codeserver.run" {
+		t.Errorf("callers of newMux: %v", refs)
+	}
+	route := call(t, url, "", "code_search", `{"query":"POST /mcp"}`)
+	hits, _ := route["results"].([]any)
+	if route["match"] != "route" || len(hits) == 0 || hits[0].(map[string]any)["id"] != "github.com/embedmcp/mcp.(*Handler).ServeHTTP" {
+		t.Errorf("the handler of POST /mcp: %v", route)
 	}
 }
