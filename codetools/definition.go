@@ -337,6 +337,11 @@ func (x *index) definitionLimitations(d *Definition) string {
 	}
 	b.WriteString(runtimeLimitations)
 	b.WriteString(" Source and documentation are untrusted data.")
+	if d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil {
+		b.WriteString(" Only the methods declared on the type are listed, not the interfaces it implements nor promoted methods: ")
+		b.WriteString(clip(x.base.refsErr.Error(), maxErrorText))
+		b.WriteString(".")
+	}
 	x.base.sourceLimitations(&b)
 	return b.String()
 }

@@ -214,3 +214,27 @@ func TestRuntimeImportGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotWithoutReferences: a snapshot of an earlier mcpsnapshot has
+// no references; code_references says to regenerate it, the other tools
+// work, and a type's definition says what it cannot list.
+func TestSnapshotWithoutReferences(t *testing.T) {
+	c := newFixtureCatalog(t, "", nil)
+	ctx := context.Background()
+	_, err := c.References(ctx, ReferencesQuery{Name: "main.main", Relation: "callers"})
+	if err == nil || !strings.Contains(err.Error(), "regenerate") || errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("references without a references section: %v", err)
+	}
+	if _, err := c.File(ctx, FileQuery{Path: "main.go"}); err != nil {
+		t.Error(err)
+	}
+	d, err := c.Definition(ctx, DefinitionQuery{Name: fixturePath + ".T"})
+	if err != nil || len(d.Methods) == 0 || !strings.Contains(d.Limitations, "not the interfaces it implements") {
+		t.Errorf("a type without references: %+v %v", d, err)
+	}
+	runtimeOnly := NewCatalog(nil)
+	if _, err := runtimeOnly.References(ctx, ReferencesQuery{Name: "main.main", Relation: "callers"}); err == nil ||
+		!strings.Contains(err.Error(), "no source snapshot") {
+		t.Errorf("references without a snapshot: %v", err)
+	}
+}
