@@ -30,7 +30,7 @@ func ExampleTaskSupport() {
 		panic(err)
 	}
 	// One process: the default MemoryTaskStore. Replicas share a store:
-	// Options.Tasks.Store = redisstore.New(rdb, nil).
+	// Options.Tasks.Store = redisstore.NewStore(rdb, nil).
 	server := mcp.NewServer(ts, mcp.AllowAll(), nil)
 
 	ask := func(method, params string) map[string]any {

@@ -13,7 +13,7 @@
 //	defer changes.Close()
 //	server := mcp.NewServer(ts, authorizer, &mcp.Options{
 //		Changes: changes,
-//		Tasks:   mcp.TaskOptions{Store: redisstore.New(rdb, nil)},
+//		Tasks:   mcp.TaskOptions{Store: redisstore.NewStore(rdb, nil)},
 //	})
 //
 // A task created on one replica is then read, answered and cancelled from

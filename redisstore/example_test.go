@@ -31,7 +31,7 @@ func Example() {
 	defer changes.Close()
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Changes: changes,
-		Tasks:   mcp.TaskOptions{Store: redisstore.New(rdb, nil), Lease: 30 * time.Second},
+		Tasks:   mcp.TaskOptions{Store: redisstore.NewStore(rdb, nil), Lease: 30 * time.Second},
 	})
 	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: mcp.NewHandler(server, nil)}
 	go srv.ListenAndServe()

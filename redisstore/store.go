@@ -54,10 +54,10 @@ type Store struct {
 	feed   *feed
 }
 
-// New returns a Store keeping tasks in rdb. opts may be nil. The Store
+// NewStore returns a Store keeping tasks in rdb. opts may be nil. The Store
 // opens no connection and starts no goroutine until it is used; Watch
 // subscribes while it has watchers.
-func New(rdb redis.UniversalClient, opts *Options) *Store {
+func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 	p := opts.prefix()
 	return &Store{rdb: rdb, prefix: p, feed: newFeed(rdb, p+"tasks")}
 }

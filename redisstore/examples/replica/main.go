@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer changes.Close()
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name: "replica", Version: "1.0.0", Logger: logger, Changes: changes,
-		Tasks: mcp.TaskOptions{Store: redisstore.New(rdb, ropts), Replica: *name, Lease: *lease,
+		Tasks: mcp.TaskOptions{Store: redisstore.NewStore(rdb, ropts), Replica: *name, Lease: *lease,
 			PollInterval: 100 * time.Millisecond, MaxRunning: -1},
 	})
 	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Logger: logger,
