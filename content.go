@@ -45,8 +45,8 @@ type Content struct {
 
 // ResourceContents is an embedded resource: text or binary contents at a URI.
 type ResourceContents struct {
-	URI      string
-	MIMEType string
+	URI      string // where the contents come from
+	MIMEType string // the contents' media type, if known
 	// Text holds text contents; Blob binary contents. Set exactly one.
 	Text string
 	Blob []byte
@@ -54,9 +54,12 @@ type ResourceContents struct {
 
 // ContentAnnotations are optional hints on a content block.
 type ContentAnnotations struct {
-	Audience     []string `json:"audience,omitempty"`
-	Priority     *float64 `json:"priority,omitempty"`
-	LastModified string   `json:"lastModified,omitempty"`
+	// Audience lists who the block is for: "user", "assistant" or both.
+	Audience []string `json:"audience,omitempty"`
+	// Priority is the block's importance, from 0 (least) to 1 (most).
+	Priority *float64 `json:"priority,omitempty"`
+	// LastModified is when the contents last changed, in ISO 8601.
+	LastModified string `json:"lastModified,omitempty"`
 }
 
 // TextContent returns a text content block.

@@ -183,10 +183,10 @@ type TaskStore interface {
 // changed: enough for a replica to see that a task it runs was cancelled,
 // or that a task a client follows moved on, without reading it.
 type TaskChange struct {
-	ID      string
-	Version uint64
-	Status  TaskStatus
-	Owner   string
+	ID      string     // the task's ID
+	Version uint64     // the record's version after the change
+	Status  TaskStatus // the task's status after the change
+	Owner   string     // the replica running the task (TaskOptions.Replica), if any
 }
 
 // TaskOptions configure the Tasks extension of a Server (Options.Tasks).

@@ -85,8 +85,8 @@ type Guide struct {
 
 // Example is an example call of a tool: its arguments and a one-line outcome.
 type Example struct {
-	Arguments json.RawMessage
-	Outcome   string
+	Arguments json.RawMessage // a JSON object matching the input schema
+	Outcome   string          // what the call answers, in a line
 }
 
 // rawTool is the Tool made by NewRawTool.

@@ -31,6 +31,7 @@ type Doc struct {
 // ToolDoc describes a registered MCP tool so agents can find tools by
 // searching code. Its entry id is "tool:" + Name.
 type ToolDoc struct {
+	// Name, Title and Description are the tool's mcp.ToolInfo fields.
 	Name         string
 	Title        string
 	Description  string

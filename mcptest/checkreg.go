@@ -75,9 +75,9 @@ func CheckRegistry(reg mcp.Registry) error {
 
 // AuthCase is a question for CheckAuthorizer and the answer expected.
 type AuthCase struct {
-	Caller     mcp.Caller
-	Permission string
-	Allowed    bool
+	Caller     mcp.Caller // who asks
+	Permission string     // for what
+	Allowed    bool       // the answer expected
 }
 
 // CheckAuthorizer checks az against cases and reports every violation:

@@ -47,9 +47,9 @@ func encodeArgs(args any) (json.RawMessage, error) {
 
 // Question is one question put to an Authorizer.
 type Question struct {
-	Principal  string
-	Permission string
-	Allowed    bool
+	Principal  string // the Caller's principal
+	Permission string // the permission asked about
+	Allowed    bool   // the answer
 }
 
 // Authorizer is a fake mcp.Authorizer that records every question it is

@@ -10,13 +10,16 @@ import (
 
 // Response is a decoded JSON-RPC response.
 type Response struct {
-	ID     json.RawMessage `json:"id"`
+	ID json.RawMessage `json:"id"` // the request's id, as sent back
+	// Result holds the result, undecoded; Error the JSON-RPC error. One of
+	// them is set.
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  *mcp.Error      `json:"error,omitempty"`
 }
 
 // ServerInfo is the serverInfo of an initialize result.
 type ServerInfo struct {
+	// Name, Title and Version are mcp.Options.Name, Title and Version.
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version"`
@@ -24,22 +27,26 @@ type ServerInfo struct {
 
 // InitializeResult is the result of initialize.
 type InitializeResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      ServerInfo      `json:"serverInfo"`
-	Instructions    string          `json:"instructions,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion"`        // the revision the server chose
+	Capabilities    json.RawMessage `json:"capabilities"`           // the server's capabilities, as sent
+	ServerInfo      ServerInfo      `json:"serverInfo"`             // who the server is
+	Instructions    string          `json:"instructions,omitempty"` // guidance for the model, if any
 }
 
 // ListedTool is a tool as tools/list describes it.
 type ListedTool struct {
-	Name         string               `json:"name"`
-	Title        string               `json:"title,omitempty"`
-	Description  string               `json:"description"`
-	InputSchema  json.RawMessage      `json:"inputSchema"`
-	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
-	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	Icons        []mcp.Icon           `json:"icons,omitempty"`
-	Meta         map[string]any       `json:"_meta,omitempty"`
+	// Name, Title and Description are those of the tool's mcp.ToolInfo.
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description"`
+	// InputSchema and OutputSchema are the JSON Schemas, as listed.
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	// Annotations, Icons and Meta (_meta) are listed when the tool has
+	// them.
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	Icons       []mcp.Icon           `json:"icons,omitempty"`
+	Meta        map[string]any       `json:"_meta,omitempty"`
 }
 
 // wireResult is a CallToolResult on the wire.

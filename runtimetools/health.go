@@ -137,6 +137,7 @@ type HealthReport struct {
 
 // CheckResult is the outcome of one check.
 type CheckResult struct {
+	// Name is the check's name, as given to Health.Add.
 	Name string `json:"name"`
 	// Status is CheckOK, CheckFailed (an error or a panic) or
 	// CheckTimeout (it did not return within the timeout, or an earlier
