@@ -75,29 +75,64 @@
 // OpenTelemetry spans and metrics come from the module otelmcp (its own
 // go.mod), installed as one Options.Middleware.
 //
+// # The other packages
+//
+// Tools that come with the library, each added with one Register call:
+// codetools (code_search, code_definition, code_references, code_file: the
+// service's own Go code), runtimetools (goroutines, metrics, profiles,
+// logs, build, expvar and health of the running process) and enquiry
+// (tool_detail and tool_catalogue: which tool does what). mcptest is the
+// net/http/httptest of the library. otelmcp (OpenTelemetry) and redisstore
+// (tasks and tool-list changes shared by replicas through Redis) are
+// modules of their own, so that this module's go.mod stays lean.
+//
 // # Conventions
 //
-// The packages of this module (mcp, codetools, enquiry, mcptest and those
-// that add tools) follow one set of conventions:
+// The packages of this module (mcp, codetools, enquiry, runtimetools,
+// mcptest) and of its companion modules (otelmcp, redisstore) follow one
+// set of conventions, which docs_test.go checks where the code shows them:
 //
-//   - Constructors are NewX; options are a pointer to an XOptions (or
-//     Options) struct that may be nil, and whose zero value is the default.
-//     A value that means nothing is an error, never silently replaced.
+//   - Constructors are NewX: NewServer, NewHandler, codetools.NewCatalog,
+//     runtimetools.NewLogRing, redisstore.NewStore. A function that returns
+//     another package's interface is named for it: otelmcp.Middleware
+//     returns an mcp.Middleware.
+//   - Options are a pointer to an XOptions (or Options) struct that may be
+//     nil, and whose zero value is the default. A value that means nothing
+//     is refused rather than silently replaced: constructors that can fail
+//     return the error (runtimetools.NewLogRing, runtimetools.Register);
+//     those that cannot say it where it is seen (NewServer logs it and
+//     answers every request with 500; a Catalog names it in every answer's
+//     coverage). Sizes and counts document what zero and negative values
+//     mean (HandlerOptions.MaxBodyBytes: the default; MaxListenStreams: no
+//     cap).
 //   - Packages that provide tools add them with Register(ts *mcp.ToolSet,
-//     …, opts *Options) error, and return them unregistered with
-//     Tools(…) ([]mcp.Tool, error).
+//     …) error, and return them unregistered, for any other Registry, with
+//     Tools(…) ([]mcp.Tool, error), taking the same arguments: the options
+//     (enquiry.Register(ts, opts), runtimetools.Register(ts, opts)) or what
+//     the tools serve (codetools.Register(ts, catalog), whose options are
+//     NewCatalog's). Constants name their tools and permissions
+//     (codetools.SearchToolName, runtimetools.PermissionProfile), and a bad
+//     argument of any of their tools is an *ArgumentError.
 //   - Fail-closed defaults are functions, never variables a program could
 //     reassign: AllowAll(), DenyAll(), DefaultLimits(). A Server given no
-//     Authorizer denies everything.
+//     Authorizer denies everything. The only exported variables are error
+//     sentinels; no package has an init function.
 //   - The Server hands a tool what it needs through the context: the Caller
 //     (CallerFromContext, also Request.Caller), the Server's Authorizer
 //     (AuthorizerFromContext), which tools that show other tools ask, and
 //     the transport's Exchange (ExchangeFromContext). No tool takes the
 //     Authorizer a second time.
-//   - Registry changes are followed one way: ChangeNotifier.Watch.
+//   - Registry changes are followed one way: ChangeNotifier.Watch. ToolSet
+//     implements it for one process; redisstore.ChangeNotifier carries the
+//     changes between replicas.
+//   - A context.Context is the first parameter of whatever takes one.
 //   - Errors are values found with errors.Is and errors.As (ErrUnknownTool,
-//     *UnknownToolError, ErrInvalidArguments, *ArgumentError, *Error);
+//     *UnknownToolError, ErrInvalidArguments, *ArgumentError, *Error, and
+//     each package's own: codetools.ErrUnknownName, runtimetools.ErrBusy);
 //     nothing is learnt by parsing messages.
 //   - Nothing panics across the API boundary: a panicking tool, Authorizer,
-//     Authenticator or Registry fails its request, not the process.
+//     Authenticator, Registry or health check fails its request, not the
+//     process.
+//   - Every exported name is documented, and each package's entry points
+//     have runnable Examples.
 package mcp

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -508,6 +509,108 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 				t.Errorf("package %s has no %s", pkg, name)
 			} else if !ok {
 				t.Errorf("%s of package %s has no Output comment: go test compiles it but does not run it", name, pkg)
+			}
+		}
+	}
+}
+
+// TestPackagesFollowConventions checks the conventions of the root doc.go
+// that can be read off the code, in every package of the library:
+// context.Context is the first parameter wherever one is taken; options are
+// passed as pointers (*XOptions, which may be nil); Register and Tools have
+// the shapes Register(ts *mcp.ToolSet, …) error and Tools(…) ([]mcp.Tool,
+// error); the only exported variables are error sentinels (no mutable
+// package-level state); no init functions.
+func TestPackagesFollowConventions(t *testing.T) {
+	typeName := func(e ast.Expr) string {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			return fmt.Sprint(x.X) + "." + x.Sel.Name
+		case *ast.StarExpr:
+			if s, ok := x.X.(*ast.SelectorExpr); ok {
+				return "*" + fmt.Sprint(s.X) + "." + s.Sel.Name
+			}
+			if id, ok := x.X.(*ast.Ident); ok {
+				return "*" + id.Name
+			}
+		case *ast.ArrayType:
+			if x.Len == nil {
+				if s, ok := x.Elt.(*ast.SelectorExpr); ok {
+					return "[]" + fmt.Sprint(s.X) + "." + s.Sel.Name
+				}
+			}
+		}
+		return ""
+	}
+	for _, gf := range repoGoFiles(t) {
+		if strings.HasSuffix(gf.path, "_test.go") {
+			continue
+		}
+		at := func(n ast.Node) string { return gf.fset.Position(n.Pos()).String() }
+		// context.Context first, everywhere.
+		ast.Inspect(gf.file, func(n ast.Node) bool {
+			ft, ok := n.(*ast.FuncType)
+			if !ok || ft.Params == nil {
+				return true
+			}
+			i := 0
+			for _, field := range ft.Params.List {
+				if typeName(field.Type) == "context.Context" && i != 0 {
+					t.Errorf("%s: context.Context is parameter %d, not the first", at(field), i+1)
+				}
+				i += max(len(field.Names), 1)
+			}
+			return true
+		})
+		if !libraryPackage(filepath.ToSlash(filepath.Dir(gf.path)), gf.file) {
+			continue
+		}
+		for _, decl := range gf.file.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.Name == "init" {
+					t.Errorf("%s: an init function", at(d))
+				}
+				if !d.Name.IsExported() || (d.Recv != nil && !receiverExported(d.Recv)) {
+					continue
+				}
+				for _, field := range d.Type.Params.List {
+					if name := typeName(field.Type); strings.HasSuffix(name, "Options") && !strings.HasPrefix(name, "*") {
+						t.Errorf("%s: %s takes %s by value; options are a pointer that may be nil", at(field), d.Name.Name, name)
+					}
+				}
+				var results []string
+				if d.Type.Results != nil {
+					for _, r := range d.Type.Results.List {
+						results = append(results, typeName(r.Type))
+					}
+				}
+				params := d.Type.Params.List
+				switch {
+				case d.Recv != nil:
+				case d.Name.Name == "Register" && (len(params) == 0 || typeName(params[0].Type) != "*mcp.ToolSet" || !slices.Equal(results, []string{"error"})):
+					t.Errorf("%s: Register is not Register(ts *mcp.ToolSet, …) error", at(d))
+				case d.Name.Name == "Tools" && !slices.Equal(results, []string{"[]mcp.Tool", "error"}):
+					t.Errorf("%s: Tools does not return ([]mcp.Tool, error)", at(d))
+				}
+			case *ast.GenDecl:
+				if d.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range d.Specs {
+					s := spec.(*ast.ValueSpec)
+					for i, n := range s.Names {
+						if !n.IsExported() {
+							continue
+						}
+						call, ok := s.Values[i].(*ast.CallExpr)
+						if !strings.HasPrefix(n.Name, "Err") || !ok || (fmt.Sprint(call.Fun) != "&{errors New}" && fmt.Sprint(call.Fun) != "&{fmt Errorf}") {
+							t.Errorf("%s: exported variable %s is not an error sentinel (errors.New, fmt.Errorf)", at(n), n.Name)
+						}
+					}
+				}
 			}
 		}
 	}
