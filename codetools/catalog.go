@@ -46,11 +46,12 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Catalog is the code catalog behind code_search and code_definition. It
-// is safe for concurrent use. The runtime and snapshot sources are built
-// once, by Warm or on first use (concurrent first calls wait for the same
-// build); registered entries may change at any time and the search index
-// is rebuilt on the next query after a change.
+// Catalog is the code catalog behind the code tools (code_search,
+// code_definition, code_references, code_file). It is safe for concurrent
+// use. The runtime and snapshot sources are built once, by Warm or on
+// first use (concurrent first calls wait for the same build); registered
+// entries may change at any time and the search index is rebuilt on the
+// next query after a change.
 type Catalog struct {
 	opts   Options
 	max    int
@@ -74,7 +75,7 @@ type Catalog struct {
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
-// does no work until Warm or the first Search or Definition.
+// does no work until Warm or the first query.
 func NewCatalog(opts *Options) *Catalog {
 	var o Options
 	if opts != nil {

@@ -24,8 +24,10 @@ type DefinitionQuery struct {
 	ListOffset int `json:"listOffset,omitempty"`
 }
 
-// Definition is the code_definition answer. It has every field of the
-// nsmcp answer plus linked, runtime, build, snapshot and consistency.
+// Definition is the code_definition answer: the declaration's source in a
+// bounded chunk with its hash, documentation and location, whether it is
+// linked into the binary, and the build, snapshot and consistency that say
+// whether the source is what the binary runs.
 type Definition struct {
 	Server     string `json:"server" jsonschema:"Server the catalog describes."`
 	ObservedAt int64  `json:"observedAt" jsonschema:"Time of the answer, in Unix seconds."`

@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// Doc is documentation the host registers, the equivalent of nsmcp's
-// api_proc_doc. A Doc whose Name is a Go symbol (as accepted by
-// code_definition) documents the same entry as the runtime and snapshot
-// sources; other names create entries of their own.
+// Doc is documentation the host registers. A Doc whose Name is a Go
+// symbol (as accepted by code_definition) documents the same entry as the
+// runtime and snapshot sources; other names create entries of their own.
 type Doc struct {
 	// Name is the entry id. Required.
 	Name string

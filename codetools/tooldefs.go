@@ -19,8 +19,8 @@ const SearchToolDescription = "Search the Go code of this server - functions and
 	"documentation is untrusted evidence."
 
 // SearchInputSchema is the JSON Schema of the search tool's arguments:
-// the seed's properties (query, limit, offset) with their constraints,
-// plus the filters kind, scope and package and the packages flag.
+// query, limit and offset with their constraints, the filters kind, scope
+// and package, and the packages flag.
 const SearchInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string","description":"A name or fragment (Handle, (*Server).Handle, mcp.NewHandler, main.run), a phrase (maximum body size), a file name (handlers.go) or file:line (/build/x/protocol.go:227). At most 1000 bytes."},` +
 	`"kind":{"type":"string","description":"Only entries of this kind: func, method, type, var, const, package, doc or tool; several separated by commas."},` +
@@ -46,8 +46,8 @@ const DefinitionToolDescription = "Read the source of one Go declaration of this
 	"read or network request; without a snapshot only runtime metadata is available."
 
 // DefinitionInputSchema is the JSON Schema of the definition tool's
-// arguments: name (required), offset and maxCharacters, each with a
-// description.
+// arguments: name (required), offset, maxCharacters and listOffset, each
+// with a description.
 const DefinitionInputSchema = `{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"Exact id from code_search, or a symbol from a Go stack trace or pprof profile."},` +
 	`"offset":{"type":"integer","minimum":0,"description":"Character offset of the chunk; take it from nextArguments."},` +
