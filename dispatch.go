@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 )
 
 // message is one parsed JSON-RPC request on its way through the Server:
@@ -234,96 +233,6 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 	return m.respond(b), nil
 }
 
-// callTool answers tools/call.
-func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
-	name, ok := m.params["name"].(string)
-	if !ok {
-		return nil, invalidParams("name must be a string")
-	}
-	req := &Request{Caller: m.caller, ProtocolVersion: m.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
-	if a, has := m.params["arguments"]; has {
-		if _, ok := a.(map[string]any); !ok {
-			return nil, invalidParams("arguments must be an object")
-		}
-		req.args = a
-	} else {
-		req.Arguments = []byte("{}")
-		req.args = map[string]any{}
-	}
-	if m.modern {
-		if err := s.readRetry(req, m.params); err != nil {
-			return nil, err
-		}
-	}
-	req.notes = s.notifierFor(m)
-	var res *Result
-	ctx, err := s.admit(ctx, req, m)
-	m.tool = req.tool
-	if err == nil {
-		if ts := req.compiled.info.TaskSupport; ts != TaskNever {
-			var resp []byte
-			var handled bool
-			if resp, handled, err = s.callTask(ctx, req, m, ts); handled {
-				return resp, err
-			}
-		}
-		if err == nil {
-			res, err = s.execute(ctx, req)
-		}
-	}
-	if err == nil && m.modern {
-		res = s.withServerInfo(res)
-	}
-	if err != nil {
-		var need *InputRequired
-		var ae *ArgumentError
-		switch {
-		case errors.As(err, &need) && m.modern:
-			return s.inputRequired(req, need, m)
-		case need != nil:
-			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
-		case errors.As(err, &ae) && m.version >= Version20251125:
-			// SEP-1303: invalid arguments are a tool execution error the
-			// model can correct.
-			res, err = ErrorResult(ae.Error()), nil
-		default:
-			return nil, err
-		}
-	}
-	bp := scratchBufs.Get().(*[]byte)
-	defer putScratch(bp)
-	b, err := appendResult((*bp)[:0], res)
-	*bp = b
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: encoding the result: %w", name, err)
-	}
-	if s.maxRes > 0 && len(b) > s.maxRes {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
-			slog.String("tool", name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
-		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
-			ErrResultTooLarge, name, len(b), s.maxRes)))
-		*bp = b
-	}
-	if m.modern {
-		b = s.appendModernResult(b, len(res.Meta) > 0)
-		*bp = b
-	}
-	m.isError = res.IsError
-	return m.respond(b), nil
-}
-
-// scratchBufs holds the buffers results are encoded into before their one
-// exact-size copy; buffers grown past maxPooledScratch are dropped.
-var scratchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-const maxPooledScratch = 1 << 20
-
-func putScratch(bp *[]byte) {
-	if cap(*bp) <= maxPooledScratch {
-		scratchBufs.Put(bp)
-	}
-}
-
 // respond copies a result object, without its closing brace, into the
 // complete JSON-RPC response, in one exact-size buffer.
 func (m *message) respond(result []byte) []byte {
@@ -339,22 +248,3 @@ const (
 	responsePrefix = `{"jsonrpc":"2.0","id":`
 	responseMid    = `,"result":`
 )
-
-// notifierFor builds the request's notifier from the transport's stream,
-// the progress token and the log level that applies.
-func (s *Server) notifierFor(m *message) *notifier {
-	if m.tr.notify == nil {
-		return nil
-	}
-	n := &notifier{send: m.tr.notify}
-	switch m.meta["progressToken"].(type) {
-	case string, float64: // checked by selectEra; sent back exactly as received
-		n.token = m.progressRaw
-	}
-	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
-		n.level = LogLevel(l)
-	} else if !m.modern {
-		n.level = s.opts.LogLevel
-	}
-	return n
-}

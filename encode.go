@@ -5,10 +5,23 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync"
 )
 
 // discardLogger is the default logger: it drops everything cheaply.
 var discardLogger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.Level(127)}))
+
+// scratchBufs holds the buffers results are encoded into before their one
+// exact-size copy; buffers grown past maxPooledScratch are dropped.
+var scratchBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+const maxPooledScratch = 1 << 20
+
+func putScratch(bp *[]byte) {
+	if cap(*bp) <= maxPooledScratch {
+		scratchBufs.Put(bp)
+	}
+}
 
 // encodeDescriptor encodes a tool as tools/list shows it.
 func encodeDescriptor(c *compiled) ([]byte, error) {

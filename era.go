@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -20,6 +21,7 @@ import (
 type transport struct {
 	version string      // the MCP-Protocol-Version header, or what stdio negotiated
 	header  http.Header // nil for transports without headers (stdio, in process)
+	name    string      // Exchange.Transport
 	notify  func(method string, params json.RawMessage) error
 }
 
@@ -134,6 +136,9 @@ func checkMeta(meta map[string]any) *Error {
 	}
 	return nil
 }
+
+// serves reports whether version is served.
+func (s *Server) serves(version string) bool { return slices.Contains(s.versions, version) }
 
 // unsupported is the UnsupportedProtocolVersionError for requested.
 func (s *Server) unsupported(requested string) *Error {

@@ -238,9 +238,6 @@ func servedVersions(want []string) ([]string, error) {
 // Versions implements Protocol.
 func (s *Server) Versions() []string { return slices.Clone(s.versions) }
 
-// serves reports whether version is served.
-func (s *Server) serves(version string) bool { return slices.Contains(s.versions, version) }
-
 // Handle implements Protocol.
 func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status int, response []byte) {
 	defer func() {
@@ -261,7 +258,7 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	// them from the message.
 	var tr transport
 	if ex := ExchangeFromContext(ctx); ex != nil {
-		tr = transport{version: ex.ProtocolVersion, header: ex.Header, notify: ex.Notify}
+		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
 	}
 	if isBatch(body) {
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr

@@ -36,6 +36,12 @@ type Request struct {
 
 	validated bool   // the arguments passed validate (a task's first run)
 	task      string // the ID of the task the call runs as
+
+	// granted is a permission the Authorizer already allowed this caller
+	// in the request at hand (a tasks/update that found the caller's task
+	// and resumes it): admit does not ask again for it.
+	granted    string
+	hasGranted bool
 }
 
 // TaskID returns the ID of the task this call runs as (see TaskSupport),

@@ -108,7 +108,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
 		Permission: req.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
 		ProtocolVersion: req.ProtocolVersion, Owner: e.replica}
-	tr, err := s.prepareRun(ctx, id, rec.Version, rec.Expires)
+	tr, err := s.prepareRun(ctx, m.tr, id, rec.Version, rec.Expires)
 	if err != nil {
 		return nil, err
 	}
@@ -137,18 +137,16 @@ type taskRun struct {
 }
 
 // prepareRun takes a running slot for task id (stored, or about to be,
-// from version known), whose tool runs detached
-// from the request ctx until it ends, the task is cancelled or stopped, or
-// its time to live nearly runs out (the rest is left for storing the
-// outcome).
-func (s *Server) prepareRun(ctx context.Context, id string, known uint64, expires time.Time) (*taskRun, error) {
+// from version known), whose tool runs detached from the request ctx
+// until it ends, the task is cancelled or stopped, or its time to live
+// nearly runs out (the rest is left for storing the outcome). tr is what
+// the transport said of the request (m.tr): the request is answered before
+// the tool ends, so the tool's Exchange keeps that much of it, and neither
+// the request itself nor its stream.
+func (s *Server) prepareRun(ctx context.Context, tr transport, id string, known uint64, expires time.Time) (*taskRun, error) {
 	e := s.tasks
 	margin := min(e.ttl/10, time.Minute)
-	if ex := ExchangeFromContext(ctx); ex != nil {
-		// The request is answered: the tool keeps what the transport
-		// said of it, not the request itself nor its stream.
-		ctx = ContextWithExchange(ctx, &Exchange{ProtocolVersion: ex.ProtocolVersion, Transport: ex.Transport})
-	}
+	ctx = ContextWithExchange(ctx, &Exchange{ProtocolVersion: tr.version, Transport: tr.name})
 	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run, stop := context.WithDeadline(run, expires.Add(-margin))
 	if err := e.reserve(id, known, cancel); err != nil {

@@ -183,7 +183,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		if err != nil {
 			return s.failResume(ctx, m, rec, err)
 		}
-		if tr, err = s.prepareRun(rctx, id, rec.Version, rec.Expires); err != nil {
+		if tr, err = s.prepareRun(rctx, m.tr, id, rec.Version, rec.Expires); err != nil {
 			var se *taskStoreError
 			if errors.As(err, &se) {
 				return nil, &Error{Code: CodeInternalError, Message: "Internal error: this server is shutting down; send the update again"}
@@ -259,9 +259,12 @@ func notWaiting(r *TaskRecord) *Error {
 	return invalidParams("task %q is %s, not input_required: it waits for no input", r.ID, r.Status)
 }
 
-// resumeRequest rebuilds the tools/call of a task, made again by caller.
+// resumeRequest rebuilds the tools/call of a task, made again by caller,
+// to whom loadTask showed the task: the Authorizer allowed the task's
+// permission in this request already.
 func (s *Server) resumeRequest(caller Caller, rec *TaskRecord) *Request {
-	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments}
+	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments,
+		granted: rec.Permission, hasGranted: true}
 	if len(rec.Meta) > 0 {
 		if v, err := parseJSON(rec.Meta, outputLimits); err == nil {
 			req.Meta, _ = v.(map[string]any)
