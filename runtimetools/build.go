@@ -13,7 +13,7 @@ import (
 
 const buildDescription = "Report how this process was built: Go version, main package and module (path, version), VCS " +
 	"revision, commit time and whether the tree was modified, build settings (GOOS, GOARCH, CGO_ENABLED, -tags, " +
-	"-ldflags with secret-looking -X values redacted...) and dependency module versions, filterable by a module path " +
+	"-ldflags with secret-looking -X values and URL passwords redacted...) and dependency module versions, filterable by a module path " +
 	"substring. Use it to tell which build is deployed."
 
 const buildSchema = `{"type":"object","properties":{` +
@@ -122,12 +122,12 @@ func buildAnswer(bi *debug.BuildInfo, filter string) buildResult {
 		case "GOARCH":
 			res.GOARCH = st.Value
 		case "-ldflags":
-			res.Settings = append(res.Settings, setting{st.Key, defaultSecrets.redactLdflags(st.Value)})
+			res.Settings = append(res.Settings, setting{st.Key, redactURLPasswords(defaultSecrets.redactLdflags(st.Value))})
 		default:
 			if strings.HasPrefix(st.Key, "vcs.") {
 				continue
 			}
-			res.Settings = append(res.Settings, setting{st.Key, st.Value})
+			res.Settings = append(res.Settings, setting{st.Key, redactURLPasswords(st.Value)})
 		}
 	}
 	if *vcs != (vcsInfo{}) {

@@ -42,8 +42,13 @@
 //
 // The process environment is never read. Attributes of log records whose
 // keys look secret (see [DefaultSecretKeys]) are redacted before they are
-// stored; the same rule redacts members of expvar values, the values of
-// secret-looking flags in the command line and -X settings of -ldflags.
+// stored; the same rule redacts members of expvar values, pprof labels
+// (in runtime_goroutines and in the raw profiles of runtime_profile), the
+// values of secret-looking flags in the command line and -X settings of
+// -ldflags. The password of a URL ("postgres://app:hunter2@db") is
+// redacted wherever the tools show text: log messages and values, expvar
+// strings, labels, the command line, build settings and health check
+// errors.
 // The command line (expvar "cmdline") and runtime.MemStats (expvar
 // "memstats") are shown only when asked for by name.
 //

@@ -110,9 +110,11 @@ type dumpGroup struct {
 
 // dumpInfo is the parsed dump.
 type dumpInfo struct {
+	seed     maphash.Seed // of the stack keys
 	groups   map[uint64]*dumpGroup
 	creators map[uint64]Frame
 	parsed   int // goroutines read
+	cutAt    int // the size of the buffer the dump filled, cutting off the goroutines past it; 0 if it fit
 }
 
 // maxDumpBytes bounds the goroutine dump's buffer. Goroutines past it have
@@ -132,13 +134,17 @@ func takeDump(estimate int, seed maphash.Seed) *dumpInfo {
 		buf = make([]byte, size)
 		n = runtime.Stack(buf, true)
 	}
-	return parseDump(buf[:n], seed)
+	d := parseDump(buf[:n], seed)
+	if n == len(buf) {
+		d.cutAt = n
+	}
+	return d
 }
 
 // parseDump reads the dump. A goroutine cut short by the end of the
 // buffer is not counted.
 func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
-	d := &dumpInfo{groups: map[uint64]*dumpGroup{}, creators: map[uint64]Frame{}}
+	d := &dumpInfo{seed: seed, groups: map[uint64]*dumpGroup{}, creators: map[uint64]Frame{}}
 	interned := map[string]string{}
 	var (
 		key      stackKey
@@ -148,6 +154,10 @@ func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
 		fn       []byte // function of the frame whose file line comes next
 		creator  bool   // fn is the "created by" function
 		creatorK uint64
+		// tail: the goroutine's own stack and creator are read; what
+		// follows (the ancestors' stacks of GODEBUG=tracebackancestors)
+		// is not its stack.
+		tail bool
 	)
 	finish := func() {
 		if !inG {
@@ -180,7 +190,7 @@ func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
 			finish()
 		case bytes.HasPrefix(line, []byte("goroutine ")) && bytes.HasSuffix(line, []byte("]:")):
 			finish()
-			inG, fn, creator, creatorK = true, nil, false, 0
+			inG, fn, creator, creatorK, tail = true, nil, false, 0, false
 			key.reset(seed)
 			var st []byte
 			st, wait = parseHeader(line)
@@ -190,7 +200,7 @@ func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
 				interned[s] = s
 			}
 			state = s
-		case !inG:
+		case !inG || tail:
 		case line[0] == '\t':
 			file, ln := parseFileLine(line[1:])
 			switch {
@@ -208,6 +218,7 @@ func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
 				if _, ok := d.creators[creatorK]; !ok {
 					d.creators[creatorK] = Frame{ID: string(fn), File: string(file), Line: int(ln)}
 				}
+				tail = true
 			default:
 				key.add(fn, file, ln)
 			}

@@ -156,7 +156,7 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 	for _, smp := range p.Sample {
 		total += int(smp.Value[0])
 	}
-	dump := &dumpInfo{}
+	dump := &dumpInfo{seed: seed}
 	take, note := dumpDecision(in.States, total)
 	if take {
 		dump = takeDump(dumpEstimate(p), seed)
@@ -164,6 +164,14 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 			return nil, ctxErr(ctx)
 		}
 	}
+	return groupGoroutines(p, dump, in, note), nil
+}
+
+// groupGoroutines answers runtime_goroutines from a goroutine profile and
+// what the dump says of its stacks (nothing, with the note saying why,
+// when none was taken).
+func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note string) *goroutinesResult {
+	seed := dump.seed
 	fnFilter, stateFilter := lower(in.Function), lower(in.State)
 	res := &goroutinesResult{Groups: []goroutineGroup{}}
 	var key stackKey
@@ -177,6 +185,7 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 		g := goroutineGroup{Count: n, Frames: []Frame{}}
 		key.reset(seed)
 		match := fnFilter == ""
+		var hidden []Frame // the runtime's frames, shown when no other is
 		for _, loc := range smp.Location {
 			for _, ln := range loc.Line {
 				if ln.Function == nil {
@@ -185,18 +194,25 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 				name, file := ln.Function.Name, ln.Function.Filename
 				nameBuf, fileBuf = append(nameBuf[:0], name...), append(fileBuf[:0], file...)
 				key.add(nameBuf, fileBuf, ln.Line)
-				if !visibleFrame(name, file) {
-					continue
-				}
-				if !match && containsFold(name, fnFilter) {
-					match = true
-				}
-				if len(g.Frames) < maxGroupFrames {
+				switch {
+				case !visibleFrame(name, file):
+					if len(g.Frames) == 0 && len(hidden) < maxGroupFrames {
+						hidden = append(hidden, Frame{ID: elideTypeArgs(name), File: file, Line: int(ln.Line)})
+					}
+				case len(g.Frames) < maxGroupFrames:
 					g.Frames = append(g.Frames, Frame{ID: elideTypeArgs(name), File: file, Line: int(ln.Line)})
-				} else {
+					match = match || containsFold(name, fnFilter)
+				default:
 					g.FramesOmitted++
+					match = match || containsFold(name, fnFilter)
 				}
 			}
+		}
+		if len(g.Frames) == 0 {
+			// A stack wholly inside the runtime: shown whole, as a Go
+			// traceback shows it.
+			g.Frames = append(g.Frames, hidden...)
+			match = match || slices.ContainsFunc(hidden, func(f Frame) bool { return containsFold(f.ID, fnFilter) })
 		}
 		dg := dump.groups[key.sum()]
 		if dg != nil {
@@ -224,8 +240,14 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 		res.Groups = append(res.Groups, g)
 	}
 	res.GroupsMatched = len(res.Groups)
-	if res.StatesUnknown > 0 {
+	switch {
+	case res.StatesUnknown == 0:
+	case note != "":
 		res.Note = note
+	case dump.cutAt > 0:
+		res.Note = fmt.Sprintf("The goroutine dump was cut at %.1f MiB: the states of %d goroutines past it are unknown.", float64(dump.cutAt)/(1<<20), res.StatesUnknown)
+	default:
+		res.Note = fmt.Sprintf("The states of %d goroutines are unknown: their stacks changed between the goroutine profile and the dump.", res.StatesUnknown)
 	}
 	slices.SortStableFunc(res.Groups, func(a, b goroutineGroup) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -234,12 +256,19 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 		if c := cmp.Compare(b.LongestWaitMinutes, a.LongestWaitMinutes); c != 0 {
 			return c
 		}
+		// A goroutine the runtime recorded no stack for comes last.
+		if ea, eb := len(a.Frames) == 0, len(b.Frames) == 0; ea != eb {
+			if ea {
+				return 1
+			}
+			return -1
+		}
 		return cmp.Compare(firstID(a), firstID(b))
 	})
 	if len(res.Groups) > in.Limit {
 		res.Groups, res.Truncated = res.Groups[:in.Limit], true
 	}
-	return res, nil
+	return res
 }
 
 // dumpDecision says whether to take a goroutine dump of total goroutines,
@@ -350,8 +379,8 @@ func firstID(g goroutineGroup) string {
 	return g.Frames[0].ID
 }
 
-// sampleLabels returns a sample's pprof labels, bounded, with the values
-// of secret-looking keys redacted.
+// sampleLabels returns a sample's pprof labels, bounded, redacted as
+// redactLabel does.
 func sampleLabels(labels map[string][]string) map[string]string {
 	if len(labels) == 0 {
 		return nil
@@ -367,11 +396,7 @@ func sampleLabels(labels map[string][]string) map[string]string {
 		if len(out) == maxLabels {
 			break
 		}
-		v := strings.Join(labels[k], ",")
-		if defaultSecrets.match(k) {
-			v = Redacted
-		}
-		out[clip(k, 128)] = clip(v, 256)
+		out[clip(k, 128)] = clip(redactLabel(k, strings.Join(labels[k], ",")), 256)
 	}
 	return out
 }

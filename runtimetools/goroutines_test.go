@@ -2,7 +2,6 @@ package runtimetools
 
 import (
 	"context"
-	"hash/maphash"
 	"strings"
 	"sync"
 	"testing"
@@ -143,77 +142,6 @@ func hasFrame(g goroutineGroup, substr string) bool {
 		}
 	}
 	return false
-}
-
-const sampleDump = `goroutine 1 [running]:
-main.main()
-	/src/main.go:49 +0x5c5
-
-goroutine 19 [chan receive, 12 minutes]:
-main.leak(...)
-	/src/main.go:13
-created by main.main in goroutine 1
-	/src/main.go:29 +0xa6
-
-goroutine 20 [chan receive, 3 minutes, locked to thread]:
-main.leak(...)
-	/src/main.go:13
-created by main.main in goroutine 1
-	/src/main.go:29 +0xa6
-
-goroutine 21 [select labels:{"a": "b]:"}]:
-runtime.gopark(0x0?)
-	/go/src/runtime/proc.go:462 +0xce
-main.(*T[...]).wait.func1(...)
-	/src/main.go:19
-main.(*T[...]).wait(0x0?, 0x36fc6ca84310)
-	/src/main.go:23 +0x65
-...additional frames elided...
-created by main.main in goroutine 1
-	/src/main.go:30 +0x45
-
-goroutine 22 [IO wait]:
-main.cut(`
-
-func TestParseDump(t *testing.T) {
-	seed := maphash.MakeSeed()
-	d := parseDump([]byte(sampleDump), seed)
-	if d.parsed != 4 {
-		t.Errorf("parsed %d goroutines, want 4 (the last one is cut off)", d.parsed)
-	}
-	var leak *dumpGroup
-	for _, g := range d.groups {
-		if g.states["chan receive"] == 2 {
-			leak = g
-		}
-	}
-	if leak == nil || leak.maxWait != 12 || len(leak.creators) != 1 {
-		t.Fatalf("leak group = %+v", leak)
-	}
-	for k := range leak.creators {
-		if f := d.creators[k]; f != (Frame{ID: "main.main", File: "/src/main.go", Line: 29}) {
-			t.Errorf("creator = %+v", f)
-		}
-	}
-	var sel *dumpGroup
-	for _, g := range d.groups {
-		if g.states["select"] == 1 {
-			sel = g
-		}
-	}
-	if sel == nil {
-		t.Fatalf("no select group (labels in the header): %+v", d.groups)
-	}
-	// The select goroutine's key is that of its frames outside the runtime,
-	// with type arguments left out.
-	var k stackKey
-	k.reset(seed)
-	k.add([]byte("runtime.gopark"), []byte("/go/src/runtime/proc.go"), 462)
-	k.add([]byte("main.(*T[go.shape.int]).wait.func1"), []byte("/src/main.go"), 19)
-	k.add([]byte("main.(*T[go.shape.int]).wait"), []byte("/src/main.go"), 23)
-	if d.groups[k.sum()] != sel {
-		t.Error("the profile's key of the select stack does not find the dump's group")
-	}
 }
 
 func TestVisibleFrame(t *testing.T) {

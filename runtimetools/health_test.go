@@ -126,7 +126,9 @@ func TestRedactURLPasswords(t *testing.T) {
 		"dial postgres://app:hunter2@db:5432/x failed": "dial postgres://app:[REDACTED]@db:5432/x failed",
 		"a http://host/path b":                         "a http://host/path b",
 		"u://user@host and v://x:y@z":                  "u://user@host and v://x:[REDACTED]@z",
-		"no url":                                       "no url",
+		"redis://:pw@cache:6379, amqp://a:b@mq/v":      "redis://:[REDACTED]@cache:6379, amqp://a:[REDACTED]@mq/v",
+		"mail bob@example.com at http://h/x?u=a:b@c":   "mail bob@example.com at http://h/x?u=a:b@c",
+		"no url": "no url",
 	} {
 		if got := redactURLPasswords(in); got != want {
 			t.Errorf("redactURLPasswords(%q) = %q, want %q", in, got, want)

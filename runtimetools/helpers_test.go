@@ -1,7 +1,10 @@
 package runtimetools
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -50,7 +53,8 @@ func callError(t testing.TB, c *mcptest.Client, name string, args any) string {
 	return mcptest.ResultText(res)
 }
 
-// resultJSON returns the whole result as JSON, for searching it.
+// resultJSON returns the whole result as JSON, with the embedded
+// profiles' bytes uncompressed, for searching it.
 func resultJSON(t testing.TB, res *mcp.Result) string {
 	t.Helper()
 	var b strings.Builder
@@ -60,6 +64,15 @@ func resultJSON(t testing.TB, res *mcp.Result) string {
 			t.Fatal(err)
 		}
 		b.Write(raw)
+		if c.Resource != nil && c.Resource.Blob != nil {
+			zr, err := gzip.NewReader(bytes.NewReader(c.Resource.Blob))
+			if err != nil {
+				t.Fatalf("the embedded resource is not gzip-compressed: %v", err)
+			}
+			if _, err := io.Copy(&b, zr); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	b.Write(raw)

@@ -67,6 +67,7 @@ func (e *encoder) header(t time.Time, level slog.Level, pc uintptr, msg string) 
 	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(pc))
 	e.b = append(e.b, 0)
 	e.b = binary.AppendVarint(e.b, int64(level))
+	msg = redactURLPasswords(msg)
 	room := e.max - len(e.b) - binary.MaxVarintLen64
 	if len(msg) > room {
 		msg = cutUTF8(msg, room)
@@ -130,8 +131,9 @@ func (e *encoder) fixed(tag byte, key string, v uint64) {
 	}
 }
 
-// attr appends one attribute, resolved, with secret values redacted and
-// empty attributes and groups left out, as slog's handlers do.
+// attr appends one attribute, resolved, with secret values and URL
+// passwords redacted and empty attributes and groups left out, as slog's
+// handlers do.
 func (e *encoder) attr(a slog.Attr) {
 	if e.full {
 		return
@@ -173,7 +175,7 @@ func (e *encoder) attr(a slog.Attr) {
 	}
 	switch kind {
 	case slog.KindString:
-		e.str(tagString, a.Key, v.String())
+		e.str(tagString, a.Key, redactURLPasswords(v.String()))
 	case slog.KindInt64:
 		e.fixed(tagInt, a.Key, uint64(v.Int64()))
 	case slog.KindUint64:
@@ -197,7 +199,7 @@ func (e *encoder) attr(a slog.Attr) {
 			e.b = append(e.b, b)
 		}
 	default:
-		e.str(tagAny, a.Key, anyText(v.Any()))
+		e.str(tagAny, a.Key, redactURLPasswords(anyText(v.Any())))
 	}
 }
 

@@ -51,8 +51,9 @@ type LogRingOptions struct {
 // Records are encoded into a preallocated buffer: storing one allocates
 // nothing for attributes of the basic kinds (strings, numbers, booleans,
 // durations, times) and errors; other values are formatted with fmt.
-// Values of secret keys (see LogRingOptions.SecretKeys) are never stored.
-// Messages are stored as they are: do not log secrets in messages.
+// Values of secret keys (see LogRingOptions.SecretKeys) are never stored,
+// nor are the passwords of URLs in messages and values; messages are
+// otherwise stored as they are: do not log secrets in messages.
 type LogRing struct {
 	ring *logRing
 	next slog.Handler

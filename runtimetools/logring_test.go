@@ -80,7 +80,8 @@ func TestLogRingWrapsSlogtest(t *testing.T) {
 }
 
 // secretValues are logged under secret keys and must never be answered.
-var secretValues = []string{"hunter2", "tok-123456", "sess-abcdef", "Bearer xyz789", "pk_live_42", "s3cr3t-group", "viaLogValuer-777"}
+var secretValues = []string{"hunter2", "tok-123456", "sess-abcdef", "Bearer xyz789", "pk_live_42", "s3cr3t-group", "viaLogValuer-777",
+	"dsn-pass-42", "err-pass-7", "msg-pass-3"}
 
 // loginEvent logs its password through a LogValuer.
 type loginEvent struct{ user, password string }
@@ -90,11 +91,12 @@ func (e loginEvent) LogValue() slog.Value {
 }
 
 func logSecrets(logger *slog.Logger) {
-	logger.Info("login", "user", "alice", "password", "hunter2")
+	logger.Info("login", "user", "alice", "password", "hunter2", "dsn", "postgres://app:dsn-pass-42@db/x")
 	logger.Warn("refresh", slog.Group("auth", slog.String("access_token", "tok-123456"), slog.Int("ttl", 60)))
-	logger.With("Cookie", "sess-abcdef").Error("request failed", "status", 500, "Authorization", "Bearer xyz789")
+	logger.With("Cookie", "sess-abcdef").Error("request failed", "status", 500, "Authorization", "Bearer xyz789",
+		"err", errors.New("dial redis://:err-pass-7@cache:6379: connection refused"))
 	logger.WithGroup("stripe").Info("charge", "apiKey", "pk_live_42", "amount", 12.5)
-	logger.Info("nested", slog.Group("secret", slog.String("inner", "s3cr3t-group")))
+	logger.Info("nested, from amqp://app:msg-pass-3@mq/v", slog.Group("secret", slog.String("inner", "s3cr3t-group")))
 	logger.Info("valuer", "event", loginEvent{user: "bob", password: "viaLogValuer-777"})
 }
 
@@ -137,7 +139,7 @@ func TestLogSecretsRedactedInEveryAnswer(t *testing.T) {
 	if first.Message != "valuer" || last.Message != "login" {
 		t.Errorf("order: %q ... %q", first.Message, last.Message)
 	}
-	if last.Attrs["password"] != Redacted || last.Attrs["user"] != "alice" {
+	if last.Attrs["password"] != Redacted || last.Attrs["user"] != "alice" || last.Attrs["dsn"] != "postgres://app:[REDACTED]@db/x" {
 		t.Errorf("login attrs = %v", last.Attrs)
 	}
 	if ev := first.Attrs["event"].(map[string]any); ev["password"] != Redacted || ev["user"] != "bob" {

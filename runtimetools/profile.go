@@ -233,6 +233,13 @@ func (s *state) profile(ctx context.Context, in profileArgs, progress progressFu
 		s.opts.Logger.Error("runtime_profile: decoding the profile", "kind", in.Kind, "error", err)
 		return nil, fmt.Errorf("decoding the %s profile: %w", in.Kind, err)
 	}
+	if redactProfileLabels(p) {
+		var buf bytes.Buffer
+		if err := p.Write(&buf); err != nil {
+			return nil, fmt.Errorf("encoding the %s profile: %w", in.Kind, err)
+		}
+		raw = buf.Bytes()
+	}
 	idx := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == in.Sample })
 	if idx < 0 {
 		return nil, fmt.Errorf("the %s profile has no %s values", in.Kind, in.Sample)
@@ -252,6 +259,23 @@ func (s *state) profile(ctx context.Context, in profileArgs, progress progressFu
 		out.result.Note = joinNote(out.result.Note, emptyNote(in.Kind))
 	}
 	return out, nil
+}
+
+// redactProfileLabels redacts the pprof labels of p's samples as
+// runtime_goroutines shows them (redactLabel), and reports whether it
+// changed any.
+func redactProfileLabels(p *profile.Profile) bool {
+	changed := false
+	for _, s := range p.Sample {
+		for k, vs := range s.Label {
+			for i, v := range vs {
+				if r := redactLabel(k, v); r != v {
+					vs[i], changed = r, true
+				}
+			}
+		}
+	}
+	return changed
 }
 
 func emptyNote(kind string) string {

@@ -112,7 +112,7 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // redactJSON replaces, in a decoded JSON value, the value of every object
-// member whose name is secret.
+// member whose name is secret, and the passwords of URLs in strings.
 func (s *secrets) redactJSON(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -127,15 +127,19 @@ func (s *secrets) redactJSON(v any) any {
 		for i, x := range v {
 			v[i] = s.redactJSON(x)
 		}
+	case string:
+		return redactURLPasswords(v)
 	}
 	return v
 }
 
 // redactArgs returns a command line with the values of secret-looking
-// flags redacted: "-token=x", "--password x".
+// flags redacted ("-token=x", "--password x"), and URL passwords.
 func (s *secrets) redactArgs(args []string) []string {
 	out := make([]string, len(args))
-	copy(out, args)
+	for i, a := range args {
+		out[i] = redactURLPasswords(a)
+	}
 	for i := 1; i < len(out); i++ {
 		a := out[i]
 		if !strings.HasPrefix(a, "-") {
@@ -190,39 +194,49 @@ func (s *secrets) redactLdflags(flags string) string {
 }
 
 // redactURLPasswords replaces the password of every URL with user
-// information in s ("postgres://app:hunter2@db/x").
+// information in s ("postgres://app:hunter2@db/x"). It returns s itself,
+// without allocating, when there is none.
 func redactURLPasswords(s string) string {
+	if strings.IndexByte(s, '@') < 0 {
+		return s // the common case, and the fastest test
+	}
 	var b strings.Builder
-	rest := s
-	for {
-		i := strings.Index(rest, "://")
-		if i < 0 {
+	done := 0 // s[:done] is in b
+	for i := 0; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
 			break
 		}
-		authority := rest[i+3:]
-		end := strings.IndexAny(authority, "/ \t\n?#\"'")
+		start := i + j + 3 // the authority
+		end := strings.IndexAny(s[start:], "/ \t\n?#\"'")
 		if end < 0 {
-			end = len(authority)
+			end = len(s) - start
 		}
-		at := strings.LastIndexByte(authority[:end], '@')
-		colon := -1
-		if at > 0 {
-			colon = strings.IndexByte(authority[:at], ':')
+		authority := s[start : start+end]
+		if at := strings.LastIndexByte(authority, '@'); at > 0 {
+			if colon := strings.IndexByte(authority[:at], ':'); colon >= 0 {
+				b.WriteString(s[done : start+colon+1])
+				b.WriteString(Redacted)
+				done = start + at
+			}
 		}
-		if colon < 0 {
-			b.WriteString(rest[:i+3+end])
-			rest = authority[end:]
-			continue
-		}
-		b.WriteString(rest[:i+3+colon+1])
-		b.WriteString(Redacted)
-		rest = authority[at:]
+		i = start + end
 	}
-	if b.Len() == 0 {
+	if done == 0 {
 		return s
 	}
-	b.WriteString(rest)
+	b.WriteString(s[done:])
 	return b.String()
+}
+
+// redactLabel returns the value of a key-value pair (a pprof label, a
+// setting) as the tools show it: Redacted when the key is secret, the
+// value with URL passwords redacted otherwise.
+func redactLabel(key, value string) string {
+	if defaultSecrets.match(key) {
+		return Redacted
+	}
+	return redactURLPasswords(value)
 }
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.

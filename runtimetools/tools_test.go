@@ -3,6 +3,7 @@ package runtimetools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"expvar"
 	"log/slog"
 	"os"
@@ -81,7 +82,7 @@ func TestBuild(t *testing.T) {
 		{Path: "github.com/google/pprof", Version: "v0.0.1", Sum: "h1:a"},
 		{Path: "example.com/old", Version: "v1.0.0", Replace: &debug.Module{Path: "example.com/fork", Version: "v1.0.1", Sum: "h1:b"}},
 	}
-	bi.Settings = []debug.BuildSetting{{Key: "-ldflags", Value: "-s -X main.version=1.2 -X main.apiToken=abc -X 'main.dbPassword=x y'"},
+	bi.Settings = []debug.BuildSetting{{Key: "-ldflags", Value: "-s -X main.version=1.2 -X main.apiToken=abc -X 'main.dbPassword=x y' -X main.dsn=postgres://app:pw@db/x"},
 		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}}
 	ans := buildAnswer(bi, "FORK")
 	if len(ans.Deps) != 1 || ans.Deps[0].Replace == nil || ans.Deps[0].Replace.Sum != "h1:b" || ans.DepsMatched != 1 || ans.DepsTotal != 2 {
@@ -90,7 +91,7 @@ func TestBuild(t *testing.T) {
 	if ans.VCS == nil || ans.VCS.Revision != "abc123" || ans.VCS.Modified == nil || !*ans.VCS.Modified {
 		t.Errorf("vcs = %+v", ans.VCS)
 	}
-	if len(ans.Settings) != 1 || ans.Settings[0].Value != "-s -X main.version=1.2 -X main.apiToken=[REDACTED] -X main.dbPassword=[REDACTED]" {
+	if len(ans.Settings) != 1 || ans.Settings[0].Value != "-s -X main.version=1.2 -X main.apiToken=[REDACTED] -X main.dbPassword=[REDACTED] -X main.dsn=postgres://app:[REDACTED]@db/x" {
 		t.Errorf("settings = %+v", ans.Settings)
 	}
 }
@@ -108,7 +109,7 @@ func TestVars(t *testing.T) {
 			mine = &all.Vars[i]
 		}
 	}
-	if mine == nil || string(mine.Value) != `{"apiKey":"[REDACTED]","requests":7}` {
+	if mine == nil || string(mine.Value) != `{"apiKey":"[REDACTED]","db":"postgres://app:[REDACTED]@db/orders","requests":7}` {
 		t.Fatalf("runtimetools_test_vars = %+v", mine)
 	}
 	cmd := call[varsResult](t, c, VarsToolName, map[string]any{"names": []string{"cmdline", "memstats"}})
@@ -119,8 +120,8 @@ func TestVars(t *testing.T) {
 	if !strings.Contains(text, "published: ") || !strings.Contains(text, "cmdline") {
 		t.Errorf("unknown var: %s", text)
 	}
-	args := defaultSecrets.redactArgs([]string{"server", "-token", "abc", "--password=hunter2", "-addr", ":80", "-v"})
-	if strings.Join(args, " ") != "server -token [REDACTED] --password=[REDACTED] -addr :80 -v" {
+	args := defaultSecrets.redactArgs([]string{"server", "-token", "abc", "--password=hunter2", "-addr", ":80", "-v", "-dsn", "postgres://app:pw@db/x"})
+	if strings.Join(args, " ") != "server -token [REDACTED] --password=[REDACTED] -addr :80 -v -dsn postgres://app:[REDACTED]@db/x" {
 		t.Errorf("redactArgs = %v", args)
 	}
 }
@@ -211,23 +212,40 @@ func TestPermissions(t *testing.T) {
 	}
 }
 
-// TestEnvironmentNeverShown sets a variable and checks that no answer of
-// any tool holds its value.
-func TestEnvironmentNeverShown(t *testing.T) {
-	const sentinel = "env-sentinel-5f1b2c"
-	t.Setenv("RUNTIMETOOLS_SENTINEL", sentinel)
+// TestSecretsNeverShown plants secrets where a process keeps them (the
+// environment, flags, expvar variables, pprof labels, log records, a
+// health check's error) and checks that no answer of any tool, the raw
+// profiles included, holds one.
+func TestSecretsNeverShown(t *testing.T) {
+	secrets := []string{"env-secret-0", "env-secret-1", "flag-secret-2", "flag-secret-3", "var-secret-4", "var-secret-5",
+		"label-secret-6", "label-secret-7", "log-secret-8", "log-secret-9", "health-secret-10"}
+	t.Setenv("RUNTIMETOOLS_SENTINEL", secrets[0])
+	t.Setenv("DATABASE_URL", "postgres://app:"+secrets[1]+"@db/x")
+	args := os.Args
+	os.Args = []string{args[0], "-token", secrets[2], "--dsn=postgres://app:" + secrets[3] + "@db/x", "-v"}
+	t.Cleanup(func() { os.Args = args })
+	testVars() // runtimetools_probe holds secrets[4] and [5]
+	release := make(chan struct{})
+	labelled := make(chan struct{})
+	go pprof.Do(context.Background(), pprof.Labels("session_token", secrets[6], "upstream", "http://u:"+secrets[7]+"@h"), func(context.Context) {
+		close(labelled)
+		<-release
+	})
+	<-labelled
+	t.Cleanup(func() { close(release) })
 	logs := newLogs(t, nil, nil)
-	slog.New(logs).Info("started", "pid", os.Getpid())
+	slog.New(logs).Info("started", "pid", os.Getpid(), "apiKey", secrets[8], "dsn", "redis://:"+secrets[9]+"@cache")
 	h := newHealth(t, nil)
-	must(t, h.Add("ok", func(context.Context) error { return nil }))
+	must(t, h.Add("db", func(context.Context) error { return errors.New("dial postgres://app:" + secrets[10] + "@db: refused") }))
 	c := newTestClient(t, &Options{Logs: logs, Health: h})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
 	}{
 		{GoroutinesToolName, nil}, {MetricsToolName, nil}, {MetricsToolName, map[string]any{"prefix": "/"}},
-		{BuildToolName, nil}, {VarsToolName, nil}, {VarsToolName, map[string]any{"names": []string{"cmdline", "memstats"}}},
-		{LogsToolName, nil}, {HealthToolName, nil}, {ProfileToolName, map[string]any{"kind": "heap"}},
+		{BuildToolName, nil}, {VarsToolName, nil}, {VarsToolName, map[string]any{"names": []string{"cmdline", "memstats", "runtimetools_probe"}}},
+		{LogsToolName, nil}, {HealthToolName, nil},
+		{ProfileToolName, map[string]any{"kind": "heap"}}, {ProfileToolName, map[string]any{"kind": "goroutine"}},
 	} {
 		if tc.args == nil {
 			tc.args = map[string]any{}
@@ -236,9 +254,17 @@ func TestEnvironmentNeverShown(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v", tc.tool, err)
 		}
-		if strings.Contains(resultJSON(t, res), sentinel) {
-			t.Errorf("%s shows the environment", tc.tool)
+		all := resultJSON(t, res)
+		for _, s := range secrets {
+			if strings.Contains(all, s) {
+				t.Errorf("%s %v shows %s", tc.tool, tc.args, s)
+			}
 		}
+	}
+	// The labels are there, redacted.
+	g := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"function": "TestSecretsNeverShown"})
+	if len(g.Groups) == 0 || g.Groups[0].Labels["session_token"] != Redacted || g.Groups[0].Labels["upstream"] != "http://u:[REDACTED]@h" {
+		t.Errorf("labels: %+v", g.Groups)
 	}
 }
 
@@ -320,5 +346,9 @@ var testVars = sync.OnceFunc(func() {
 	m := expvar.NewMap("runtimetools_test_vars")
 	m.Add("requests", 7)
 	m.Set("apiKey", stringVar("pk_live_secret"))
+	m.Set("db", stringVar("postgres://app:hunter2@db/orders"))
+	probe := expvar.NewMap("runtimetools_probe")
+	probe.Set("clientSecret", stringVar("var-secret-4"))
+	probe.Set("broker", stringVar("amqp://app:var-secret-5@mq/v"))
 	checkoutVars()
 })
