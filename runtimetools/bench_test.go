@@ -9,26 +9,53 @@ import (
 )
 
 // BenchmarkGoroutines100k answers runtime_goroutines over 100 000 blocked
-// goroutines (in three stacks) plus the test's own, with the goroutine dump
-// (states and waits) and without. The bound is 1 s and 64 MB per
-// answer: read ns/op and B/op (everything allocated to answer, the
-// runtime's profile records included); max-stop-ms is the longest pause
-// of the world (the upper bound of its histogram bucket).
+// goroutines plus the test's own, with the goroutine dump (states and
+// waits) and without: shallow, in three stacks of three frames; deep, in
+// one stack of fifteen frames, as a goroutine of an HTTP handler blocked
+// on a database has. The bound is 1 s and 64 MB per answer: read
+// ns/op and B/op (everything allocated to answer, the runtime's profile
+// records included); max-stop-ms is the longest pause of the world (the
+// upper bound of its histogram bucket).
 func BenchmarkGoroutines100k(b *testing.B) {
-	startGoroutines(b, 98000, func(stop chan struct{}, started *sync.WaitGroup) { leakyWorker(stop, started) })
-	startGoroutines(b, 1000, func(stop chan struct{}, started *sync.WaitGroup) { busyWaiter(stop, started) })
-	startGoroutines(b, 1000, func(stop chan struct{}, started *sync.WaitGroup) {
-		started.Done()
-		<-stop
+	b.Run("shallow", func(b *testing.B) {
+		startGoroutines(b, 98000, func(stop chan struct{}, started *sync.WaitGroup) { leakyWorker(stop, started) })
+		startGoroutines(b, 1000, func(stop chan struct{}, started *sync.WaitGroup) { busyWaiter(stop, started) })
+		startGoroutines(b, 1000, func(stop chan struct{}, started *sync.WaitGroup) {
+			started.Done()
+			<-stop
+		})
+		waitBlocked(b, "leakyWorker", 98000)
+		benchGoroutines(b, "leakyWorker", 98000)
 	})
-	waitBlocked(b, "leakyWorker", 98000)
+	b.Run("deep", func(b *testing.B) {
+		startGoroutines(b, 100000, func(stop chan struct{}, started *sync.WaitGroup) { deepWorker(12, stop, started) })
+		waitBlocked(b, "deepWorker", 100000)
+		benchGoroutines(b, "deepWorker", 100000)
+	})
+}
+
+// deepWorker blocks depth calls deep.
+//
+//go:noinline
+func deepWorker(depth int, stop <-chan struct{}, started *sync.WaitGroup) {
+	if depth > 0 {
+		deepWorker(depth-1, stop, started)
+		return
+	}
+	started.Done()
+	<-stop
+}
+
+// benchGoroutines answers runtime_goroutines filtered by function, whose
+// group of want goroutines must come first, with the dump and without.
+func benchGoroutines(b *testing.B, function string, want int) {
 	ctx := context.Background()
 	for _, states := range []bool{true, false} {
 		name := map[bool]string{true: "dump", false: "profile-only"}[states]
 		b.Run(name, func(b *testing.B) {
-			// The dump is not taken by default above 10 000 goroutines:
-			// ask for it, or not, explicitly.
-			in := goroutinesArgs{Function: "leakyWorker", MinCount: 1, Limit: defaultGroupLimit, States: &states}
+			// Ask for the dump, or not, explicitly: by default it is not
+			// taken at this size.
+			in := goroutinesArgs{Function: function, MinCount: 1, Limit: defaultGroupLimit, States: &states}
 			b.ReportAllocs()
 			var res *goroutinesResult
 			cpu := cpuTime()
@@ -41,8 +68,8 @@ func BenchmarkGoroutines100k(b *testing.B) {
 			}
 			reportCPU(b, cpu)
 			b.ReportMetric(longestPause(pauses, readPauses()).Seconds()*1e3, "max-stop-ms")
-			want := map[bool]string{true: "chan receive", false: "unknown"}[states]
-			if len(res.Groups) == 0 || res.Groups[0].Count != 98000 || res.Groups[0].State != want {
+			wantState := map[bool]string{true: "chan receive", false: "unknown"}[states]
+			if len(res.Groups) == 0 || res.Groups[0].Count != want || res.Groups[0].State != wantState {
 				b.Fatalf("wrong answer: total %d, first group %+v", res.Total, res.Groups[:min(1, len(res.Groups))])
 			}
 			b.ReportMetric(100*float64(res.Total-res.StatesUnknown)/float64(res.Total), "%states")

@@ -18,8 +18,8 @@
 //     concurrently, each under a timeout.
 //
 // [Register] adds them to a ToolSet; [Tools] returns them for any other
-// registry. runtime_logs and runtime_health exist only when the host gives
-// a LogRing or a Health in [Options].
+// registry. runtime_logs, runtime_health and runtime_vars exist only when
+// the host gives a LogRing, a Health or its variables in [Options].
 //
 // # Identifiers
 //
@@ -52,9 +52,9 @@
 // The command line (expvar "cmdline") and runtime.MemStats (expvar
 // "memstats") are shown only when asked for by name.
 //
-// Importing this package imports expvar, which registers a /debug/vars
-// handler on http.DefaultServeMux: serve DefaultServeMux, if at all, only
-// where its callers may see those variables.
+// The package does not import expvar, whose import registers /debug/vars
+// (the command line unredacted, memstats) on http.DefaultServeMux: the
+// host that uses expvar hands its variables over in Options.Vars.
 //
 // # Cost
 //
@@ -68,9 +68,14 @@
 //
 // runtime_goroutines takes a goroutine profile, which stops the process
 // for a fraction of a millisecond, and, for each goroutine's state and
-// wait time, a goroutine dump, which stops it for a few microseconds per
-// goroutine (about 0.5 s at 100 000 on a 2-core machine). The dump is
-// taken by default only up to 10 000 goroutines; above, when asked with
-// states: true. At 100 000 goroutines an answer takes about 0.6 s and
-// 58 MB with the dump, 0.2 s and 29 MB without (BenchmarkGoroutines100k).
+// wait time, a goroutine dump, which stops it for about a microsecond per
+// frame of every goroutine (0.5 s for 100 000 goroutines of three frames,
+// 2 s for 100 000 of fifteen, on a 2-core machine). The dump is taken by
+// default only when that pause is estimated at 50 ms or less (some 10 000
+// goroutines of a few frames); above, when asked with states: true. At
+// 100 000 goroutines of three frames an answer takes about 0.6 s and
+// 58 MB with the dump, 0.2 s and 29 MB without; of fifteen frames, 0.5 s
+// and 86 MB without, nearly all of it allocated by runtime/pprof's own
+// goroutine profile (a string key per goroutine), of which some 27 MB is
+// live at once (BenchmarkGoroutines100k).
 package runtimetools

@@ -26,7 +26,7 @@ const goroutinesSchema = `{"type":"object","properties":{` +
 	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
 	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +
 	`"limit":{"type":"integer","description":"Groups to answer, 1..100; default 20."},` +
-	`"states":{"type":"boolean","description":"Read each goroutine's state and wait from a goroutine dump, which stops the process for a few microseconds per goroutine. Default: only when there are at most 10000 goroutines; true: always; false: never (states unknown)."}},` +
+	`"states":{"type":"boolean","description":"Read each goroutine's state and wait from a goroutine dump, which stops the process for about a microsecond per frame of every goroutine. Default: only when that is at most about 50 ms (some 10000 goroutines of a few frames); true: always; false: never (states unknown)."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_goroutines.
@@ -37,13 +37,16 @@ const (
 	maxFunctionFilter = 256
 	maxStateFilter    = 64
 	maxLabels         = 16
-	// maxAutoDump is the most goroutines a call without "states" takes a
-	// goroutine dump of: about 50 ms of stopped world.
-	maxAutoDump = 10000
-	// dumpPausePerGoroutine is about what a goroutine dump stops the world
-	// for, per goroutine (measured: 0.5 s for 100 000 goroutines of three
-	// frames, on a 2-core machine).
-	dumpPausePerGoroutine = 5 * time.Microsecond
+	// maxAutoDumpPause is the longest a call without "states" stops the
+	// process for to take a goroutine dump: about 10 000 goroutines of a
+	// few frames, 2 000 of fifteen.
+	maxAutoDumpPause = 50 * time.Millisecond
+	// dumpPausePerByte is about what a goroutine dump stops the world for,
+	// per byte of dumpEstimate: the runtime prints every frame of every
+	// goroutine while the world is stopped, even past the end of the
+	// buffer (measured on a 2-core machine: 9 to 14 ns per byte of dump,
+	// 1 to 1.5 µs per frame; dumpEstimate runs about 1.4 times high).
+	dumpPausePerByte = 8 * time.Nanosecond
 )
 
 type goroutinesArgs struct {
@@ -92,8 +95,8 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 				"Just the goroutine count over time - use runtime_metrics (/sched/goroutines:goroutines).",
 			},
 			Details: "Groups come from the runtime's goroutine profile; states, wait times and creators from a goroutine dump, " +
-				"which stops the process for a few microseconds per goroutine (about 0.5 s at 100 000): taken by default only up to 10000 goroutines, " +
-				"above that only with states: true. One call takes them at a time. Frames hide the runtime's internals as a Go traceback does. " +
+				"which stops the process for about a microsecond per frame of every goroutine (0.5 s for 100 000 goroutines of three frames, 2 s of fifteen): " +
+				"taken by default only when that is at most about 50 ms, otherwise only with states: true (the note says how long it would be). One call takes them at a time. Frames hide the runtime's internals as a Go traceback does. " +
 				"Pass a frame's id to code_definition to read its source.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{"limit":5}`), Outcome: "the five largest groups with count, state, frames and createdBy."},
@@ -157,9 +160,10 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 		total += int(smp.Value[0])
 	}
 	dump := &dumpInfo{seed: seed}
-	take, note := dumpDecision(in.States, total)
+	estimate := dumpEstimate(p)
+	take, note := dumpDecision(in.States, total, estimate)
 	if take {
-		dump = takeDump(dumpEstimate(p), seed)
+		dump = takeDump(estimate, seed)
 		if err := ctx.Err(); err != nil {
 			return nil, ctxErr(ctx)
 		}
@@ -271,15 +275,17 @@ func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note
 	return res
 }
 
-// dumpDecision says whether to take a goroutine dump of total goroutines,
-// and if not, why.
-func dumpDecision(states *bool, total int) (take bool, note string) {
+// dumpDecision says whether to take a goroutine dump of total goroutines
+// whose dump would take about estimate bytes (dumpEstimate), and if not,
+// why.
+func dumpDecision(states *bool, total, estimate int) (take bool, note string) {
+	pause := time.Duration(estimate) * dumpPausePerByte
 	switch {
 	case states != nil && !*states:
 		return false, "States and waits were not read (states: false)."
-	case states == nil && total > maxAutoDump:
+	case states == nil && pause > maxAutoDumpPause:
 		return false, fmt.Sprintf("States and waits were not read: a goroutine dump of %d goroutines would stop the process for about %v. Pass states: true to take it.",
-			total, (time.Duration(total) * dumpPausePerGoroutine).Round(time.Millisecond))
+			total, pause.Round(10*time.Millisecond))
 	}
 	return true, ""
 }

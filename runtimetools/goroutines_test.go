@@ -1,11 +1,16 @@
 package runtimetools
 
 import (
+	"bytes"
 	"context"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/pprof/profile"
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/mcptest"
@@ -203,17 +208,35 @@ func TestGoroutineSnapshotsOneAtATime(t *testing.T) {
 
 func TestGoroutineDumpDecision(t *testing.T) {
 	yes, no := true, false
-	if take, note := dumpDecision(nil, maxAutoDump); !take || note != "" {
-		t.Errorf("default, %d goroutines: %v %q", maxAutoDump, take, note)
+	if take, note := dumpDecision(nil, 2000, 1<<20); !take || note != "" {
+		t.Errorf("default, a dump of 1 MiB: %v %q", take, note)
 	}
-	if take, note := dumpDecision(nil, 100000); take || !strings.Contains(note, "about 500ms. Pass states: true") {
-		t.Errorf("default, 100000 goroutines: %v %q", take, note)
+	if take, note := dumpDecision(nil, 100000, 62_500_000); take || !strings.Contains(note, "a goroutine dump of 100000 goroutines would stop the process for about 500ms. Pass states: true") {
+		t.Errorf("default, a dump of 62.5 MB: %v %q", take, note)
 	}
-	if take, _ := dumpDecision(&yes, 100000); !take {
+	if take, _ := dumpDecision(&yes, 100000, 62_500_000); !take {
 		t.Error("states: true did not take the dump")
 	}
-	if take, note := dumpDecision(&no, 10); take || note == "" {
+	if take, note := dumpDecision(&no, 10, 1000); take || note == "" {
 		t.Errorf("states: false: %v %q", take, note)
+	}
+	// The estimate the pause is reckoned from is of the dump's size: at
+	// least the real size, and not many times more.
+	startGoroutines(t, 200, func(stop chan struct{}, started *sync.WaitGroup) { leakyWorker(stop, started) })
+	waitBlocked(t, "leakyWorker", 200)
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := make([]byte, 8<<20)
+	size, estimate := runtime.Stack(dump, true), dumpEstimate(p)
+	t.Logf("dump of %d bytes estimated at %d", size, estimate)
+	if estimate < size || estimate > 3*size {
+		t.Errorf("dump of %d bytes estimated at %d", size, estimate)
 	}
 	c := newTestClient(t, nil)
 	got := call[goroutinesResult](t, c, GoroutinesToolName, map[string]any{"states": false})

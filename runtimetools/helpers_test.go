@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"expvar"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -97,4 +99,9 @@ func newHealth(t testing.TB, opts *HealthOptions) *Health {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// expvarVars is Options.Vars over the process's expvar variables.
+func expvarVars(f func(string, fmt.Stringer)) {
+	expvar.Do(func(kv expvar.KeyValue) { f(kv.Key, kv.Value) })
 }

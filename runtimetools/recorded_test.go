@@ -82,7 +82,7 @@ func recordedServer(t *testing.T) (*mcp.Server, []mcp.Tool) {
 	// The heap profile is as of the last GC: have one, so that it is never
 	// empty.
 	runtime.GC()
-	tools, err := Tools(&Options{Logs: logs, Health: h})
+	tools, err := Tools(&Options{Logs: logs, Health: h, Vars: expvarVars})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,8 @@ const (
 const DefaultMaxProfileBytes = 8 << 20
 
 // Options configure the tools. A nil *Options is the zero value, which
-// registers every tool but runtime_logs and runtime_health.
+// registers runtime_goroutines, runtime_metrics, runtime_profile and
+// runtime_build.
 type Options struct {
 	// Logs is the handler whose records runtime_logs reads. Nil leaves
 	// runtime_logs out.
@@ -46,6 +47,18 @@ type Options struct {
 	// Health holds the checks runtime_health runs. Nil leaves
 	// runtime_health out.
 	Health *Health
+	// Vars calls f for each variable runtime_vars may read, as expvar.Do
+	// does. Nil leaves runtime_vars out. For the process's expvar
+	// variables:
+	//
+	//	Vars: func(f func(string, fmt.Stringer)) {
+	//		expvar.Do(func(kv expvar.KeyValue) { f(kv.Key, kv.Value) })
+	//	},
+	//
+	// This package does not import expvar itself: importing expvar
+	// registers /debug/vars, which shows the command line unredacted, on
+	// http.DefaultServeMux.
+	Vars func(f func(name string, value fmt.Stringer))
 	// MaxProfileBytes bounds the raw profile runtime_profile embeds in its
 	// answer; a larger profile is summarised but not embedded. Zero means
 	// DefaultMaxProfileBytes; negative is an error.
@@ -56,9 +69,9 @@ type Options struct {
 }
 
 // Register adds the runtime tools to ts: runtime_goroutines,
-// runtime_metrics, runtime_profile, runtime_build and runtime_vars, plus
-// runtime_logs when opts.Logs is set and runtime_health when opts.Health is
-// set. opts may be nil.
+// runtime_metrics, runtime_profile and runtime_build, plus runtime_logs
+// when opts.Logs is set, runtime_health when opts.Health is set and
+// runtime_vars when opts.Vars is set. opts may be nil.
 func Register(ts *mcp.ToolSet, opts *Options) error {
 	tools, err := Tools(opts)
 	if err != nil {
@@ -87,7 +100,10 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 	}
 	s := &state{opts: o, snapshots: make(chan struct{}, 1)}
 	builders := []func() (mcp.Tool, error){
-		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool, s.varsTool,
+		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool,
+	}
+	if o.Vars != nil {
+		builders = append(builders, s.varsTool)
 	}
 	if o.Logs != nil {
 		builders = append(builders, s.logsTool)

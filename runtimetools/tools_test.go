@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"expvar"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -98,7 +101,7 @@ func TestBuild(t *testing.T) {
 
 func TestVars(t *testing.T) {
 	testVars()
-	c := newTestClient(t, nil)
+	c := newTestClient(t, &Options{Vars: expvarVars})
 	all := call[varsResult](t, c, VarsToolName, map[string]any{})
 	if !slices.Contains(all.Omitted, "cmdline") || !slices.Contains(all.Omitted, "memstats") {
 		t.Errorf("omitted = %v", all.Omitted)
@@ -126,6 +129,83 @@ func TestVars(t *testing.T) {
 	}
 }
 
+// TestVarsFromTheHost: runtime_vars reads what Options.Vars lists, and only
+// then exists; a listing or a variable that panics is an error, the server
+// unharmed.
+func TestVarsFromTheHost(t *testing.T) {
+	for _, tc := range []struct {
+		opts *Options
+		want bool
+	}{{nil, false}, {&Options{}, false}, {&Options{Vars: expvarVars}, true}} {
+		tools, err := Tools(tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(tools, func(tool mcp.Tool) bool { return tool.Info().Name == VarsToolName })
+		if got != tc.want {
+			t.Errorf("Tools(%+v): runtime_vars registered %v, want %v", tc.opts, got, tc.want)
+		}
+	}
+	own := func(f func(string, fmt.Stringer)) {
+		f("queue", stringVar("jobs"))
+		f("broken", panicVar{})
+		f("cmdline", stringVar("not the command line"))
+		f("creds", jsonVar(`{"user":"ada","password":"hunter2"}`))
+	}
+	c := newTestClient(t, &Options{Vars: own})
+	all := call[varsResult](t, c, VarsToolName, map[string]any{})
+	var names []string
+	for _, v := range all.Vars {
+		names = append(names, v.Name)
+	}
+	if strings.Join(names, " ") != "broken creds queue" || !slices.Equal(all.Omitted, []string{"cmdline"}) {
+		t.Fatalf("vars %v, omitted %v", names, all.Omitted)
+	}
+	if !strings.Contains(all.Vars[0].Error, "reading the variable panicked: boom") || string(all.Vars[1].Value) != `{"password":"[REDACTED]","user":"ada"}` ||
+		string(all.Vars[2].Value) != `"jobs"` {
+		t.Errorf("vars = %+v", all.Vars)
+	}
+	if text := callError(t, c, VarsToolName, map[string]any{"names": []string{"memstats"}}); !strings.Contains(text, "published: broken, cmdline, creds, queue") {
+		t.Errorf("unknown var: %s", text)
+	}
+	c = newTestClient(t, &Options{Vars: func(func(string, fmt.Stringer)) { panic("listing failed") }})
+	if text := callError(t, c, VarsToolName, map[string]any{}); !strings.Contains(text, "listing the variables panicked: listing failed") {
+		t.Errorf("panicking listing: %s", text)
+	}
+	call[metricsResult](t, c, MetricsToolName, map[string]any{"names": []string{"/sched/goroutines:goroutines"}})
+}
+
+// jsonVar is a variable whose String method answers its JSON text as is.
+type jsonVar string
+
+func (v jsonVar) String() string { return string(v) }
+
+// panicVar is a variable whose String method panics.
+type panicVar struct{}
+
+func (panicVar) String() string { panic("boom") }
+
+// TestNoExpvarImport: importing the package must not import expvar, whose
+// init registers /debug/vars (the command line, unredacted) on
+// http.DefaultServeMux.
+func TestNoExpvarImport(t *testing.T) {
+	gocmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gocmd); err != nil {
+		t.Skipf("no go command: %v", err)
+	}
+	out, err := exec.Command(gocmd, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/embedmcp/mcp/runtimetools") || !slices.Contains(deps, "net/http") {
+		t.Fatalf("go list -deps answered %d packages, not this package's", len(deps))
+	}
+	if slices.Contains(deps, "expvar") {
+		t.Error("runtimetools imports expvar")
+	}
+}
+
 type stringVar string
 
 func (s stringVar) String() string { b, _ := json.Marshal(string(s)); return string(b) }
@@ -133,7 +213,7 @@ func (s stringVar) String() string { b, _ := json.Marshal(string(s)); return str
 // TestBadInput: out-of-range numbers, unknown values and 64 KiB strings get
 // a clear isError that names what is valid and never echoes the input.
 func TestBadInput(t *testing.T) {
-	c := newTestClient(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)})
+	c := newTestClient(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil), Vars: expvarVars})
 	huge := strings.Repeat("A", 64<<10)
 	for _, tc := range []struct {
 		tool string
@@ -180,7 +260,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestPermissions(t *testing.T) {
-	srv := newTestServer(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)})
+	srv := newTestServer(t, &Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil), Vars: expvarVars})
 	list := func(grants ...string) []string {
 		c := mcptest.NewClient(t, srv, &mcptest.ClientOptions{Caller: mcptest.Caller("x", grants...)})
 		tools, err := c.ListTools()
@@ -237,7 +317,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	slog.New(logs).Info("started", "pid", os.Getpid(), "apiKey", secrets[8], "dsn", "redis://:"+secrets[9]+"@cache")
 	h := newHealth(t, nil)
 	must(t, h.Add("db", func(context.Context) error { return errors.New("dial postgres://app:" + secrets[10] + "@db: refused") }))
-	c := newTestClient(t, &Options{Logs: logs, Health: h})
+	c := newTestClient(t, &Options{Logs: logs, Health: h, Vars: expvarVars})
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -273,7 +353,7 @@ func TestSecretsNeverShown(t *testing.T) {
 func TestRegisterCostsNothing(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for range 3 {
-		if _, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil)}); err != nil {
+		if _, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: newHealth(t, nil), Vars: expvarVars}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,7 +371,7 @@ func TestRegisterCostsNothing(t *testing.T) {
 func TestToolsMeetTheContracts(t *testing.T) {
 	h := newHealth(t, nil)
 	must(t, h.Add("ok", func(context.Context) error { return nil }))
-	tools, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: h})
+	tools, err := Tools(&Options{Logs: newLogs(t, nil, nil), Health: h, Vars: expvarVars})
 	if err != nil {
 		t.Fatal(err)
 	}

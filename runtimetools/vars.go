@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"expvar"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/embedmcp/mcp"
@@ -78,85 +78,97 @@ func (s *state) varsTool() (mcp.Tool, error) {
 			if err := checkText(req, fmt.Sprintf("/names/%d", i), n, maxVarName); err != nil {
 				return varsResult{}, err
 			}
-			if expvar.Get(n) == nil {
-				return varsResult{}, argError(req, fmt.Sprintf("/names/%d", i), "no expvar variable %s; published: %s", echo(n), publishedNames())
+		}
+		vars, err := listVars(s.opts.Vars)
+		if err != nil {
+			return varsResult{}, err
+		}
+		for i, n := range in.Names {
+			if !slices.ContainsFunc(vars, func(v namedVar) bool { return v.name == n }) {
+				return varsResult{}, argError(req, fmt.Sprintf("/names/%d", i), "no expvar variable %s; published: %s", echo(n), publishedNames(vars))
 			}
 		}
-		return readVars(in.Names), nil
+		return readVars(vars, in.Names), nil
 	})
 }
 
-// publishedNames lists the published variables for an error message,
-// bounded.
-func publishedNames() string {
-	var names []string
-	n := 0
-	expvar.Do(func(kv expvar.KeyValue) {
-		n++
-		if len(names) < maxListedUnseen {
-			names = append(names, kv.Key)
+// namedVar is one variable of Options.Vars.
+type namedVar struct {
+	name  string
+	value fmt.Stringer
+}
+
+// listVars lists the variables of do (Options.Vars), sorted by name.
+func listVars(do func(func(string, fmt.Stringer))) (vars []namedVar, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("listing the variables panicked: %s", panicText(r))
 		}
+	}()
+	do(func(name string, value fmt.Stringer) {
+		vars = append(vars, namedVar{name, value})
 	})
+	slices.SortFunc(vars, func(a, b namedVar) int { return strings.Compare(a.name, b.name) })
+	return vars, nil
+}
+
+// publishedNames lists the variables for an error message, bounded.
+func publishedNames(vars []namedVar) string {
+	var names []string
+	for _, v := range vars[:min(len(vars), maxListedUnseen)] {
+		names = append(names, v.name)
+	}
 	s := strings.Join(names, ", ")
-	if n > len(names) {
-		s += fmt.Sprintf(" and %d more", n-len(names))
+	if len(vars) > len(names) {
+		s += fmt.Sprintf(" and %d more", len(vars)-len(names))
 	}
 	return s
 }
 
 // readVars reads the named variables, or all but the on-request ones.
-func readVars(names []string) varsResult {
+func readVars(vars []namedVar, names []string) varsResult {
 	res := varsResult{Vars: []expVar{}}
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
 	size := 0
-	expvar.Do(func(kv expvar.KeyValue) {
-		if len(names) > 0 && !want[kv.Key] {
-			return
+	for _, kv := range vars {
+		if len(names) > 0 && !want[kv.name] {
+			continue
 		}
-		if len(names) == 0 && isOnRequest(kv.Key) {
-			res.Omitted = append(res.Omitted, kv.Key)
-			return
+		if len(names) == 0 && slices.Contains(onRequest, kv.name) {
+			res.Omitted = append(res.Omitted, kv.name)
+			continue
 		}
 		v := readVar(kv)
 		n := len(v.Value) + len(v.Name) + 64
 		if size+n > maxVarsBytes {
-			res.Omitted = append(res.Omitted, kv.Key)
-			return
+			res.Omitted = append(res.Omitted, kv.name)
+			continue
 		}
 		size += n
 		res.Vars = append(res.Vars, v)
-	})
+	}
 	return res
 }
 
-func isOnRequest(name string) bool {
-	for _, n := range onRequest {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
 // readVar reads one variable, redacts it and bounds it.
-func readVar(kv expvar.KeyValue) (v expVar) {
-	v.Name = kv.Key
+func readVar(kv namedVar) (v expVar) {
+	v.Name = kv.name
 	defer func() {
 		if r := recover(); r != nil {
-			v = expVar{Name: kv.Key, Error: fmt.Sprintf("reading the variable panicked: %s", clip(fmt.Sprint(r), 200))}
+			v = expVar{Name: kv.name, Error: "reading the variable panicked: " + panicText(r)}
 		}
 	}()
-	raw := kv.Value.String()
+	raw := kv.value.String()
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var val any
 	if err := dec.Decode(&val); err != nil {
-		return expVar{Name: kv.Key, Error: "the value is not JSON: " + clip(err.Error(), 200)}
+		return expVar{Name: kv.name, Error: "the value is not JSON: " + clip(err.Error(), 200)}
 	}
-	if kv.Key == "cmdline" {
+	if kv.name == "cmdline" {
 		if args, ok := val.([]any); ok {
 			strs := make([]string, len(args))
 			for i, a := range args {
@@ -171,7 +183,7 @@ func readVar(kv expvar.KeyValue) (v expVar) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(val); err != nil {
-		return expVar{Name: kv.Key, Error: "encoding the value: " + clip(err.Error(), 200)}
+		return expVar{Name: kv.name, Error: "encoding the value: " + clip(err.Error(), 200)}
 	}
 	out := bytes.TrimSpace(buf.Bytes())
 	if len(out) > maxVarBytes {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"expvar"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -44,7 +45,12 @@ func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS) (*slog.Lo
 	if err != nil {
 		return nil, err
 	}
-	if err := runtimetools.Register(ts, &runtimetools.Options{Logs: logs, Health: health, Logger: logger}); err != nil {
+	// The server's expvar variables, for runtime_vars (this command serves
+	// its own mux, not http.DefaultServeMux, where expvar puts /debug/vars).
+	vars := func(f func(string, fmt.Stringer)) {
+		expvar.Do(func(kv expvar.KeyValue) { f(kv.Key, kv.Value) })
+	}
+	if err := runtimetools.Register(ts, &runtimetools.Options{Logs: logs, Health: health, Vars: vars, Logger: logger}); err != nil {
 		return nil, err
 	}
 	return slog.New(logs), nil
