@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"expvar"
 	"fmt"
 	"io"
 	"log"
@@ -13,8 +14,9 @@ import (
 	"github.com/embedmcp/mcp/runtimetools"
 )
 
-// Register adds the runtime tools to a ToolSet: five always, runtime_logs
-// with a LogRing and runtime_health with a Health. Each needs its
+// Register adds the runtime tools to a ToolSet: four always, runtime_logs
+// with a LogRing, runtime_health with a Health and runtime_vars with the
+// host's variables (here the process's expvar variables). Each needs its
 // permission: a CPU profile costs CPU, and logs may hold personal data.
 func ExampleRegister() {
 	logs, err := runtimetools.NewLogRing(nil, nil) // nil: keep records only; a host wraps its own handler
@@ -26,7 +28,10 @@ func ExampleRegister() {
 		log.Fatal(err)
 	}
 	tools := mcp.NewToolSet()
-	if err := runtimetools.Register(tools, &runtimetools.Options{Logs: logs, Health: health}); err != nil {
+	vars := func(f func(string, fmt.Stringer)) {
+		expvar.Do(func(kv expvar.KeyValue) { f(kv.Key, kv.Value) })
+	}
+	if err := runtimetools.Register(tools, &runtimetools.Options{Logs: logs, Health: health, Vars: vars}); err != nil {
 		log.Fatal(err)
 	}
 	for tool := range tools.All() {
