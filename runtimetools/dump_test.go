@@ -198,6 +198,7 @@ type embeddedMutex struct{ sync.Mutex }
 func lockThroughInterface(l sync.Locker, started *sync.WaitGroup) {
 	started.Done()
 	l.Lock()
+	//lint:ignore SA2001 the goroutine is to block in Lock
 	l.Unlock()
 }
 
