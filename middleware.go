@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"sync"
 )
 
 // A ToolHandler runs one tools/call that was looked up and authorized: it
@@ -41,7 +42,11 @@ func chainTools(mw []ToolMiddleware, run ToolHandler) ToolHandler {
 
 // Message is one JSON-RPC request as Middleware sees it: parsed, its
 // revision chosen and its revision rules checked, about to be dispatched.
-// Notifications are never dispatched and never reach Middleware.
+// Notifications are never dispatched and never reach Middleware. The
+// Server owns it and reuses it for a later request once the Middleware
+// returns: a Middleware that hands what it saw to another goroutine (an
+// audit log written later, say) copies the fields it needs, not the
+// pointer, and calls Tool before it returns.
 type Message struct {
 	// Method is the JSON-RPC method, e.g. "tools/call".
 	Method string
@@ -125,10 +130,23 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 }
 
 // heapMessage is a request on its way through Options.Middleware: the
-// message and the Message they see, in one allocation.
+// message and the Message they see, together. Handing them to Middleware
+// puts them on the heap; they are taken from heapMessages and given back
+// once the request is answered, so that the hook costs no allocation.
+// (Without Middleware the message stays on the stack: nothing the Server
+// does keeps it past the request.)
 type heapMessage struct {
 	msg Message
 	m   message
+}
+
+var heapMessages = sync.Pool{New: func() any { return new(heapMessage) }}
+
+// release clears hm, so that nothing of this request reaches the next one
+// or stays reachable from the pool, and gives it back.
+func (hm *heapMessage) release() {
+	*hm = heapMessage{}
+	heapMessages.Put(hm)
 }
 
 // answerWithMiddleware runs the request through Options.Middleware.

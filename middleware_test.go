@@ -3,7 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -189,5 +192,51 @@ func TestMessageTool(t *testing.T) {
 	}
 	if got, want := strings.Join(after, " "), "fail typed - - -"; got != want {
 		t.Errorf("after next: %s, want %s", got, want)
+	}
+}
+
+// TestMiddlewareMessagePerRequest: each request a Middleware sees is its
+// own while the Middleware runs, under concurrent requests (the Server
+// reuses the Message of an answered request for a later one): the id,
+// target and tool seen after next are the request's, and nothing of one
+// request reaches the next (Tool is nil before next on every one).
+func TestMiddlewareMessagePerRequest(t *testing.T) {
+	ts := NewToolSet()
+	for _, name := range []string{"even", "odd"} {
+		if err := ts.Register(NewRawTool(ToolInfo{Name: name},
+			func(context.Context, *Request) (*Result, error) { return TextResult(name), nil })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var bad atomic.Int64
+	mw := func(ctx context.Context, msg *Message, next MessageHandler) Outcome {
+		id, name := string(msg.ID), msg.Name
+		n, err := strconv.Atoi(id)
+		want := []string{"even", "odd"}[n%2]
+		if err != nil || name != want || msg.Tool() != nil {
+			bad.Add(1)
+		}
+		out := next(ctx, msg)
+		if string(msg.ID) != id || msg.Name != want || msg.Tool() == nil || msg.Tool().Info().Name != want {
+			bad.Add(1)
+		}
+		return out
+	}
+	s := NewServer(ts, AllowAll(), &Options{Middleware: []Middleware{mw}})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				id := g*1000 + i
+				_, resp := s.Handle(versionCtx(Version20250618), Caller{}, rpcBody(id, "tools/call", `{"name":"`+[]string{"even", "odd"}[id%2]+`"}`))
+				if !strings.Contains(string(resp), `"text":"`+[]string{"even", "odd"}[id%2]+`"`) {
+					bad.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d requests saw another request's Message or answer", n)
 	}
 }
