@@ -42,7 +42,8 @@
 //
 // The process environment is never read. Attributes of log records whose
 // keys look secret (see [DefaultSecretKeys]) are redacted before they are
-// stored; the same rule redacts members of expvar values, pprof labels
+// stored; the same rule redacts expvar variables named like secrets
+// whole and the members of the others' values, pprof labels
 // (in runtime_goroutines and in the raw profiles of runtime_profile), the
 // values of secret-looking flags in the command line and -X settings of
 // -ldflags. The password of a URL ("postgres://app:hunter2@db") is

@@ -150,6 +150,9 @@ func TestVarsFromTheHost(t *testing.T) {
 		f("broken", panicVar{})
 		f("cmdline", stringVar("not the command line"))
 		f("creds", jsonVar(`{"user":"ada","password":"hunter2"}`))
+		f("dbPassword", stringVar("hunter2"))
+		f("queue", stringVar("listed twice"))
+		f("unset", nil)
 	}
 	c := newTestClient(t, &Options{Vars: own})
 	all := call[varsResult](t, c, VarsToolName, map[string]any{})
@@ -157,14 +160,14 @@ func TestVarsFromTheHost(t *testing.T) {
 	for _, v := range all.Vars {
 		names = append(names, v.Name)
 	}
-	if strings.Join(names, " ") != "broken creds queue" || !slices.Equal(all.Omitted, []string{"cmdline"}) {
+	if strings.Join(names, " ") != "broken creds dbPassword queue unset" || !slices.Equal(all.Omitted, []string{"cmdline"}) {
 		t.Fatalf("vars %v, omitted %v", names, all.Omitted)
 	}
 	if !strings.Contains(all.Vars[0].Error, "reading the variable panicked: boom") || string(all.Vars[1].Value) != `{"password":"[REDACTED]","user":"ada"}` ||
-		string(all.Vars[2].Value) != `"jobs"` {
+		string(all.Vars[2].Value) != `"[REDACTED]"` || string(all.Vars[3].Value) != `"jobs"` || all.Vars[4].Error != "the variable has no value (nil)" {
 		t.Errorf("vars = %+v", all.Vars)
 	}
-	if text := callError(t, c, VarsToolName, map[string]any{"names": []string{"memstats"}}); !strings.Contains(text, "published: broken, cmdline, creds, queue") {
+	if text := callError(t, c, VarsToolName, map[string]any{"names": []string{"memstats"}}); !strings.Contains(text, "published: broken, cmdline, creds, dbPassword, queue, unset") {
 		t.Errorf("unknown var: %s", text)
 	}
 	c = newTestClient(t, &Options{Vars: func(func(string, fmt.Stringer)) { panic("listing failed") }})

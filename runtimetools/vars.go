@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/embedmcp/mcp"
@@ -98,7 +99,8 @@ type namedVar struct {
 	value fmt.Stringer
 }
 
-// listVars lists the variables of do (Options.Vars), sorted by name.
+// listVars lists the variables of do (Options.Vars), sorted by name; of
+// a name listed twice, the first.
 func listVars(do func(func(string, fmt.Stringer))) (vars []namedVar, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -108,7 +110,8 @@ func listVars(do func(func(string, fmt.Stringer))) (vars []namedVar, err error) 
 	do(func(name string, value fmt.Stringer) {
 		vars = append(vars, namedVar{name, value})
 	})
-	slices.SortFunc(vars, func(a, b namedVar) int { return strings.Compare(a.name, b.name) })
+	slices.SortStableFunc(vars, func(a, b namedVar) int { return strings.Compare(a.name, b.name) })
+	vars = slices.CompactFunc(vars, func(a, b namedVar) bool { return a.name == b.name })
 	return vars, nil
 }
 
@@ -161,6 +164,14 @@ func readVar(kv namedVar) (v expVar) {
 			v = expVar{Name: kv.name, Error: "reading the variable panicked: " + panicText(r)}
 		}
 	}()
+	if kv.value == nil {
+		return expVar{Name: kv.name, Error: "the variable has no value (nil)"}
+	}
+	if defaultSecrets.match(kv.name) {
+		// A variable named like a secret ("apiToken") is one, whole.
+		v.Value = json.RawMessage(strconv.Quote(Redacted))
+		return v
+	}
 	raw := kv.value.String()
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
