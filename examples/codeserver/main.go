@@ -1,9 +1,9 @@
 // Command codeserver is a service that lets agents read its own code: it
 // embeds a source snapshot of itself (made by mcpsnapshot through go
-// generate) and serves code_search, code_definition, the tool enquiry tools,
-// the runtime tools (goroutines, metrics, profiles, logs, build, expvar,
-// health) and a few example tools, echo among them, over MCP at
-// http://127.0.0.1:8080/mcp.
+// generate) and serves the code tools (code_search, code_definition,
+// code_references, code_file), the tool enquiry tools, the runtime tools
+// (goroutines, metrics, profiles, logs, build, expvar, health) and a few
+// example tools, echo among them, over MCP at http://127.0.0.1:8080/mcp.
 //
 // Usage:
 //
@@ -133,7 +133,7 @@ func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
 		Name:         "codeserver",
 		Title:        "embedmcp code server",
 		Version:      "0.1.0",
-		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
+		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, code_references to follow calls and uses, code_file to read files, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
 	}), catalog, nil

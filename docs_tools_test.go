@@ -1,0 +1,71 @@
+package mcp_test
+
+import (
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/runtimetools"
+)
+
+// TestReadmeNamesEveryTool: the README's table of packages names exactly
+// the tools each tool package returns, and its table of runtime tools
+// gives each tool's permission.
+func TestReadmeNamesEveryTool(t *testing.T) {
+	code, err := codetools.Tools(codetools.NewCatalog(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := runtimetools.NewLogRing(slog.DiscardHandler, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	health, err := runtimetools.NewHealth(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime, err := runtimetools.Tools(&runtimetools.Options{Logs: logs, Health: health}) // every tool
+	if err != nil {
+		t.Fatal(err)
+	}
+	enq, err := enquiry.Tools(mcp.NewToolSet(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := readFile(t, "README.md")
+	toolName := regexp.MustCompile("`([a-z]+_[a-z_]+)`")
+	row := func(prefix string) string {
+		for line := range strings.Lines(readme) {
+			if strings.HasPrefix(line, prefix) {
+				return line
+			}
+		}
+		t.Fatalf("README.md has no table row starting with %q", prefix)
+		return ""
+	}
+	for pkg, tools := range map[string][]mcp.Tool{"codetools": code, "runtimetools": runtime, "enquiry": enq} {
+		var listed, want []string
+		for _, m := range toolName.FindAllStringSubmatch(row("| `mcp/"+pkg+"` |"), -1) {
+			listed = append(listed, m[1])
+		}
+		for _, tool := range tools {
+			want = append(want, tool.Info().Name)
+		}
+		slices.Sort(listed)
+		slices.Sort(want)
+		if !slices.Equal(listed, want) {
+			t.Errorf("README.md lists the tools of %s as %v; the package returns %v", pkg, listed, want)
+		}
+	}
+	for _, tool := range runtime {
+		info := tool.Info()
+		if !strings.Contains(row("| `"+info.Name+"` |"), "| `"+info.Permission+"` |") {
+			t.Errorf("README.md does not give %s's permission %s", info.Name, info.Permission)
+		}
+	}
+}
