@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -29,7 +30,9 @@ func TestReadmeNamesEveryTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime, err := runtimetools.Tools(&runtimetools.Options{Logs: logs, Health: health}) // every tool
+	runtime, err := runtimetools.Tools(&runtimetools.Options{ // every tool
+		Logs: logs, Health: health, Vars: func(func(string, fmt.Stringer)) {},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
