@@ -167,7 +167,6 @@ func TestTaskBadInput(t *testing.T) {
 		{"tasks/update", `"taskId":"` + done + `"`, "Invalid params: inputResponses is required"},
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":[]`, "inputResponses must be an object, got array"},
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":{"k":1}`, `inputResponses["k"] must be an object, got integer`},
-		{"tasks/update", `"taskId":"` + done + `","inputResponses":{"k":{}}`, `task "` + done + `" is completed: it takes no more input`},
 	}
 	for _, tc := range cases {
 		r := c.do(tc.method, tc.members)
@@ -225,19 +224,41 @@ func TestTaskInputRequired(t *testing.T) {
 	if !strings.Contains(r.Raw, "done; state r2; task true") {
 		t.Errorf("final result: %s", r.Raw)
 	}
-	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{}}`); r.Error == nil || r.Error.Code != mcp.CodeInvalidParams {
+	// A task that waits for no input has no key outstanding: SEP-2663's
+	// servers ignore such keys (a client's retry of its last update, say),
+	// so the update is acknowledged, names every key ignored and changes
+	// nothing.
+	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{},"b":{}}`); r.Error != nil ||
+		r.str("resultType") != "complete" || !strings.Contains(r.Raw, `"io.github.embedmcp/ignoredInputResponses":["again#2","b"]`) {
 		t.Errorf("update of a completed task: %s", r.Raw)
 	}
-	// A working task takes no input either.
+	if r := c.get(id); r.str("status") != "completed" || !strings.Contains(r.Raw, "done; state r2; task true") {
+		t.Errorf("an update of a completed task changed it: %s", r.Raw)
+	}
 	g := newGate()
 	s2 := mcp.NewServer(taskTools(t, g), grantsAll, nil)
 	c2 := newTaskClient(t, s2, "alice")
 	w := c2.start("slow", `{}`)
 	r = c2.do("tasks/update", `"taskId":"`+w+`","inputResponses":{"x#1":{}}`)
-	if r.Error == nil || r.Error.Message != `Invalid params: task "`+w+`" is working, not input_required: it waits for no input` {
+	if r.Error != nil || r.str("resultType") != "complete" || !strings.Contains(r.Raw, `"io.github.embedmcp/ignoredInputResponses":["x#1"]`) {
 		t.Errorf("update of a working task: %s", r.Raw)
 	}
+	if r := c2.get(w); r.str("status") != "working" || r.Result["inputRequests"] != nil {
+		t.Errorf("an update of a working task changed it: %s", r.Raw)
+	}
 	g.release <- "x"
+	c2.wait(w, mcp.TaskCompleted)
+	// Another caller's task, even one waiting for input, answers as an
+	// unknown one: -32602, as for tasks/get.
+	asker := c.start("ask", `{}`)
+	c.wait(asker, mcp.TaskInputRequired)
+	other := newTaskClient(t, c.s, "mallory")
+	if r := other.do("tasks/update", `"taskId":"`+asker+`","inputResponses":{"name#1":{"action":"accept"}}`); r.Error == nil || r.Error.Code != mcp.CodeInvalidParams {
+		t.Errorf("update of another caller's task: %s", r.Raw)
+	}
+	if r := c.get(asker); r.str("status") != "input_required" || len(r.Result["inputRequests"].(map[string]any)) != 2 {
+		t.Errorf("another caller's update changed the task: %s", r.Raw)
+	}
 }
 
 func TestTaskInputNeedsCapability(t *testing.T) {

@@ -135,11 +135,17 @@ const metaIgnoredInputs = "io.github.embedmcp/ignoredInputResponses"
 
 // updateTask answers tasks/update: responses to outstanding input requests
 // are kept; once all of a round's requests are answered, the tool runs
-// again here, with them. Keys that answer nothing outstanding (never
-// issued, answered already) are ignored, as SEP-2663 asks of servers (the
+// again here, with them. SEP-2663: "A server SHOULD ignore any
+// inputResponses responses mapped to a key that is not currently
+// outstanding for the task — including keys that were never issued, keys
+// that have already been answered, and keys whose corresponding request
+// has been superseded." So such keys are acknowledged, not refused (the
 // conformance suite expects the acknowledgement), and named in the
-// acknowledgement's _meta; malformed responses and updates of tasks that
-// wait for no input are refused with -32602.
+// acknowledgement's _meta (ignoredInputResponses); a task that waits for
+// no input (working again after its last answer, or finished) has no key
+// outstanding, so an update of it, a client's retry say, is acknowledged
+// the same way and changes nothing. A task this caller does not have and
+// malformed inputResponses are refused with -32602.
 func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte, error) {
 	raw, has := m.params["inputResponses"]
 	if !has {
@@ -165,7 +171,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		return nil, err
 	}
 	if rec.Status != TaskInputRequired {
-		return nil, notWaiting(rec)
+		return s.ignoreInputs(ctx, m, id, rec.Status, responses), nil
 	}
 	// Will this update answer everything outstanding? Then the tool runs
 	// again here: a slot is taken first.
@@ -192,14 +198,14 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		}
 	}
 	var ignored []string
-	resumed := false
+	resumed, waiting := false, true
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	stored, err := s.tasks.update(sctx, id, func(r *TaskRecord) (bool, error) {
-		if r.Status != TaskInputRequired {
-			return false, notWaiting(r)
+		ignored, resumed, waiting = ignored[:0], false, r.Status == TaskInputRequired
+		if !waiting {
+			return false, nil
 		}
-		ignored, resumed = ignored[:0], false
 		pending := maps.Clone(r.InputRequests)
 		answered := maps.Clone(r.InputResponses)
 		if answered == nil {
@@ -244,6 +250,9 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 	if resumed {
 		s.launch(tr, stored, req)
 	}
+	if !waiting { // it stopped waiting meanwhile: nothing was outstanding
+		return s.ignoreInputs(ctx, m, id, stored.Status, responses), nil
+	}
 	if len(ignored) > 0 {
 		s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: tasks/update answered no outstanding request for some keys",
 			slog.String("task", id), slog.Int("ignored", len(ignored)))
@@ -251,12 +260,12 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 	return s.ack(m, ignored), nil
 }
 
-// notWaiting refuses a tasks/update of a task that waits for no input.
-func notWaiting(r *TaskRecord) *Error {
-	if r.Status.Terminal() {
-		return invalidParams("task %q is %s: it takes no more input", r.ID, r.Status)
-	}
-	return invalidParams("task %q is %s, not input_required: it waits for no input", r.ID, r.Status)
+// ignoreInputs acknowledges a tasks/update of a task that waits for no
+// input: every key answers nothing outstanding.
+func (s *Server) ignoreInputs(ctx context.Context, m *message, id string, status TaskStatus, responses map[string]json.RawMessage) []byte {
+	s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: tasks/update of a task that waits for no input",
+		slog.String("task", id), slog.String("status", string(status)), slog.Int("ignored", len(responses)))
+	return s.ack(m, slices.Collect(maps.Keys(responses)))
 }
 
 // resumeRequest rebuilds the tools/call of a task, made again by caller,
