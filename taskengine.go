@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // taskEngine is a Server's side of the Tasks extension: the store, the
@@ -348,11 +350,7 @@ func shortenMessage(s string) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return boundedjson.Truncate(s, max) + "…"
 }
 
 // shutdown stops new tasks, waits for the running ones until ctx ends,

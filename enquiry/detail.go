@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/internal/boundedjson"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -302,11 +302,7 @@ func clip(s string) string {
 	if len(s) <= maxEcho {
 		return s
 	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return boundedjson.Truncate(s, maxEcho) + "…"
 }
 
 // sinceMs is the time since start in milliseconds, to 3 decimals, for
