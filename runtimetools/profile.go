@@ -65,10 +65,13 @@ func kindSamples(kind string) ([]string, bool) {
 
 type profileArgs struct {
 	Kind    string `json:"kind"`
-	Seconds int    `json:"seconds,omitempty"`
+	Seconds *int   `json:"seconds,omitempty"`
 	Top     int    `json:"top,omitempty"`
 	Sample  string `json:"sample,omitempty"`
 	SortBy  string `json:"sortBy,omitempty"`
+
+	// seconds is Seconds validated, with cpu's default.
+	seconds int
 }
 
 type profileResult struct {
@@ -133,7 +136,7 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		if err := validateProfile(req, &in); err != nil {
 			return profileResult{}, err
 		}
-		if err := fitsDeadline(ctx, req, in.Seconds); err != nil {
+		if err := fitsDeadline(ctx, req, in.seconds); err != nil {
 			return profileResult{}, err
 		}
 		progress := func(done, total float64, msg string) { _ = req.Progress(done, total, msg) }
@@ -157,18 +160,23 @@ func validateProfile(req *mcp.Request, in *profileArgs) error {
 	if !ok {
 		return argError(req, "/kind", "must be one of %s; got %s", strings.Join(kinds, ", "), echo(in.Kind))
 	}
+	in.seconds = 0
+	if in.Seconds != nil {
+		in.seconds = *in.Seconds
+	}
 	switch {
-	case in.Kind == "goroutine" && in.Seconds != 0:
-		return argError(req, "/seconds", "a goroutine profile is a snapshot: leave seconds out (got %d)", in.Seconds)
-	case in.Kind == "cpu" && in.Seconds == 0:
-		in.Seconds = defaultCPUSeconds
+	case in.Kind == "goroutine" && in.seconds != 0:
+		return argError(req, "/seconds", "a goroutine profile is a snapshot: leave seconds out (got %d)", in.seconds)
+	case in.Kind == "cpu" && in.Seconds == nil:
+		in.seconds = defaultCPUSeconds
 	}
 	if in.Kind == "cpu" {
-		if err := checkRange(req, "/seconds", in.Seconds, 1, maxProfileSeconds); err != nil {
+		// An explicit 0 is out of range too, not the default.
+		if err := checkRange(req, "/seconds", in.seconds, 1, maxProfileSeconds); err != nil {
 			return err
 		}
-	} else if in.Seconds != 0 {
-		if err := checkRange(req, "/seconds", in.Seconds, 0, maxProfileSeconds); err != nil {
+	} else if in.seconds != 0 {
+		if err := checkRange(req, "/seconds", in.seconds, 0, maxProfileSeconds); err != nil {
 			return err
 		}
 	}
@@ -219,9 +227,9 @@ func (s *state) profile(ctx context.Context, in profileArgs, progress progressFu
 	var err error
 	switch {
 	case in.Kind == "cpu":
-		raw, err = s.cpuProfile(ctx, in.Seconds, progress)
-	case in.Seconds > 0:
-		raw, err = deltaProfile(ctx, in.Kind, in.Seconds, progress)
+		raw, err = s.cpuProfile(ctx, in.seconds, progress)
+	case in.seconds > 0:
+		raw, err = deltaProfile(ctx, in.Kind, in.seconds, progress)
 	default:
 		raw, err = snapshot(in.Kind)
 	}
@@ -246,7 +254,7 @@ func (s *state) profile(ctx context.Context, in profileArgs, progress progressFu
 	}
 	top, total, n := topFunctions(p, idx, in.Top, in.SortBy == "cum")
 	out := &profileOutput{raw: raw, result: profileResult{
-		Kind: in.Kind, Seconds: in.Seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit,
+		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit,
 		Total: total, Functions: n, Top: top, Bytes: len(raw),
 	}}
 	out.uri = fmt.Sprintf("pprof://%s/%s.pb.gz", in.Kind, time.Now().UTC().Format("20060102T150405Z"))

@@ -224,6 +224,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{ProfileToolName, map[string]any{"kind": "cpu", "seconds": 45}, []string{"/seconds", "1..30", "45"}},
 		{ProfileToolName, map[string]any{"kind": "cpu", "seconds": -1}, []string{"1..30"}},
+		{ProfileToolName, map[string]any{"kind": "cpu", "seconds": 0}, []string{"/seconds", "1..30", "got 0"}},
 		{ProfileToolName, map[string]any{"kind": "heap", "seconds": 31}, []string{"0..30"}},
 		{ProfileToolName, map[string]any{"kind": "goroutine", "seconds": 5}, []string{"leave seconds out"}},
 		{ProfileToolName, map[string]any{"kind": "gpu"}, []string{"cpu, heap, allocs, mutex, block, goroutine", `"gpu"`}},
