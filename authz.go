@@ -27,11 +27,11 @@ func (f AuthorizerFunc) Allowed(ctx context.Context, caller Caller, permission s
 	return f(ctx, caller, permission)
 }
 
-// AllowAll() returns an Authorizer that allows every caller every
+// AllowAll returns an Authorizer that allows every caller every
 // permission. It is meant for local development, stdio servers and tests.
 func AllowAll() Authorizer { return allowAll{} }
 
-// DenyAll() returns an Authorizer that allows nothing, not even tools with an
+// DenyAll returns an Authorizer that allows nothing, not even tools with an
 // empty permission. NewServer uses it when given no Authorizer.
 func DenyAll() Authorizer { return denyAll{} }
 

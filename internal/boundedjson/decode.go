@@ -42,7 +42,7 @@ func (e *DecodeError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// ErrImprecise: an integer beyond ±2^53 was parsed into a float64 and may
+// ErrImprecise reports an integer beyond ±2^53 parsed into a float64, which may
 // have lost digits.
 var ErrImprecise = errors.New("integer beyond float64 precision")
 
