@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 )
 
 // callTool answers tools/call, in one pass: the Request is made from the
@@ -216,8 +217,11 @@ func outcome(req *Request, res *Result, err error) (*Result, error) {
 		return nil, err
 	case errors.Is(err, ErrInvalidArguments):
 		// The tool's own error wrapping the sentinel: the same
-		// correctable call as an *ArgumentError.
-		return nil, &ArgumentError{Tool: req.Name, Msg: err.Error()}
+		// correctable call as an *ArgumentError, its message without the
+		// sentinel's text (fmt.Errorf("%w: limit must be even", ...)
+		// says "limit must be even").
+		msg := strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
+		return nil, &ArgumentError{Tool: req.Name, Msg: msg}
 	}
 	return ErrorResult(err.Error()), nil
 }

@@ -288,7 +288,7 @@ func TestTypedErrors(t *testing.T) {
 	}
 	_, err := s.CallTool(context.Background(), NewRequest(Caller{}, "strict", nil))
 	var ae *ArgumentError
-	if !errors.As(err, &ae) || ae.Tool != "strict" || !strings.Contains(ae.Msg, "limit must be even") {
+	if !errors.As(err, &ae) || ae.Tool != "strict" || ae.Msg != "limit must be even" {
 		t.Errorf("a wrapped ErrInvalidArguments: %v, want an *ArgumentError", err)
 	}
 	for _, version := range []string{"", Version20250618, Version20251125} {

@@ -76,7 +76,10 @@ func TestTaskAcrossReplicas(t *testing.T) {
 func TestTaskLeaseExpiry(t *testing.T) {
 	t.Parallel()
 	store := mcp.NewMemoryTaskStore(nil)
-	srv, gates := replicas(t, 2, store, mcp.TaskOptions{Lease: 90 * time.Millisecond})
+	// Leases long enough for a loaded machine running -race: a replica
+	// whose renewal stalls past its lease is rightly taken for dead.
+	const lease, ghostLease = time.Second, 300 * time.Millisecond
+	srv, gates := replicas(t, 2, store, mcp.TaskOptions{Lease: lease})
 	a, b := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice")
 
 	// A task whose replica is gone: its lease ends, and the next reader
@@ -85,13 +88,13 @@ func TestTaskLeaseExpiry(t *testing.T) {
 	ghost := &mcp.TaskRecord{ID: "GhostGhostGhostGhost01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
 		Expires: now.Add(time.Hour), PollInterval: time.Second, Principal: "alice", Permission: "tasks.slow",
 		Tool: "slow", Arguments: json.RawMessage(`{}`), ProtocolVersion: mcp.Version20260728, Owner: "replica-dead"}
-	if err := store.Create(context.Background(), ghost, 50*time.Millisecond); err != nil {
+	if err := store.Create(context.Background(), ghost, ghostLease); err != nil {
 		t.Fatal(err)
 	}
 	if r := b.get(ghost.ID); r.str("status") != "working" {
 		t.Fatalf("within the lease: %s", r.Raw)
 	}
-	time.Sleep(80 * time.Millisecond)
+	time.Sleep(time.Until(now.Add(ghostLease + 20*time.Millisecond)))
 	r := b.get(ghost.ID)
 	e, _ := r.Result["error"].(map[string]any)
 	if r.str("status") != "failed" || e["code"] != float64(mcp.CodeInternalError) ||
@@ -103,7 +106,7 @@ func TestTaskLeaseExpiry(t *testing.T) {
 	// working, seen from the other replica, until it completes.
 	id := a.start("slow", `{}`)
 	gates[0].awaitStart(t)
-	for end := time.Now().Add(400 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+	for end := time.Now().Add(5 * lease / 2); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if r := b.get(id); r.str("status") != "working" {
 			t.Fatalf("a renewed task: %s", r.Raw)
 		}
@@ -268,13 +271,15 @@ func TestTaskCreationCost(t *testing.T) {
 // last task).
 func TestTaskNoGoroutineLeft(t *testing.T) {
 	base := leakSnapshot()
-	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 60 * time.Millisecond}})
+	// A lease a loaded machine's stalls do not outlast (a task whose
+	// heartbeat is late past it is failed), its heartbeat every 200 ms.
+	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 600 * time.Millisecond}})
 	var ids []string
 	for range 5 {
 		ids = append(ids, c.start("slow", `{}`))
 		g.awaitStart(t)
 	}
-	time.Sleep(50 * time.Millisecond) // a heartbeat or two
+	time.Sleep(250 * time.Millisecond) // a heartbeat
 	for range ids {
 		g.release <- "x"
 	}
