@@ -141,6 +141,8 @@ func TestProvenanceOfRealBuilds(t *testing.T) {
 	writeProxyModule(t, proxy, "v1.1.0")
 	copyCached(t, proxy, "github.com/google/jsonschema-go", "v0.4.3")
 	copyCached(t, proxy, "github.com/google/go-cmp", "v0.7.0") // for go mod tidy: jsonschema-go tests use it
+	// For go mod tidy: the library's own tests import runtimetools.
+	copyCached(t, proxy, "github.com/google/pprof", "v0.0.0-20260906184651-6331bc6350fe")
 	app := filepath.Join(work, "app")
 	for name, content := range map[string]string{
 		"app/go.mod": "module example.com/app\n\ngo 1.26\n\nrequire (\n\texample.com/local v0.0.0-00010101000000-000000000000\n" +
