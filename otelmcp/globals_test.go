@@ -1,7 +1,10 @@
 package otelmcp_test
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/embedmcp/mcp"
@@ -16,7 +19,19 @@ import (
 
 // TestGlobals: without Options, the middleware uses the otel globals, even
 // those set after it was made (the globals delegate), and sets none itself.
+// It runs in a process of its own: the globals delegate only until they
+// are first set, once per process, so a second run in the same process
+// (go test -count=2) would find them set already.
 func TestGlobals(t *testing.T) {
+	if os.Getenv("OTELMCP_GLOBALS_CHILD") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestGlobals$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "OTELMCP_GLOBALS_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("--- PASS: TestGlobals")) {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		return
+	}
 	tpBefore, mpBefore, propBefore := otel.GetTracerProvider(), otel.GetMeterProvider(), otel.GetTextMapPropagator()
 	mw := otelmcp.Middleware(nil)
 	if otel.GetTracerProvider() != tpBefore || otel.GetMeterProvider() != mpBefore || otel.GetTextMapPropagator() != propBefore {
