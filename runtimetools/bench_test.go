@@ -72,7 +72,7 @@ func benchGoroutines(b *testing.B, function string, want int) {
 			if len(res.Groups) == 0 || res.Groups[0].Count != want || res.Groups[0].State != wantState {
 				b.Fatalf("wrong answer: total %d, first group %+v", res.Total, res.Groups[:min(1, len(res.Groups))])
 			}
-			b.ReportMetric(100*float64(res.Total-res.StatesUnknown)/float64(res.Total), "%states")
+			b.ReportMetric(100*float64(res.Matched-res.StatesUnknown)/float64(res.Matched), "%states")
 		})
 	}
 }

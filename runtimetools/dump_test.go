@@ -319,4 +319,13 @@ func TestGroupGoroutinesStacksWithoutFrames(t *testing.T) {
 	if len(ensureOnly.Groups) != 1 || ensureOnly.Groups[0].Frames[1].ID != "runtime.ensureSigM.func1" {
 		t.Errorf("filtered by a runtime function: %+v", ensureOnly.Groups)
 	}
+	// Unknown states are counted of the goroutines the function filter
+	// keeps, before the state filter: others do not concern the answer.
+	if ensureOnly.StatesUnknown != 1 {
+		t.Errorf("filtered by function: %d states unknown, want 1", ensureOnly.StatesUnknown)
+	}
+	selecting := groupGoroutines(p, &dumpInfo{seed: maphash.MakeSeed()}, goroutinesArgs{Function: "worker", State: "select", MinCount: 1, Limit: 10}, "no dump")
+	if len(selecting.Groups) != 0 || selecting.StatesUnknown != 1 || selecting.Note != "no dump" {
+		t.Errorf("filtered by function and state: %+v", selecting)
+	}
 }

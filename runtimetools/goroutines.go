@@ -74,7 +74,7 @@ type goroutinesResult struct {
 	GroupsMatched int              `json:"groupsMatched" jsonschema:"groups that match the filters"`
 	Groups        []goroutineGroup `json:"groups" jsonschema:"largest first, at most limit"`
 	Truncated     bool             `json:"truncated" jsonschema:"more groups matched than limit"`
-	StatesUnknown int              `json:"statesUnknown,omitempty" jsonschema:"goroutines whose state the dump did not give (they changed between the profile and the dump, or the dump was cut at 28 MiB, or no dump was taken)"`
+	StatesUnknown int              `json:"statesUnknown,omitempty" jsonschema:"goroutines the function and minCount filters keep whose state the dump did not give (they changed between the profile and the dump, or the dump was cut at 28 MiB, or no dump was taken)"`
 	Note          string           `json:"note,omitempty" jsonschema:"why states are unknown"`
 }
 
@@ -234,9 +234,16 @@ func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note
 			g.State = "running"
 		} else {
 			g.State = "unknown"
+		}
+		if !match {
+			continue
+		}
+		if g.State == "unknown" {
+			// Counted before the state filter, which cannot tell whether
+			// they would have matched.
 			res.StatesUnknown += n
 		}
-		if !match || (stateFilter != "" && !stateMatches(g, stateFilter)) {
+		if stateFilter != "" && !stateMatches(g, stateFilter) {
 			continue
 		}
 		g.Labels = sampleLabels(smp.Label)
