@@ -154,7 +154,8 @@ type baseIndex struct {
 	snapshotErr error
 	noSource    []string // packages with runtime entries but no snapshot source
 	// aliases maps function symbols of closures, wrappers and method
-	// values to the id of their declaration.
+	// values, as linked and as the runtime prints them, to the id of their
+	// declaration ("" for a printed name two declarations share).
 	aliases map[string]string
 	// inlInto maps the id of a declaration inlined somewhere to one
 	// function it was inlined into.
@@ -488,7 +489,7 @@ func (x *index) lookup(id string) (*entry, bool) {
 // was attributed to.
 func (x *index) lookupSymbol(name string) (*entry, bool) {
 	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
-	if !ok {
+	if !ok || id == "" {
 		return nil, false
 	}
 	return x.lookup(id)

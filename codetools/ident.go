@@ -130,24 +130,81 @@ func trimCallArgs(s string) string {
 	return s
 }
 
-// stripBrackets removes balanced type-argument lists "[...]".
+// stripBrackets removes balanced type-argument lists "[...]". The shape
+// names of generic instantiations inside them may hold spaces, nested
+// brackets ("go.shape.[]uint8") and quoted struct tags, whose brackets do
+// not count.
 func stripBrackets(s string) string {
 	if strings.IndexByte(s, '[') < 0 {
 		return s
 	}
 	var b strings.Builder
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '[':
-			depth++
-		case c == ']' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteByte(c)
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '[' {
+			b.WriteByte(s[i])
+			i++
+			continue
 		}
+		i = typeArgsEnd(s, i)
 	}
 	return b.String()
+}
+
+// elideTypeArgs replaces each type-argument list of a symbol with "[...]":
+// one name for all instantiations of a generic function, which keeps
+// where the lists were (F[...].G[...].func1).
+func elideTypeArgs(s string) string {
+	if strings.IndexByte(s, '[') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '[' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		b.WriteString("[...]")
+		i = typeArgsEnd(s, i)
+	}
+	return b.String()
+}
+
+// printedName returns symbol s as the runtime prints it in stack traces,
+// profiles and runtime.Frame.Function: everything from the first '[' to
+// the last ']' becomes "[...]" (runtime.funcNameForPrint).
+func printedName(s string) string {
+	i := strings.IndexByte(s, '[')
+	j := strings.LastIndexByte(s, ']')
+	if i < 0 || j <= i {
+		return s
+	}
+	return s[:i] + "[...]" + s[j+1:]
+}
+
+// typeArgsEnd returns the index just past the type-argument list that
+// opens at s[i] ('['), or len(s) if it is not closed. Quoted strings (the
+// tags of struct shapes) are skipped whole.
+func typeArgsEnd(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return len(s)
 }
 
 // unescapeSymbol undoes the linker's %xx escapes (such as %2e for '.').

@@ -46,12 +46,13 @@ type symReading struct {
 // (type equality functions, go: symbols, C and assembly entry points
 // without a package).
 func parseLinkSym(raw string) (linkSym, bool) {
-	s := raw
+	// Type arguments go first: the shapes of generic instantiations may
+	// hold spaces and dots (F[go.shape.interface { M() }]).
+	s := stripBrackets(raw)
 	if s == "" || strings.HasPrefix(s, "type:") || strings.HasPrefix(s, "go:") || strings.HasPrefix(s, "go.") ||
 		strings.ContainsAny(s, " \t\n") {
 		return linkSym{}, false
 	}
-	s = stripBrackets(s)
 	slash := strings.LastIndexByte(s, '/')
 	dot := strings.IndexByte(s[slash+1:], '.')
 	if dot <= 0 {

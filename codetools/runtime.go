@@ -32,13 +32,13 @@ type runtimeFunc struct {
 
 // inlinedFunc is a function whose body was inlined somewhere.
 type inlinedFunc struct {
-	name string // symbol name (generic shapes may print as [...])
+	name string // symbol name, type arguments elided (F[...].G[...].func1)
 	line int32  // line of the func keyword, 0 if unknown
 	file string
 	// minLine and maxLine bound the lines of its inlined code.
 	minLine, maxLine int32
-	// into is the first real function it was found inlined into; sites
-	// counts the inline sites.
+	// into is the first real function it was found inlined into, as the
+	// runtime prints it; sites counts the inline sites.
 	into  string
 	sites int32
 }
@@ -265,7 +265,7 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *inlRa
 		s := string(name)
 		if strings.IndexByte(s, '[') >= 0 {
 			// One entry for all instantiations of a generic function.
-			s = stripBrackets(s) + "[...]"
+			s = elideTypeArgs(s)
 			if j, ok := c.byName[s]; ok {
 				c.byName[string(name)] = j
 				return c.count(j, line, r)
@@ -274,7 +274,7 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *inlRa
 		}
 		i = int32(len(c.out))
 		c.byName[s] = i
-		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.file), minLine: r.minLine, maxLine: r.maxLine, into: outer})
+		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.file), minLine: r.minLine, maxLine: r.maxLine, into: printedName(outer)})
 	}
 	return c.count(i, line, r)
 }

@@ -31,6 +31,20 @@ func Map[T, U any](xs []T, f func(T) U) []U {
 	return out
 }
 
+// Keyer is a constraint that is an interface: the shape of the
+// instantiations over it is named with spaces ("go.shape.interface {
+// Key() string }").
+type Keyer interface{ Key() string }
+
+// Key returns the token's secret as a cache key.
+func (t Token) Key() string { return t.Secret }
+
+// KeyFunc returns a function of x's key. Inlined into a generic caller,
+// its closure is named after both instantiations (Keys[…].KeyFunc[…].func1).
+func KeyFunc[T Keyer](x T) func() string {
+	return func() string { return x.Key() }
+}
+
 // Triple exists in the binary only inlined into its callers.
 func Triple(x int) int { return x * 3 }
 
