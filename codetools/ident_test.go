@@ -98,7 +98,7 @@ func TestGenericSymbols(t *testing.T) {
 	const tagged = "[go.shape.struct { A []int \"json:\\\"a[\\\"\"; B net/http.Header }]"
 	tests := []struct {
 		raw, stripped, elided, printed, outer string
-		inner                              []string
+		inner                                 []string
 	}{
 		{"crypto/hkdf.Expand" + iface, "crypto/hkdf.Expand", "crypto/hkdf.Expand[...]", "crypto/hkdf.Expand[...]", "Expand", nil},
 		// A closure of UnwrapNew, inlined into Expand: the runtime prints
