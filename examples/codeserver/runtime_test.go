@@ -35,7 +35,7 @@ func spinForTest(stop <-chan struct{}) (x float64) {
 }
 
 // TestCodeServerRuntimeIDsResolve: the ids the runtime tools answer (a
-// goroutine's frames and creator, a CPU profile's top functions, the
+// goroutine's frames and creator, a CPU profile's functions, the
 // source of a log record) are ids code_definition resolves.
 func TestCodeServerRuntimeIDsResolve(t *testing.T) {
 	url := start(t, "")
@@ -81,18 +81,28 @@ func TestCodeServerRuntimeIDsResolve(t *testing.T) {
 	}
 	ids[g["createdBy"].(map[string]any)["id"].(string)] = true
 
-	prof := call(t, url, "", "runtime_profile", `{"kind":"cpu","seconds":1,"top":5}`)
+	// The spinning goroutine must be among the profile's functions, and
+	// every Go function the profile names must resolve. Under load (the
+	// race detector's runtime, other processes on the machine) the
+	// spinner may fall out of a short list or get no sample in one window:
+	// the whole list (top 50) is asked for, up to three windows.
 	found := false
-	for _, f := range prof["top"].([]any) {
-		id := f.(map[string]any)["id"].(string)
-		if f.(map[string]any)["native"] == true {
-			continue // C, C++ or assembly outside Go's packages (the race detector's, say)
+	for try := 0; try < 3 && !found; try++ {
+		prof := call(t, url, "", "runtime_profile", `{"kind":"cpu","seconds":1,"top":50}`)
+		for _, f := range prof["top"].([]any) {
+			id := f.(map[string]any)["id"].(string)
+			if f.(map[string]any)["native"] == true {
+				continue // C, C++ or assembly outside Go's packages (the race detector's, say)
+			}
+			ids[id] = true
+			found = found || strings.HasSuffix(id, ".spinForTest")
 		}
-		ids[id] = true
-		found = found || strings.HasSuffix(id, ".spinForTest")
+		if !found {
+			t.Logf("window %d: spinForTest is not among the CPU profile's functions: %v", try+1, prof["top"])
+		}
 	}
 	if !found {
-		t.Errorf("spinForTest is not in the CPU profile's top 5: %v", prof["top"])
+		t.Error("spinForTest is not in the CPU profile in three windows of one second")
 	}
 
 	records := call(t, url, "", "runtime_logs", `{"limit":5}`)["records"].([]any)
