@@ -252,7 +252,7 @@ func (e *enquirer) byTool(ix *index, allowed []bool, tool, verbosity string) det
 	switch id := ix.named(tool, allowed); {
 	case id >= 0:
 		win, why = id, "the tool named in the phrase"
-	case !confident(ranked, len(q)):
+	case !confident(ranked, len(q.words)):
 	case scoring == 1:
 		win, why = ranked[0].doc, "the only tool that matches"
 	default:

@@ -2,8 +2,8 @@ package enquiry
 
 import (
 	"math"
-	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
@@ -41,30 +41,71 @@ func bm25Params(w [numFields]float64) bm25f.Params {
 type scored struct {
 	doc   int32
 	score float64 // rounded to 3 decimals
-	// matched and strong count the distinct query terms the doc holds, and
-	// those it holds in a strong field.
+	// matched and strong count the query words the doc holds whole (every
+	// term of the word), and those it holds in a strong field.
 	matched, strong int
 }
 
-// query returns the distinct terms of phrase without the product prefix
-// (every tool belongs to the product: its name says nothing).
-func query(phrase, prefix string) []string {
-	q := distinct(bm25f.Terms(phrase))
-	if i := slices.Index(q, prefix); prefix != "" && i >= 0 {
-		q = slices.Delete(q, i, i+1)
-	}
-	if len(q) > bm25f.MaxQueryTerms {
-		q = q[:bm25f.MaxQueryTerms]
+// phraseQuery is a phrase as ranked: one concept per distinct term, and
+// the words of the phrase that hold terms, each as the mask of its
+// concepts. A word split into several terms (a name: ServeHTTP, auth.go,
+// checkToken) counts as one word: each of its n terms weighs 1/n, and it
+// is one piece of evidence, held by a doc that holds all its terms.
+type phraseQuery struct {
+	concepts []bm25f.Concept
+	words    []uint64
+}
+
+// query returns the terms of phrase, grouped by word, without the product
+// prefix (every tool belongs to the product: its name says nothing) and
+// without repeats.
+func query(phrase, prefix string) phraseQuery {
+	var q phraseQuery
+	var seen []string
+	for _, w := range strings.Fields(phrase) {
+		parts := bm25f.Terms(w)
+		n := 0
+		for _, t := range parts {
+			if t != prefix && !slices.Contains(seen, t) && len(seen) < bm25f.MaxQueryTerms {
+				seen = append(seen, t)
+				parts[n] = t
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		var mask uint64
+		for _, t := range parts[:n] {
+			mask |= 1 << len(q.concepts)
+			q.concepts = append(q.concepts, bm25f.Concept{Terms: []string{t}, Weights: []float64{1}, Scale: 1 / float64(n)})
+		}
+		q.words = append(q.words, mask)
 	}
 	return q
 }
 
-// rank scores the permitted docs against the query terms q with BM25F (see
+// held returns how many words of q a doc holds whole (every term of the
+// word, matched is the doc's concept bits), and how many of those it holds
+// in a strong field (one of the word's terms in strong).
+func (q *phraseQuery) held(matched, strong uint64) (words, strongWords int) {
+	for _, w := range q.words {
+		if matched&w == w {
+			words++
+			if strong&w != 0 {
+				strongWords++
+			}
+		}
+	}
+	return words, strongWords
+}
+
+// rank scores the permitted docs against the query q with BM25F (see
 // bm25f.Index.Score). The corpus statistics (document count, document
 // frequencies, average field lengths) are those of the permitted docs only.
 // It returns the best top docs that score above zero, best first, ties by
 // name, and how many docs scored.
-func (ix *index) rank(q []string, allowed []bool, top int) ([]scored, int) {
+func (ix *index) rank(q phraseQuery, allowed []bool, top int) ([]scored, int) {
 	var allow func(int32) bool
 	st := &ix.all
 	if slices.Contains(allowed, false) {
@@ -73,7 +114,7 @@ func (ix *index) rank(q []string, allowed []bool, top int) ([]scored, int) {
 		st = &sub
 	}
 	var s bm25f.Scores
-	ix.bm.Score(bm25f.Plain(q), &ix.params, st, allow, &s)
+	ix.bm.Score(q.concepts, &ix.params, st, allow, &s)
 	// Keep the best top, in order, by insertion: top is small.
 	best := make([]scored, 0, top+1)
 	for _, id := range s.Touched {
@@ -82,8 +123,8 @@ func (ix *index) rank(q []string, allowed []bool, top int) ([]scored, int) {
 		if len(best) == top && s.Score[id]+0.0005 < best[top-1].score {
 			continue
 		}
-		c := scored{doc: id, score: round3(s.Score[id]),
-			matched: bits.OnesCount64(s.Matched[id]), strong: bits.OnesCount64(s.Strong[id])}
+		c := scored{doc: id, score: round3(s.Score[id])}
+		c.matched, c.strong = q.held(s.Matched[id], s.Strong[id])
 		if len(best) == top && !better(c, best[top-1]) {
 			continue
 		}
@@ -105,11 +146,11 @@ func better(a, b scored) bool {
 	return a.score > b.score || a.score == b.score && a.doc < b.doc
 }
 
-// confident reports whether the top of a ranking of nterms query terms is
-// a clear winner: it leads the runner-up (if any) by singleRatio, more than
-// one weak term stands behind it (a term in a strong field, or two terms),
-// and it holds two of the query's terms at least (the one term of a
-// one-term query) and half of them.
+// confident reports whether the top of a ranking of a query of nterms
+// words is a clear winner: it leads the runner-up (if any) by
+// singleRatio, more than one weak word stands behind it (a word in a
+// strong field, or two words), and it holds two of the query's words at
+// least (the one word of a one-word query) and half of them.
 func confident(ranked []scored, nterms int) bool {
 	if len(ranked) == 0 {
 		return false

@@ -13,7 +13,8 @@ import (
 )
 
 // refScores is a plain BM25F written from the formula, for checking rank:
-// for the docs that pass keep, score(d) = Σ_t idf(t)·tf/(k1+tf) with
+// for the docs that pass keep, score(d) = Σ_t s(t)·idf(t)·tf/(k1+tf), s(t)
+// = 1/n for a term of a phrase word of n terms, with
 // tf = Σ_f w_f·tf_f(d)/(1-b_f+b_f·len_f(d)/avglen_f) and
 // idf(t) = ln(1+(N-df+0.5)/(df+0.5)).
 func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phrase string, w [numFields]float64) map[string]float64 {
@@ -58,11 +59,20 @@ func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phr
 			avg[f] += float64(len(d.fields[f])) / n
 		}
 	}
+	// A word of the phrase split into n terms weighs 1/n for each.
 	var q []string
-	for _, t := range bm25f.Terms(phrase) {
-		if t != prefix && !slices.Contains(q, t) {
-			q = append(q, t)
+	scale := map[string]float64{}
+	for _, word := range strings.Fields(phrase) {
+		var terms []string
+		for _, t := range bm25f.Terms(word) {
+			if t != prefix && !slices.Contains(q, t) && !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
 		}
+		for _, t := range terms {
+			scale[t] = 1 / float64(len(terms))
+		}
+		q = append(q, terms...)
 	}
 	out := map[string]float64{}
 	for _, t := range q {
@@ -93,7 +103,7 @@ func refScores(infos []*mcp.ToolInfo, keep func(*mcp.ToolInfo) bool, prefix, phr
 				}
 			}
 			if tf > 0 {
-				out[d.name] += idf * tf / (k1 + tf)
+				out[d.name] += scale[t] * idf * tf / (k1 + tf)
 			}
 		}
 	}
@@ -113,7 +123,7 @@ func TestRankMatchesFormula(t *testing.T) {
 	w := DefaultWeights().fields()
 	ix := buildIndex(1, tools, "ek9", w)
 	phrases := []string{seedPhrase, "find a class by name", "rename a method everywhere", "edit file", "status edits summary",
-		"ek9 statements into a body", "try catch while", "E07175", "zzz"}
+		"ek9 statements into a body", "try catch while", "try-catch insertedLineRange", "E07175", "zzz"}
 	for _, grants := range [][]string{{"*"}, nil, {permEdit}, {permRefactor, permDiag}} {
 		caller := mcp.Caller{Grants: grants}
 		may := func(p string) bool { return mcp.GrantsAuthorizer{}.Allowed(context.Background(), caller, p) }

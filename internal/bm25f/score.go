@@ -106,6 +106,11 @@ func IDF(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 type Concept struct {
 	Terms   []string
 	Weights []float64 // by term; the main term's is 1
+	// Scale multiplies the concept's score, whichever form matched; 0
+	// means 1. One word of a phrase split into n concepts (a name such as
+	// ServeHTTP or auth.go) weighs 1/n each, so that it counts as one word.
+	// Unlike a form's weight, it does not make a match weak (Scores.Strong).
+	Scale float64
 }
 
 // Plain returns one concept per term, without variants.
@@ -119,7 +124,8 @@ func Plain(terms []string) []Concept {
 
 // Score ranks the documents that allow accepts (all when allow is nil)
 // against the query concepts q with BM25F: a document scores Σ_c
-// max_v w_v·idf(v)·tf/(K1+tf) over the concepts c and their forms v, where
+// s_c·max_v w_v·idf(v)·tf/(K1+tf) over the concepts c (of Scale s_c) and
+// their forms v, where
 // tf = Σ_f W_f·tf_f / (1 - B_f + B_f·len_f/avg_f) over its fields; with one
 // form per concept this is plain BM25F. The document frequencies are
 // counted over the accepted documents, and st must be their Stats, so that
@@ -137,6 +143,10 @@ func (ix *Index) Score(q []Concept, p *Params, st *Stats, allow func(doc int32) 
 		}
 	}
 	for qi, c := range q[:min(len(q), MaxQueryTerms)] {
+		scale := c.Scale
+		if scale == 0 {
+			scale = 1
+		}
 		for vi, t := range c.Terms {
 			w := 1.0
 			if vi < len(c.Weights) {
@@ -159,7 +169,7 @@ func (ix *Index) Score(q []Concept, p *Params, st *Stats, allow func(doc int32) 
 			if df == 0 {
 				continue
 			}
-			idf := w * IDF(st.N, df)
+			idf := scale * w * IDF(st.N, df)
 			for it := ix.postings(ti); it.next(); {
 				d := it.doc
 				if allow != nil && !allow(d) {
