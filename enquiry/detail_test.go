@@ -203,13 +203,16 @@ func TestDetailPhraseSingle(t *testing.T) {
 	}
 }
 
-// One term of a phrase of several is no evidence for a single answer, even
-// in the only tool that holds it: the answer is ambiguous, that tool first.
+// One term of a phrase of several, or one word found only in weak fields,
+// is no evidence for a single answer, even in the only tool that holds it:
+// the answer is ambiguous, that tool first.
 func TestDetailOneTermOfSeveral(t *testing.T) {
 	ts := ek9Set(t, mcp.AllowAll(), nil)
 	for _, c := range []struct{ phrase, first string }{
 		{"explain E11066", "ek9_explain_error"},
 		{"ek9_extract_methd", "ek9_extract_method"}, // a misspelt name still finds its tool
+		// A name found in one example argument is one weak word, not two.
+		{"pricing::total", "ek9_change_signature"},
 	} {
 		a := detail(t, ts, mcp.AllowAll(), mcp.Caller{}, `{"tool":`+asJSON(c.phrase)+`,"verbosity":"none"}`)
 		if a.Match != "ambiguous" || len(a.Candidates) == 0 || a.Candidates[0].Name != c.first {
