@@ -7,15 +7,15 @@ import (
 
 // Listing returns the answer as the compact text an agent reads: a header
 // line (how many entries matched, by words when the query's words ranked
-// them, in which scope when not main+deps, the next page), a line naming
-// the packages of the hits, then one line per hit: its id, kind,
-// file:line and the first sentence of its documentation. Ids are written
-// with their package's last path element for the import path
-// ("gofakes3.(*GoFakeS3).Server" for
-// "github.com/johannesboyne/gofakes3.(*GoFakeS3).Server"), a name
-// code_definition accepts; the structured answer has the full ids. An
-// answer from an incomplete catalog says what is missing; a package list,
-// when asked, follows.
+// them, in which scope when not main+deps, the next page), then one line
+// per hit: its id, kind, file:line and the first sentence of its
+// documentation. The first hit of a package has its full id; the later
+// ones are written with the package's last path element
+// ("gofakes3.(*GoFakeS3).Server" after
+// "github.com/johannesboyne/gofakes3.New"), a name code_definition
+// accepts; the structured answer has the full ids. The kind of a method
+// is not written: its receiver says it. An answer from an incomplete
+// catalog says what is missing; a package list, when asked, follows.
 func (r *SearchResult) Listing() string {
 	var b strings.Builder
 	b.Grow(160 + 100*len(r.Results))
@@ -66,36 +66,23 @@ func (r *SearchResult) Listing() string {
 		}
 	}
 	short := shortPackages(r.Results)
-	first := true
 	for i := range r.Results {
 		h := &r.Results[i]
-		if s, ok := short[h.pkg]; ok && s.first == &h.Name {
-			if first {
-				b.WriteString("\npackages: ")
-				first = false
-			} else {
-				b.WriteString("; ")
-			}
-			b.WriteString(s.name)
-			b.WriteString(" = ")
-			b.WriteString(h.pkg)
-		}
-	}
-	for _, h := range r.Results {
 		b.WriteString("\n")
 		p, rest := splitID(h.Name, h.pkg)
 		switch s, ok := short[p]; {
-		case p == "" || h.Kind == KindPackage:
-			b.WriteString(h.Name)
-		case ok:
+		case ok && s.first != &h.Name:
 			b.WriteString(s.name)
 			b.WriteString(".")
 			b.WriteString(rest)
 		default:
-			b.WriteString(h.Name)
+			b.WriteString(h.Name) // the package's first hit names it in full
 		}
-		b.WriteString(" ")
-		b.WriteString(h.Kind)
+		// A receiver says that the id is a method's.
+		if h.Kind != KindMethod || p == "" || !strings.Contains(rest, ".") {
+			b.WriteString(" ")
+			b.WriteString(h.Kind)
+		}
 		if h.At != "" {
 			b.WriteString(" ")
 			b.WriteString(h.At)
@@ -120,7 +107,8 @@ func (r *SearchResult) Listing() string {
 }
 
 // shortName is how a listing writes a package: its last path element, and
-// the hit that names it first.
+// the hit that names it first, in full (the package itself, or one of its
+// declarations).
 type shortName struct {
 	name  string
 	first *string
@@ -135,8 +123,8 @@ func shortPackages(hits []SearchHit) map[string]shortName {
 	clash := map[string]bool{}
 	for i := range hits {
 		h := &hits[i]
-		if h.pkg == "" || h.Kind == KindPackage && h.Name == h.pkg || !strings.HasPrefix(h.Name, h.pkg+".") {
-			continue
+		if h.pkg == "" || h.Name != h.pkg && !strings.HasPrefix(h.Name, h.pkg+".") {
+			continue // not a declaration of a package, nor a package
 		}
 		last := h.pkg[strings.LastIndexByte(h.pkg, '/')+1:]
 		if last == h.pkg {

@@ -327,13 +327,23 @@ func trimSubject(doc, name string) string {
 }
 
 // firstSentence returns the first sentence of documentation, as go/doc
-// finds it, cut to at most max bytes.
+// finds it, cut to at most max bytes after a whole word.
 func firstSentence(text string, max int) string {
 	if text == "" {
 		return ""
 	}
 	var p doc.Package
-	return cutText(p.Synopsis(text), max)
+	s := p.Synopsis(text)
+	if len(s) <= max {
+		return s
+	}
+	// The last space that leaves room for the mark, if it keeps more than
+	// half; else a cut inside the (long) word.
+	cut := strings.LastIndexByte(s[:max-len("…")+1], ' ')
+	if cut < max/2 {
+		return cutText(s, max)
+	}
+	return strings.TrimRight(s[:cut], " ,;:(") + "…"
 }
 
 // cutText cuts s to at most max bytes at a rune boundary, marking a cut

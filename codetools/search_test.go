@@ -373,14 +373,22 @@ func TestListing(t *testing.T) {
 	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
 	text := res.Listing()
 	want := "8 matches, next offset 3.\n" +
-		"packages: app = example.com/app; lib = example.com/lib\n" +
-		"app.(*Server).Handle method main.go:8 - serves one request.\n" +
-		"lib.Handle func lib.go:5 - is the library's handle.\n" +
+		"example.com/app.(*Server).Handle main.go:8 - serves one request.\n" +
+		"example.com/lib.Handle func lib.go:5 - is the library's handle.\n" +
 		"app.HandleFunc func main.go:11 - registers a handler function."
 	if text != want {
 		t.Errorf("listing\n%s\nwant\n%s", text, want)
 	}
-	// The short names are names code_definition resolves.
+	// A package's first hit names it in full, its later hits shortly;
+	// after the package itself, every hit is short. The short names are
+	// names code_definition resolves.
+	pkgFirst := (&SearchResult{Match: MatchLiteral, Scope: "main+deps", Total: 2, Results: []SearchHit{
+		{Name: "example.com/app", Kind: KindPackage, pkg: "example.com/app"},
+		{Name: "example.com/app.HandleFunc", Kind: KindFunc, pkg: "example.com/app"},
+	}}).Listing()
+	if want := "2 matches.\nexample.com/app package\napp.HandleFunc func"; pkgFirst != want {
+		t.Errorf("listing\n%s\nwant\n%s", pkgFirst, want)
+	}
 	for _, name := range []string{"app.(*Server).Handle", "lib.Handle", "app.HandleFunc"} {
 		if _, err := c.Definition(ctx, DefinitionQuery{Name: name}); err != nil {
 			t.Errorf("Definition(%q): %v", name, err)
@@ -391,7 +399,7 @@ func TestListing(t *testing.T) {
 		{Name: "a.com/x/util.F", Kind: KindFunc, pkg: "a.com/x/util"},
 		{Name: "b.com/y/util.G", Kind: KindFunc, pkg: "b.com/y/util"},
 	}}).Listing()
-	if !strings.Contains(two, "\na.com/x/util.F func\nb.com/y/util.G func") || strings.Contains(two, "packages:") {
+	if !strings.Contains(two, "\na.com/x/util.F func\nb.com/y/util.G func") {
 		t.Errorf("clashing packages:\n%s", two)
 	}
 	none := search(t, c, SearchQuery{Query: "zzyzx"}).Listing()
@@ -479,5 +487,21 @@ func TestRegistered(t *testing.T) {
 	res, err = c2.Search(ctx, SearchQuery{Query: "ok"})
 	if err != nil || res.Coverage.RegisteredError == "" || res.Coverage.RuntimeError != "no table" || res.Total != 1 {
 		t.Errorf("c2: err=%v cov=%+v", err, res.Coverage)
+	}
+}
+
+// A hit's documentation is its first sentence, cut after a whole word.
+func TestFirstSentence(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"serves one request. Then more.", "serves one request."},
+		{"reports whether s is a host name as browsers accept it, without a port.", "reports whether s is a host name as browsers…"},
+		{"is the unit in which request bodies are read: one chunk.", "is the unit in which request bodies are read…"},
+		{"https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html", "https://docs.aws.amazon.com/AmazonS3/latest/u…"},
+	} {
+		got := firstSentence(tt.in, maxHitDoc)
+		if got != tt.want || len(got) > maxHitDoc {
+			t.Errorf("firstSentence(%q) = %q (%d bytes), want %q", tt.in, got, len(got), tt.want)
+		}
 	}
 }
