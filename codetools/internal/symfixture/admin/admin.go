@@ -53,9 +53,9 @@ var Hooks = []func() int{
 	func() int { return 7 },
 }
 
-// Started is set by the goroutine init starts.
-var Started = make(chan bool, 1)
+// Started is closed by the goroutine init starts.
+var Started = make(chan struct{})
 
 func init() {
-	go func() { Started <- true }()
+	go func() { close(Started) }()
 }
