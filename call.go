@@ -221,7 +221,7 @@ func outcome(req *Request, res *Result, err error) (*Result, error) {
 		// sentinel's text (fmt.Errorf("%w: limit must be even", ...)
 		// says "limit must be even").
 		msg := strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
-		return nil, &ArgumentError{Tool: req.Name, Msg: msg}
+		return nil, &ArgumentError{Tool: req.Name, Msg: msg, Err: err}
 	}
 	return ErrorResult(err.Error()), nil
 }

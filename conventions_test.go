@@ -274,7 +274,7 @@ func TestToolSetSetReplacesAtomically(t *testing.T) {
 func TestTypedErrors(t *testing.T) {
 	ts := NewToolSet()
 	if err := ts.Register(NewRawTool(ToolInfo{Name: "strict"}, func(context.Context, *Request) (*Result, error) {
-		return nil, fmt.Errorf("%w: limit must be even", ErrInvalidArguments)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArguments, &oddLimitError{limit: 7})
 	}), NewRawTool(ToolInfo{Name: "secret", Permission: "admin"}, nil)); err != nil {
 		t.Fatal(err)
 	}
@@ -290,6 +290,11 @@ func TestTypedErrors(t *testing.T) {
 	var ae *ArgumentError
 	if !errors.As(err, &ae) || ae.Tool != "strict" || ae.Msg != "limit must be even" {
 		t.Errorf("a wrapped ErrInvalidArguments: %v, want an *ArgumentError", err)
+	}
+	// The tool's own error stays reachable through the *ArgumentError.
+	var own *oddLimitError
+	if !errors.As(err, &own) || own.limit != 7 {
+		t.Errorf("the tool's own error: %v, want an *oddLimitError through the *ArgumentError", err)
 	}
 	for _, version := range []string{"", Version20250618, Version20251125} {
 		status, r, res := callTool(t, s, versionCtx(version), `{"name":"strict"}`)
@@ -323,3 +328,8 @@ func TestCallToolArgumentsParsed(t *testing.T) {
 		}
 	}
 }
+
+// oddLimitError is a tool's own error type, wrapped with ErrInvalidArguments.
+type oddLimitError struct{ limit int }
+
+func (e *oddLimitError) Error() string { return "limit must be even" }

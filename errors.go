@@ -3,6 +3,8 @@ package mcp
 import (
 	"errors"
 	"strconv"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // JSON-RPC and MCP error codes.
@@ -80,15 +82,7 @@ func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTo
 // quoteName quotes a name from a client for a message, cut to a length a
 // message can carry.
 func quoteName(name string) string {
-	const max = 128
-	if len(name) > max {
-		cut := max
-		for cut > 0 && name[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		return strconv.Quote(name[:cut]) + "…"
-	}
-	return strconv.Quote(name)
+	return boundedjson.Quote(name, 128)
 }
 
 // ArgumentError describes arguments that failed validation. It names the
@@ -98,6 +92,12 @@ type ArgumentError struct {
 	Tool string // the tool's name
 	Path string // JSON pointer to the field, "" for the whole argument object
 	Msg  string // what was expected and what was given
+
+	// Err is the tool's own error when the tool reported the call as
+	// invalid by wrapping ErrInvalidArguments; nil when the Server's
+	// validation rejected the arguments. Unwrap returns it, so errors.As
+	// reaches the tool's own error types.
+	Err error
 }
 
 // Error implements error.
@@ -111,3 +111,6 @@ func (e *ArgumentError) Error() string {
 
 // Is reports whether target is ErrInvalidArguments.
 func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArguments }
+
+// Unwrap returns the tool's own error, if any.
+func (e *ArgumentError) Unwrap() error { return e.Err }

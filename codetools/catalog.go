@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Options configures a Catalog. The zero value is a catalog of the
@@ -565,8 +566,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return boundedjson.Truncate(s, n) + "…"
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Kinds of catalog entries.
@@ -138,11 +140,7 @@ func docPrefix(doc string, max int) string {
 	if len(doc) <= max {
 		return doc
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(doc[cut]) {
-		cut--
-	}
-	return doc[:cut]
+	return boundedjson.Truncate(doc, max)
 }
 
 // docString returns the text of a doc comment span (the raw comment

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // SearchQuery holds the code_search arguments.
@@ -352,11 +354,7 @@ func cutText(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return boundedjson.Truncate(s, max-len("…")) + "…"
 }
 
 // echoArg cuts an argument for an error message to maxEcho bytes.

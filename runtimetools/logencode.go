@@ -7,7 +7,8 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // A stored record is
@@ -227,13 +228,7 @@ func cutUTF8(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return boundedjson.Truncate(s, n)
 }
 
 // storedRecord is a decoded record.

@@ -2,7 +2,8 @@ package runtimetools
 
 import (
 	"strings"
-	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Redacted replaces every secret value the tools would otherwise show.
@@ -244,9 +245,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return boundedjson.Truncate(s, n) + "…"
 }

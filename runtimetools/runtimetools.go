@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 
 	"github.com/embedmcp/mcp"
 )
@@ -188,11 +189,7 @@ func echo(s string) string {
 	if len(s) <= maxEcho {
 		return strconv.Quote(s)
 	}
-	cut := maxEcho
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+	return strconv.Quote(boundedjson.Truncate(s, maxEcho)) + fmt.Sprintf("… (%d bytes)", len(s))
 }
 
 // checkText rejects a filter string longer than max bytes.
