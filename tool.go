@@ -81,6 +81,12 @@ type Guide struct {
 	Examples     []Example // example calls with their outcome
 	Workflows    []string  // named workflows the tool takes part in
 	ErrorCodes   []string  // diagnostic or error codes this tool remediates
+	// OutputSchema is the schema of the tool's structured content, shown
+	// by tool_detail rather than sent in every tools/list, which it would
+	// lengthen. NewTool checks every result against it and leaves
+	// ToolInfo.OutputSchema unset; clients then do not validate the
+	// structured content themselves.
+	OutputSchema *jsonschema.Schema
 }
 
 // Example is an example call of a tool: its arguments and a one-line outcome.

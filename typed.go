@@ -16,9 +16,17 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// Texter is implemented by tool results that render themselves as the text
+// a model reads: one line per item, ids with file:line, no JSON. NewTool
+// sends Text as the text content of an Out that implements it.
+type Texter interface {
+	Text() string
+}
+
 // NewTool makes a Tool from a typed Go function. The arguments are decoded
-// into In; the Out value becomes structuredContent, with a JSON text copy in
-// content for clients that only read text. The function may add content
+// into In; the Out value becomes structuredContent, with a text copy in
+// content for clients that only read text: Out's Text when it implements
+// Texter, else its JSON. The function may add content
 // blocks and _meta of its own to the result (Request.AddResultContent,
 // Request.SetResultMeta).
 //
@@ -64,10 +72,16 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 		}
 		info.OutputSchema = s
 	}
+	checked := info.OutputSchema
+	if g := info.Guide; g != nil && g.OutputSchema != nil {
+		// The guide's schema checks every result and is shown by
+		// tool_detail; tools/list does not carry it.
+		checked, info.OutputSchema, t.conforms = g.OutputSchema, nil, false
+	}
 	if _, err := compileSchema(info.Name, "input", info.InputSchema); err != nil {
 		return nil, err
 	}
-	out, err := compileSchema(info.Name, "output", info.OutputSchema)
+	out, err := compileSchema(info.Name, "output", checked)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +213,12 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 			return nil, err
 		}
 	}
+	text := string(enc)
+	if tx, ok := v.(Texter); ok {
+		text = tx.Text()
+	}
 	return &Result{
-		Content:           append([]Content{TextContent(string(enc))}, req.extra...),
+		Content:           append([]Content{TextContent(text)}, req.extra...),
 		StructuredContent: json.RawMessage(enc),
 		Meta:              req.meta,
 	}, nil

@@ -71,11 +71,11 @@ func (e *enquirer) catalogueTool() (mcp.Tool, error) {
 		Title: "Tool catalogue",
 		Description: "Lists every tool you may call, grouped by category (name, title, description, whenToUse), " +
 			"paged with offset and limit.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Permission:   e.opts.Permission,
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		InputSchema: in,
+		Permission:  e.opts.Permission,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Guide: &mcp.Guide{
+			OutputSchema: out,
 			Category:     e.opts.Category,
 			WhenToUse:    "The whole tool inventory, or every tool of one category, to choose among them.",
 			WhenNotToUse: []string{"One tool's parameters or schema, or which tool does a given thing - use " + e.opts.DetailName + "."},

@@ -74,6 +74,9 @@ type toolEntry struct {
 	// Parameters summarise the input schema (verbosity summary); present,
 	// possibly empty, in a summary.
 	Parameters []parameter `json:"parameters,omitzero"`
+	// OutputSchema is the schema of the tool's structured content from its
+	// guide (verbosity full), for tools that keep it out of tools/list.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // exampleEntry is an example call: its arguments and a one-line outcome.
@@ -125,7 +128,7 @@ func (e *enquirer) detailTool() (mcp.Tool, error) {
 	// double the cost of a call.
 	out.Properties["tool"] = &jsonschema.Schema{Type: "object", Required: []string{"name"},
 		Description: "The tool (exact, single): name, title, description, category, whenToUse, whenNotToUse[], details, " +
-			"examples[{arguments, outcome}], workflows[], errorCodes[], then inputSchema (verbosity full) or " +
+			"examples[{arguments, outcome}], workflows[], errorCodes[], then inputSchema and outputSchema (verbosity full) or " +
 			"parameters[{name, type, required, enum}] (summary); empty members are omitted."}
 	cat, prefix := e.opts.CatalogueName, ""
 	if e.prefix != "" {
@@ -136,12 +139,12 @@ func (e *enquirer) detailTool() (mcp.Tool, error) {
 		Title: "Tool detail",
 		Description: "Returns one tool's entry - status, match (exact|single|ambiguous|none), then whenToUse, " +
 			"whenNotToUse, description, examples and inputSchema - by name, intent phrase or the error code it remediates.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Permission:   e.opts.Permission,
-		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
+		InputSchema: in,
+		Permission:  e.opts.Permission,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
 		Guide: &mcp.Guide{
-			Category: e.opts.Category,
+			OutputSchema: out,
+			Category:     e.opts.Category,
 			WhenToUse: "'How do I call X / which tool does Y' in one call: tool:'<name>'" + prefix +
 				" or an intent phrase; or errorCode:'<code>' for the tool that remediates a diagnostic.",
 			WhenNotToUse: []string{"The whole tool inventory - use " + cat + "."},
@@ -288,6 +291,7 @@ func (d *doc) show(verbosity string) *toolEntry {
 	}
 	t := d.entry
 	t.InputSchema = d.inputSchema()
+	t.OutputSchema = d.outputSchema()
 	return &t
 }
 

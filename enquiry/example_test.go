@@ -45,7 +45,7 @@ func ExampleRegister() {
 				Name string `json:"name"`
 			} `json:"tool"`
 		}
-		if err := json.Unmarshal([]byte(res.Content[0].Text), &answer); err != nil {
+		if err := json.Unmarshal(res.StructuredContent.(json.RawMessage), &answer); err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("%s asks %q: %s %s\n", caller.Principal, phrase, answer.Match, answer.Tool.Name)

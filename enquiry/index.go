@@ -78,6 +78,11 @@ type doc struct {
 	input      *jsonschema.Schema
 	schemaOnce sync.Once
 	schema     json.RawMessage
+
+	// The output schema of the guide, likewise encoded when first shown.
+	output     *jsonschema.Schema
+	outputOnce sync.Once
+	outSchema  json.RawMessage
 }
 
 // index returns the index of the source's current generation, building it
@@ -150,6 +155,9 @@ func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float6
 		ix.byNorm[d.norm] = append(ix.byNorm[d.norm], id)
 		d.entry, d.params = present(info)
 		d.input = info.InputSchema
+		if info.Guide != nil {
+			d.output = info.Guide.OutputSchema
+		}
 		d.category = otherCategory
 		if c := strings.TrimSpace(d.entry.Category); c != "" {
 			d.category = c
@@ -310,6 +318,19 @@ func (d *doc) inputSchema() json.RawMessage {
 		}
 	})
 	return d.schema
+}
+
+// outputSchema returns the guide's output schema, encoded on first use, or
+// nil when the guide has none.
+func (d *doc) outputSchema() json.RawMessage {
+	d.outputOnce.Do(func() {
+		if d.output != nil {
+			if b, err := json.Marshal(d.output); err == nil {
+				d.outSchema = b
+			}
+		}
+	})
+	return d.outSchema
 }
 
 // validJSON returns raw when it is valid JSON, raw as a JSON string when it
