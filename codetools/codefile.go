@@ -23,6 +23,9 @@ type FileQuery struct {
 	// answer holds. An answer holds at most MaxFileLines lines and
 	// MaxFileBytes bytes: nextArguments continue.
 	EndLine int `json:"endLine,omitempty" jsonschema:"Last line; absent: as many as an answer holds."`
+	// Detail is "" or DetailProvenance: the tool answer then carries both
+	// consistency checks and the limitations too.
+	Detail string `json:"detail,omitempty" jsonschema:"provenance: also the consistency checks in full and the limitations."`
 }
 
 // FileText is the code_file answer.
@@ -46,7 +49,7 @@ type FileText struct {
 	// SHA256 is the hex SHA-256 of the whole file, as the manifest records it.
 	SHA256      string      `json:"sha256" jsonschema:"Hex SHA-256 of the whole file, from the snapshot manifest."`
 	Consistency Consistency `json:"consistency" jsonschema:"Whether the file's module in the snapshot is what the running binary was compiled from."`
-	Limitations string      `json:"limitations" jsonschema:"What this answer can and cannot tell."`
+	Limitations string      `json:"limitations,omitempty" jsonschema:"What this answer can and cannot tell (detail provenance, or when a source is missing)."`
 }
 
 // Bounds of a code_file answer.
@@ -100,6 +103,9 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 		return nil, invalidf("startLine %d and endLine %d must be ≥ 1 (0: the default)", q.StartLine, q.EndLine)
 	case q.EndLine > 0 && q.EndLine < max(q.StartLine, 1):
 		return nil, invalidf("endLine %d is before startLine %d", q.EndLine, max(q.StartLine, 1))
+	}
+	if err := checkDetail(q.Detail); err != nil {
+		return nil, err
 	}
 	x, err := c.index(ctx)
 	if err != nil {
@@ -163,7 +169,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	out.Text, out.EndLine = text, last
 	if last < end {
 		out.More = true
-		out.NextArguments = &FileQuery{Path: sf.display, StartLine: last + 1, EndLine: end}
+		out.NextArguments = &FileQuery{Path: sf.display, StartLine: last + 1, EndLine: end, Detail: q.Detail}
 		if q.EndLine == 0 {
 			out.NextArguments.EndLine = 0
 		}

@@ -31,10 +31,10 @@ import (
 // modified tree may hold edits that move no line.
 type Consistency struct {
 	Status string `json:"status" jsonschema:"match, stale or unverified."`
-	Reason string `json:"reason" jsonschema:"Why the status is what it is."`
+	Reason string `json:"reason,omitempty" jsonschema:"Why the status is what it is (left out of a compact match)."`
 	// Lines and Version are the two checks behind Status.
-	Lines   Check `json:"lines" jsonschema:"The binary's line table against the snapshot's declarations, for the entry's module."`
-	Version Check `json:"version" jsonschema:"The snapshot manifest against the binary's build information, for the entry's module."`
+	Lines   Check `json:"lines,omitzero" jsonschema:"The binary's line table against the snapshot's declarations, for the entry's module."`
+	Version Check `json:"version,omitzero" jsonschema:"The snapshot manifest against the binary's build information, for the entry's module."`
 	// FirstDifference is the first function (in snapshot file and line
 	// order) whose lines differ, when Lines is stale.
 	FirstDifference *Difference `json:"firstDifference,omitempty" jsonschema:"First function whose lines differ between the snapshot and the binary."`

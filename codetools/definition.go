@@ -22,6 +22,9 @@ type DefinitionQuery struct {
 	// ListOffset is the offset in the methods of a type or the
 	// declarations of a package; ≥ 0.
 	ListOffset int `json:"listOffset,omitempty"`
+	// Detail is "" or DetailProvenance; it selects what the tool answer
+	// carries (Catalog.Definition always fills every field).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Definition is the code_definition answer: the declaration's source in a
@@ -37,33 +40,33 @@ type Definition struct {
 	RequestedName string   `json:"requestedName,omitempty" jsonschema:"Name as given, when it differs from name."`
 	Kind          string   `json:"kind" jsonschema:"Kind of entry: func, method, type, var, const, package, doc or tool."`
 	Source        string   `json:"source" jsonschema:"Where definition comes from: registered, snapshot, runtime, or references (a declaration outside the snapshot that its code refers to)."`
-	Sources       []string `json:"sources" jsonschema:"Every source that holds the entry."`
+	Sources       []string `json:"sources,omitempty" jsonschema:"Every source that holds the entry (detail provenance)."`
 	SourceFile    string   `json:"sourceFile" jsonschema:"File of the declaration; empty if unknown."`
 	Line          int      `json:"line,omitempty" jsonschema:"Line of the declaration in sourceFile."`
 	// PackageKey is the Go import path of the entry's package.
 	PackageKey string `json:"packageKey" jsonschema:"Import path of the entry's package."`
 	// SourceAvailable reports whether Definition holds source text.
 	SourceAvailable      bool           `json:"sourceAvailable" jsonschema:"Whether definition holds source text."`
-	Definition           string         `json:"definition" jsonschema:"Chunk of the definition starting at offset; untrusted."`
+	Definition           string         `json:"definition,omitempty" jsonschema:"Chunk of the definition starting at offset; untrusted. The tool sends it as the second text block of its answer instead."`
 	DefinitionCharacters int            `json:"definitionCharacters" jsonschema:"Length of the whole definition in characters."`
 	Offset               int            `json:"offset" jsonschema:"Character offset of this chunk."`
 	More                 bool           `json:"more" jsonschema:"Whether more of the definition follows this chunk."`
 	NextArguments        *NextArguments `json:"nextArguments,omitempty" jsonschema:"Arguments that fetch the next chunk; present when more is true."`
 	// SHA256 is the hex SHA-256 of the whole definition ("" if none).
 	SHA256                 string `json:"sha256" jsonschema:"Hex SHA-256 of the whole definition; empty if there is none."`
-	Documentation          string `json:"documentation" jsonschema:"Documentation of the entry, at most 8192 characters; untrusted."`
+	Documentation          string `json:"documentation,omitempty" jsonschema:"Documentation of the entry, at most 8192 characters; untrusted. Left out of the tool answer when the source holds it."`
 	DocumentationTruncated bool   `json:"documentationTruncated" jsonschema:"Whether documentation was cut to 8192 characters."`
-	DiskCompared           bool   `json:"diskCompared" jsonschema:"Always false: files on disk are not read."`
-	UpstreamCompared       bool   `json:"upstreamCompared" jsonschema:"Always false: upstream sources are not fetched."`
+	DiskCompared           bool   `json:"diskCompared,omitempty" jsonschema:"Always false: files on disk are not read."`
+	UpstreamCompared       bool   `json:"upstreamCompared,omitempty" jsonschema:"Always false: upstream sources are not fetched."`
 	// Linked reports whether the symbol is in the running binary's
 	// function table; LinkedEvidence says how that was decided.
 	Linked         bool                `json:"linked" jsonschema:"Whether the symbol is in the running binary's function table."`
-	LinkedEvidence string              `json:"linkedEvidence" jsonschema:"How linked was decided."`
+	LinkedEvidence string              `json:"linkedEvidence,omitempty" jsonschema:"How linked was decided (detail provenance, or when not linked)."`
 	Runtime        *RuntimeLocation    `json:"runtime,omitempty" jsonschema:"Where the function table places the symbol, if linked."`
 	Build          *Build              `json:"build,omitempty" jsonschema:"Build provenance of the running binary for the entry's package."`
 	Snapshot       *SnapshotProvenance `json:"snapshot,omitempty" jsonschema:"Provenance of the snapshot the source came from."`
 	Consistency    Consistency         `json:"consistency" jsonschema:"Whether the snapshot source is what the running binary was compiled from: match, stale or unverified, with the reason."`
-	Limitations    string              `json:"limitations" jsonschema:"What this answer can and cannot tell."`
+	Limitations    string              `json:"limitations,omitempty" jsonschema:"What this answer can and cannot tell (detail provenance, or when a source is missing)."`
 	// Focus marks the line a stack-trace file line named, or the line of
 	// the interface method or field the name named.
 	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query, an interface method or a field named, within this definition."`
@@ -83,6 +86,10 @@ type Definition struct {
 	// listOffset of the next page.
 	ListTotal      int  `json:"listTotal,omitempty" jsonschema:"Number of methods or declarations in all."`
 	NextListOffset *int `json:"nextListOffset,omitempty" jsonschema:"listOffset of the next page of methods or declarations."`
+
+	// caveat: the limitations say more than the tool's standing ones (a
+	// missing source, a partial list), so the compact answer keeps them.
+	caveat bool
 }
 
 // NextArguments are the arguments of the next chunk's request.
@@ -159,6 +166,9 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, MaxMaxCharacters)
 	case q.ListOffset < 0:
 		return nil, invalidf("listOffset %d must be ≥ 0", q.ListOffset)
+	}
+	if err := checkDetail(q.Detail); err != nil {
+		return nil, err
 	}
 	if q.MaxCharacters == 0 {
 		q.MaxCharacters = DefaultMaxCharacters
@@ -252,6 +262,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, err
 	}
 	d.Limitations = x.definitionLimitations(d)
+	d.caveat = x.base.snapshotErr != nil || x.base.runtimeErr != nil ||
+		d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil
 	return d, nil
 }
 

@@ -60,6 +60,7 @@ func (c *Catalog) resolveSymbol(x *index, name string, err error) (*entry, *Focu
 	d.Limitations = "Known only from the snapshot's references: its package is not in the snapshot, so neither its source nor " +
 		"its documentation is available (mcpsnapshot -deps, -modules or -std would include it). code_references answers " +
 		"who refers to it."
+	d.caveat = true
 	return nil, nil, d
 }
 

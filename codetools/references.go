@@ -36,6 +36,9 @@ type ReferencesQuery struct {
 	Limit int `json:"limit,omitempty" jsonschema:"Items per page."`
 	// Offset is the number of items to skip; ≥ 0.
 	Offset int `json:"offset,omitempty" jsonschema:"Items to skip."`
+	// Detail is "" or DetailProvenance: the tool answer then carries the
+	// limitations too.
+	Detail string `json:"detail,omitempty" jsonschema:"provenance: also the limitations of static analysis."`
 }
 
 // References is the code_references answer.
@@ -55,7 +58,7 @@ type References struct {
 	Items []Reference `json:"items" jsonschema:"Items of this page."`
 	Note  string      `json:"note,omitempty" jsonschema:"What else to know about this answer."`
 	// Limitations says what static analysis cannot see.
-	Limitations string `json:"limitations" jsonschema:"What this answer cannot see."`
+	Limitations string `json:"limitations,omitempty" jsonschema:"What this answer cannot see (detail provenance, or when a source is missing)."`
 }
 
 // Reference is one item of a code_references answer.
@@ -118,6 +121,9 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	case q.Offset < 0:
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
 	}
+	if err := checkDetail(q.Detail); err != nil {
+		return nil, err
+	}
 	if q.Limit == 0 {
 		q.Limit = DefaultReferencesLimit
 	}
@@ -151,7 +157,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	}
 	if next := q.Offset + len(page); next < len(items) {
 		out.More = true
-		out.NextArguments = &ReferencesQuery{Name: target.id, Relation: rel, Limit: q.Limit, Offset: next}
+		out.NextArguments = &ReferencesQuery{Name: target.id, Relation: rel, Limit: q.Limit, Offset: next, Detail: q.Detail}
 	}
 	out.Limitations = x.base.limitations(referencesLimitations)
 	return out, nil

@@ -45,7 +45,7 @@ func TestInputSchemasMatchSeeds(t *testing.T) {
 		extra            []string
 	}{
 		{SearchToolName, SearchInputSchema, seedSearchSchema, []string{"kind", "scope", "package", "packages"}},
-		{DefinitionToolName, DefinitionInputSchema, seedDefinitionSchema, []string{"listOffset"}},
+		{DefinitionToolName, DefinitionInputSchema, seedDefinitionSchema, []string{"listOffset", "detail"}},
 	} {
 		ours, descs := withoutDescriptions(t, c.ours)
 		seed, seedDescs := withoutDescriptions(t, c.seed)
@@ -83,14 +83,15 @@ func TestOutputConformsToSchema(t *testing.T) {
 	resolved := map[string]*jsonschema.Resolved{}
 	for tool := range ts.All() {
 		info := tool.Info()
-		if info.OutputSchema == nil {
-			t.Fatalf("%s has no output schema", info.Name)
+		// The output schema is shown by tool_detail, not in tools/list.
+		if info.OutputSchema != nil || info.Guide == nil || info.Guide.OutputSchema == nil {
+			t.Fatalf("%s: the output schema must be in the guide only", info.Name)
 		}
-		if err := checkDescribed(info.OutputSchema, info.Name); err != nil {
+		if err := checkDescribed(info.Guide.OutputSchema, info.Name); err != nil {
 			t.Error(err)
 		}
 		// Round-trip through JSON, as a client sees the schema.
-		data, err := json.Marshal(info.OutputSchema)
+		data, err := json.Marshal(info.Guide.OutputSchema)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +109,8 @@ func TestOutputConformsToSchema(t *testing.T) {
 		{SearchToolName, `{"query":"fixture","limit":3}`, `"nextOffset":3`},
 		{SearchToolName, `{"query":"zzyzx quux"}`, `"results":[]`},
 		{SearchToolName, `{"query":"tool:code_def"}`, `"kind":"tool"`},
-		{DefinitionToolName, `{"name":"main.(*T).Ptr"}`, `"snapshot":{`},
+		{DefinitionToolName, `{"name":"main.(*T).Ptr","detail":"provenance"}`, `"snapshot":{`},
+		{DefinitionToolName, `{"name":"main.(*T).Ptr"}`, `"sha256":"`},
 		{DefinitionToolName, `{"name":"main.main"}`, `"runtime":{`},
 		{DefinitionToolName, `{"name":"main.Huge","maxCharacters":100}`, `"nextArguments":{`},
 		{DefinitionToolName, `{"name":"tool:code_search"}`, `"source":"registered"`},

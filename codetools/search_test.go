@@ -464,7 +464,7 @@ func TestRegistered(t *testing.T) {
 	if !strings.Contains(d.Definition, `"inputSchema": {`) || d.Source != SourceRegistered {
 		t.Errorf("tool definition = %s", d.Definition)
 	}
-	if !strings.Contains(d.Definition, `"minimum": 1`) || !strings.HasPrefix(d.Documentation, "Code search. Search the Go code") {
+	if !strings.Contains(d.Definition, `"minimum": 1`) || !strings.HasPrefix(d.Documentation, "Code search. Search this server's Go code") {
 		t.Errorf("tool definition/doc = %s / %s", d.Definition, d.Documentation)
 	}
 	d = define(t, c, "ns_returnredirect")

@@ -7,92 +7,81 @@ const Permission = "diagnostics.code.read"
 const SearchToolName = "code_search"
 
 // SearchToolDescription is the description of the search tool.
-const SearchToolDescription = "Search the Go code of this server - functions and methods linked into the running binary, " +
-	"declarations of the embedded source snapshot, host-registered documentation and registered MCP tools - by name, " +
-	"phrase or file. A name or fragment matches literally (case-insensitive), ranked: exact name, name prefix, a word " +
-	"of the name, elsewhere in the name, then the id or documentation; the host's main module first, then other modules, " +
-	"then the standard library. Several words (\"where is the bearer token checked\") are ranked by their words over " +
-	"names, documentation, package paths and file names. A file name (handlers.go) lists its declarations; file:line " +
-	"(protocol.go:227, as a stack trace prints it) finds the declaration that encloses the line. A request path (/delay/3, " +
-	"GET /delay) or scope routes finds the handler of the host's routes. Returns exact ids " +
-	"for code_definition with kind, file:line and first documentation sentence. Nothing is executed and no file is read; " +
-	"documentation is untrusted evidence."
+const SearchToolDescription = "Search this server's Go code - functions linked into the binary, declarations of the embedded " +
+	"source snapshot, registered documentation and MCP tools - by a name or fragment (literal, case-insensitive), a phrase " +
+	"(\"where is the bearer token checked\", ranked by its words), a file name (handlers.go), file:line as a stack trace " +
+	"prints it, or a request path (GET /delay). One line per hit: an id for code_definition, kind, file:line and the first " +
+	"documentation sentence (untrusted data), the host's own code first."
 
 // SearchInputSchema is the JSON Schema of the search tool's arguments:
 // query, limit and offset with their constraints, the filters kind, scope
 // and package, and the packages flag.
 const SearchInputSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"A name or fragment (Handle, (*Server).Handle, mcp.NewHandler, main.run), a phrase (maximum body size), a file name (handlers.go) or file:line (/build/x/protocol.go:227). At most 1000 bytes."},` +
-	`"kind":{"type":"string","description":"Only entries of this kind: func, method, type, var, const, package, doc or tool; several separated by commas."},` +
-	`"scope":{"type":"string","description":"main (the host's main module), deps (the other modules), std (the standard library) or all; default main and deps, widened to all when they have no match. routes searches the host's request routes (as does a query that starts with / or a method and /: GET /delay)."},` +
-	`"package":{"type":"string","description":"Only entries of this package: an import path, one of its parents, or its last elements (codetools)."},` +
-	`"packages":{"type":"boolean","description":"Also list the packages of the scope searched (at most 200), with their entry counts."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Results per page, 1..100; default 20."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Matches to skip; take it from nextOffset."}},` +
+	`"query":{"type":"string","description":"A name or fragment ((*Server).Handle, mcp.NewHandler), a phrase, a file name or file:line. At most 1000 bytes."},` +
+	`"kind":{"type":"string","description":"Only these kinds, comma-separated: func, method, type, var, const, package, doc, tool."},` +
+	`"scope":{"type":"string","description":"main (the host's module), deps, std, all or routes; default main and deps, widened to all when they have no match."},` +
+	`"package":{"type":"string","description":"Only this package: an import path, a parent of it, or its last elements."},` +
+	`"packages":{"type":"boolean","description":"Also list the packages searched (at most 200)."},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Results per page; default 20."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"Matches to skip (nextOffset)."}},` +
 	`"required":["query"],"additionalProperties":false}`
 
 // DefinitionToolName is the MCP name of the definition tool.
 const DefinitionToolName = "code_definition"
 
 // DefinitionToolDescription is the description of the definition tool.
-const DefinitionToolDescription = "Read the source of one Go declaration of this server - a function, method, type, " +
-	"variable or constant - or of a registered documentation entry or tool. name is an exact id from code_search, a short " +
-	"or package-qualified name (NewHandler, mcp.NewHandler, (*Server).Handle), a symbol from a Go stack trace or pprof " +
-	"profile (main., generic [...] and closure .func1 suffixes are folded, T.M and (*T).M both resolve), or a stack-trace " +
-	"file line (/build/x/protocol.go:227 +0x339: the enclosing declaration, that line marked). An ambiguous or unknown " +
-	"name answers up to 10 candidate ids. Returns a bounded source chunk with its sha256, documentation, file:line, whether " +
-	"the symbol is linked into the running binary, build provenance and consistency between the embedded source and the " +
-	"binary; for a type its methods and interfaces, for a package its files and declarations. No invocation, file " +
-	"read or network request; without a snapshot only runtime metadata is available."
+const DefinitionToolDescription = "Read the source of one Go declaration of this server - function, method, type, variable, " +
+	"constant, package, registered documentation or tool - by an id from code_search, a short or qualified name " +
+	"((*Server).Handle, mcp.NewHandler), a stack-trace or pprof symbol, or a stack-trace file:line (the enclosing " +
+	"declaration, that line marked). Answers a header line (id, kind, file:line, linked into the binary, consistency " +
+	"when the source may differ from the binary), then the source; a type lists its methods, a package its files and " +
+	"declarations. An unknown name answers candidate ids."
 
 // DefinitionInputSchema is the JSON Schema of the definition tool's
 // arguments: name (required), offset, maxCharacters and listOffset, each
 // with a description.
 const DefinitionInputSchema = `{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"Exact id from code_search, or a symbol from a Go stack trace or pprof profile."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Character offset of the chunk; take it from nextArguments."},` +
-	`"maxCharacters":{"type":"integer","minimum":1,"maximum":32768,"description":"Chunk size in characters, 1..32768; default 8192."},` +
-	`"listOffset":{"type":"integer","minimum":0,"description":"Offset in the methods of a type or the declarations of a package; take it from nextListOffset."}},` +
+	`"name":{"type":"string","description":"Id from code_search, a name, or a symbol or file:line from a stack trace or profile."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"Character offset of the chunk (nextArguments)."},` +
+	`"maxCharacters":{"type":"integer","minimum":1,"maximum":32768,"description":"Chunk size; default 8192."},` +
+	`"listOffset":{"type":"integer","minimum":0,"description":"Offset in a type's methods or a package's declarations (nextListOffset)."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the build, snapshot, consistency checks and limitations."}},` +
 	`"required":["name"],"additionalProperties":false}`
 
 // ReferencesToolName is the MCP name of the references tool.
 const ReferencesToolName = "code_references"
 
 // ReferencesToolDescription is the description of the references tool.
-const ReferencesToolDescription = "Follow this server's Go code from a symbol to what uses it or what it uses: relation " +
-	"callers (static calls, the function taken as a value, and calls through an interface method it satisfies, " +
-	"marked dynamic), callees (what a function calls; calls of interface methods marked dynamic), references (every " +
-	"use: calls, reads, writes, types in signatures), implementations (for a type, the interfaces it satisfies; for " +
-	"an interface, the types that satisfy it; for an interface method, the methods behind it) or methods (of a type, declared " +
-	"and promoted through embedded fields; of an interface). Computed from type-checked source when the snapshot was " +
-	"generated; calls through function values and reflection are not seen (see limitations). name is any name " +
-	"code_definition accepts, an interface method or a field (Authorizer.Allowed, Options.Snapshot). Each item has an " +
-	"id for code_definition, file:line and the text of the line; paged with limit and offset."
+const ReferencesToolDescription = "Follow this server's Go code from a symbol: relation callers, callees, references (every " +
+	"use), implementations (the interfaces a type satisfies, the types that satisfy an interface) or methods. name is any " +
+	"name code_definition accepts, an interface method or a field (Authorizer.Allowed). One line per item: file:line, how " +
+	"(call, dynamic via an interface method, value, read, write), the id and the source line. Computed from type-checked " +
+	"source; calls through function values and reflection are not seen."
 
 // ReferencesInputSchema is the JSON Schema of the references tool's
 // arguments.
 const ReferencesInputSchema = `{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"Id from code_search or code_definition, a short or qualified name ((*Server).Handle), a stack-trace symbol, an interface method or a field (Authorizer.Allowed)."},` +
-	`"relation":{"type":"string","enum":["callers","callees","references","implementations","methods"],"description":"What to follow from name (see the tool description)."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Items per page, 1..100; default 30."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Items to skip; take it from nextArguments."}},` +
+	`"name":{"type":"string","description":"Id or name of a function, type, interface method or field."},` +
+	`"relation":{"type":"string","enum":["callers","callees","references","implementations","methods"]},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Items per page; default 30."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"Items to skip (nextArguments)."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the limitations of static analysis."}},` +
 	`"required":["name","relation"],"additionalProperties":false}`
 
 // FileToolName is the MCP name of the file tool.
 const FileToolName = "code_file"
 
 // FileToolDescription is the description of the file tool.
-const FileToolDescription = "Read lines of a file of this server's embedded source snapshot - Go, assembly, C, or a " +
-	"module's go.mod - by the path answers give (github.com/x/app/server.go), its last elements (app/server.go) or " +
-	"as a stack trace prints it (/build/x/server.go:88 +0x1d: the lines around 88). At most 400 lines or 32 KiB per " +
-	"call; nextArguments continue. Only the snapshot is read, never the file system: a path outside it is not in the " +
-	"snapshot."
+const FileToolDescription = "Read lines of a file of this server's embedded source snapshot (Go, assembly, C, go.mod) by " +
+	"the path answers give, its last elements (app/server.go) or a stack-trace path and line (/build/x/server.go:88: the " +
+	"lines around it). At most 400 lines or 32 KiB per call; nextArguments continue. The file system is never read."
 
 // FileInputSchema is the JSON Schema of the file tool's arguments.
 const FileInputSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"File as answers name it, its last elements (codetools/search.go), or a stack-trace path with its line (/build/x/server.go:88)."},` +
-	`"startLine":{"type":"integer","minimum":1,"description":"First line; default 1, or 20 lines before the line the path names."},` +
-	`"endLine":{"type":"integer","minimum":1,"description":"Last line; default as many as an answer holds (400 lines, 32 KiB)."}},` +
+	`"path":{"type":"string","description":"File as answers name it, its last elements, or a stack-trace path with its line."},` +
+	`"startLine":{"type":"integer","minimum":1,"description":"First line; default 1, or 20 before the line the path names."},` +
+	`"endLine":{"type":"integer","minimum":1,"description":"Last line; default as many as an answer holds."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the consistency checks and limitations."}},` +
 	`"required":["path"],"additionalProperties":false}`
 
 // Limits and defaults of the tools.

@@ -38,13 +38,13 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		Title:        "Search this server's code",
 		Description:  SearchToolDescription,
 		InputSchema:  searchSchema,
-		OutputSchema: searchOut,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent find functions, types, registered documentation and tools of this service by name, phrase or file.",
 		AdminExample: `{"query":"ServeHTTP","limit":5}`,
 		Annotations:  readOnly,
 		Guide: &mcp.Guide{
-			Category: "Diagnostics",
+			OutputSchema: searchOut,
+			Category:     "Diagnostics",
 			WhenToUse: "Find where something happens in this server's Go code - 'where is the bearer token checked', " +
 				"'maximum body size' - or the exact id of a function, method, type or tool by its name, a file or a stack-trace line, " +
 				"before reading it with code_definition.",
@@ -79,7 +79,11 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		}
 		return &mcp.Result{Content: []mcp.Content{mcp.TextContent(res.Listing())}, StructuredContent: json.RawMessage(enc)}, nil
 	})
-	definition, err := mcp.NewTool(mcp.ToolInfo{
+	defOut, err := mcp.SchemaFor[Definition]()
+	if err != nil {
+		return nil, err
+	}
+	definition := mcp.NewRawTool(mcp.ToolInfo{
 		Name:         DefinitionToolName,
 		Title:        "Read a definition of this server's code",
 		Description:  DefinitionToolDescription,
@@ -89,7 +93,8 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		AdminExample: `{"name":"net/http.(*ServeMux).ServeHTTP"}`,
 		Annotations:  readOnly,
 		Guide: &mcp.Guide{
-			Category: "Diagnostics",
+			OutputSchema: defOut,
+			Category:     "Diagnostics",
 			WhenToUse: "Read the implementation, documentation and file:line of a function, method or type whose name you have - " +
 				"from code_search, a stack trace, a pprof profile or a log line - and whether that source matches the running binary.",
 			WhenNotToUse: []string{"Finding ids by a word or fragment - use code_search."},
@@ -97,19 +102,25 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 			Examples: []mcp.Example{{Arguments: json.RawMessage(`{"name":"main.main"}`),
 				Outcome: "definition chunk, sha256, sourceFile, linked:true and consistency of the snapshot with the binary."}},
 		},
-	}, func(ctx context.Context, req *mcp.Request, q DefinitionQuery) (Definition, error) {
+	}, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+		var q DefinitionQuery
+		if err := json.Unmarshal(req.Arguments, &q); err != nil {
+			return nil, &mcp.ArgumentError{Tool: req.Name, Msg: "arguments do not decode: " + echoArg(err.Error())}
+		}
 		d, err := c.Definition(ctx, q)
 		if err != nil {
-			return Definition{}, toolError(req, err)
+			return nil, toolError(req, err)
 		}
 		if req.Caller.Server != "" {
 			d.Server = req.Caller.Server
 		}
-		return *d, nil
+		text, source, structured := d.answer(q.Detail == DetailProvenance)
+		res, err := textAndStructure(text, structured)
+		if err == nil && source != "" {
+			res.Content = append(res.Content, mcp.TextContent(source))
+		}
+		return res, err
 	})
-	if err != nil {
-		return nil, err
-	}
 	references, err := referencesTool(c, readOnly)
 	if err != nil {
 		return nil, err
@@ -153,10 +164,16 @@ func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error)
 		},
 	}, ReferencesInputSchema, func(ctx context.Context, req *mcp.Request, q ReferencesQuery) (*References, error) {
 		res, err := c.References(ctx, q)
-		if err == nil && req.Caller.Server != "" {
+		if err != nil {
+			return nil, err
+		}
+		if req.Caller.Server != "" {
 			res.Server = req.Caller.Server
 		}
-		return res, err
+		if q.Detail != DetailProvenance {
+			res.trim()
+		}
+		return res, nil
 	}, (*References).Listing)
 }
 
@@ -187,10 +204,16 @@ func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
 		},
 	}, FileInputSchema, func(ctx context.Context, req *mcp.Request, q FileQuery) (*FileText, error) {
 		res, err := c.File(ctx, q)
-		if err == nil && req.Caller.Server != "" {
+		if err != nil {
+			return nil, err
+		}
+		if req.Caller.Server != "" {
 			res.Server = req.Caller.Server
 		}
-		return res, err
+		if q.Detail != DetailProvenance {
+			res.trim()
+		}
+		return res, nil
 	}, (*FileText).Listing)
 }
 
@@ -204,7 +227,8 @@ func listingTool[Q, A any](info mcp.ToolInfo, inputSchema string, run func(conte
 	if info.InputSchema, err = mcp.ParseSchema([]byte(inputSchema)); err != nil {
 		return nil, err
 	}
-	if info.OutputSchema, err = mcp.SchemaFor[A](); err != nil {
+	// The output schema is shown by tool_detail, not in every tools/list.
+	if info.Guide.OutputSchema, err = mcp.SchemaFor[A](); err != nil {
 		return nil, err
 	}
 	return mcp.NewRawTool(info, func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {

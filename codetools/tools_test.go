@@ -129,7 +129,7 @@ func TestRegisteredToolsFollowTheToolSet(t *testing.T) {
 	if e != nil || res["isError"] == true {
 		t.Fatalf("definition of a tool: %v %v", res, e)
 	}
-	if def := res["structuredContent"].(map[string]any)["definition"].(string); !strings.Contains(def, "Registered later.") {
+	if def := sourceBlock(t, res); !strings.Contains(def, "Registered later.") {
 		t.Errorf("tool definition lacks its description: %q", def)
 	}
 }
@@ -144,10 +144,11 @@ func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
 		t.Error("code_search's description must call documentation untrusted")
 	}
 	s, _ := codeServer(t)
-	res, e := callTool(t, s, reader, "", DefinitionToolName, `{"name":"github.com/embedmcp/mcp/codetools.TestAnswersMarkSourceAsUntrusted"}`)
+	res, e := callTool(t, s, reader, "", DefinitionToolName, `{"name":"github.com/embedmcp/mcp/codetools.TestAnswersMarkSourceAsUntrusted","detail":"provenance"}`)
 	if e != nil || !strings.Contains(res["structuredContent"].(map[string]any)["limitations"].(string), "untrusted data") {
 		t.Errorf("code_definition limitations must call source untrusted: %v %v", res, e)
 	}
+
 	// The navigation tools quote source lines: their answers say so too.
 	c := newFixtureCatalog(t, "", nil)
 	f, err := c.File(context.Background(), FileQuery{Path: "main.go"})
@@ -157,4 +158,16 @@ func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
 	if !strings.Contains(referencesLimitations, "untrusted data") {
 		t.Error("code_references limitations must call the source lines untrusted")
 	}
+}
+
+// sourceBlock returns the source chunk of a code_definition answer: its
+// second text block.
+func sourceBlock(t *testing.T, res map[string]any) string {
+	t.Helper()
+	content, _ := res["content"].([]any)
+	if len(content) != 2 {
+		t.Fatalf("code_definition answer has %d content blocks, want the listing and the source: %v", len(content), res)
+	}
+	text, _ := content[1].(map[string]any)["text"].(string)
+	return text
 }
