@@ -24,8 +24,7 @@ func checkDetail(detail string) error {
 }
 
 // compact drops from an answer's consistency what matters only on request:
-// the two checks behind it and the first difference, and the reason of a
-// match.
+// the two checks behind it, the first difference and the reason of a match.
 func (c *Consistency) compact() {
 	c.Lines, c.Version, c.FirstDifference = Check{}, Check{}, nil
 	if c.Status == StatusMatch {
@@ -45,12 +44,19 @@ func (d *Definition) answer(full bool) (text, source string, structured *Definit
 	}
 	source = cp.Definition
 	cp.Definition = ""
-	return cp.Listing(), source, &cp
+	text = cp.Listing()
+	if !full {
+		cp.Consistency.Reason = "" // the text says it
+	}
+	return text, source, &cp
 }
 
 // trim leaves out what the compact answer does not carry.
 func (d *Definition) trim() {
 	d.Build, d.Snapshot = nil, nil
+	if r := d.Runtime; r != nil && r.Exact && !r.Closures && !r.Inlined && r.File == d.SourceFile && r.Line == d.Line {
+		d.Runtime = nil // linked says it; the place is the declaration's
+	}
 	d.Sources = nil
 	if d.Linked || d.Kind != KindFunc && d.Kind != KindMethod {
 		d.LinkedEvidence = ""

@@ -337,6 +337,15 @@ func (f *FileText) Listing() string {
 		fmt.Fprintf(&b, " (more from line %d)", f.NextArguments.StartLine)
 	}
 	b.WriteByte('\n')
+	if c := f.Consistency; c.Status != "" && c.Status != StatusMatch {
+		b.WriteString("source ")
+		b.WriteString(c.Status)
+		if c.Reason != "" {
+			b.WriteString(": ")
+			b.WriteString(clip(c.Reason, 300))
+		}
+		b.WriteByte('\n')
+	}
 	n := f.StartLine
 	text := f.Text
 	for len(text) > 0 {

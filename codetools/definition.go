@@ -55,7 +55,7 @@ type Definition struct {
 	// SHA256 is the hex SHA-256 of the whole definition ("" if none).
 	SHA256                 string `json:"sha256" jsonschema:"Hex SHA-256 of the whole definition; empty if there is none."`
 	Documentation          string `json:"documentation,omitempty" jsonschema:"Documentation of the entry, at most 8192 characters; untrusted. Left out of the tool answer when the source holds it."`
-	DocumentationTruncated bool   `json:"documentationTruncated" jsonschema:"Whether documentation was cut to 8192 characters."`
+	DocumentationTruncated bool   `json:"documentationTruncated,omitempty" jsonschema:"Whether documentation was cut to 8192 characters."`
 	DiskCompared           bool   `json:"diskCompared,omitempty" jsonschema:"Always false: files on disk are not read."`
 	UpstreamCompared       bool   `json:"upstreamCompared,omitempty" jsonschema:"Always false: upstream sources are not fetched."`
 	// Linked reports whether the symbol is in the running binary's

@@ -73,8 +73,8 @@ func TestCodeServerReadsItsOwnSource(t *testing.T) {
 	if first["id"] != "github.com/embedmcp/mcp/examples/codeserver.newMux" || first["at"] != "main.go:"+strconv.Itoa(lineOf(t, "func newMux(")) {
 		t.Errorf("first hit = %v", first)
 	}
-	def := call(t, url, "", "code_definition", `{"name":"main.newMux"}`)
-	src, _ := def["definition"].(string)
+	def := call(t, url, "", "code_definition", `{"name":"main.newMux","detail":"provenance"}`)
+	src := definitionSource(t, url, "main.newMux")
 	if !strings.HasPrefix(src, "// newMux mounts the MCP handler at /mcp.\nfunc newMux(") || def["linked"] != true {
 		t.Errorf("definition of main.newMux = %q (linked %v)", src, def["linked"])
 	}
@@ -145,4 +145,17 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// definitionSource returns the source code_definition answers for name: the
+// second text block of its answer.
+func definitionSource(t *testing.T, url, name string) string {
+	t.Helper()
+	_, out := post(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"code_definition","arguments":{"name":`+strconv.Quote(name)+`}}}`)
+	content, _ := out["result"].(map[string]any)["content"].([]any)
+	if len(content) != 2 {
+		t.Fatalf("code_definition %s: %d content blocks, want the listing and the source: %v", name, len(content), out)
+	}
+	src, _ := content[1].(map[string]any)["text"].(string)
+	return src
 }

@@ -100,7 +100,7 @@ assert not r.get("isError"), r
 d = r["structuredContent"]
 checks = {
     "name": d["name"] == "example.com/myservice.listenAddr",
-    "source": d["source"] == "snapshot" and "func listenAddr() string" in d["definition"],
+    "source": d["source"] == "snapshot" and len(r["content"]) == 2 and "func listenAddr() string" in r["content"][1]["text"],
     "file": d["sourceFile"] == "example.com/myservice/main.go",
     "linked": d["linked"],
     "consistency": d["consistency"]["status"] == "match",
