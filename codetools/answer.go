@@ -42,9 +42,9 @@ func (d *Definition) answer(full bool) (text, source string, structured *Definit
 	if !full {
 		cp.trim()
 	}
+	text = cp.Listing()
 	source = cp.Definition
 	cp.Definition = ""
-	text = cp.Listing()
 	if !full {
 		cp.Consistency.Reason = "" // the text says it
 	}

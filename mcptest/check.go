@@ -145,8 +145,12 @@ func (c *toolCheck) run(tool mcp.Tool) {
 	if i1.InputSchema == nil && !c.opts.AllowAnyArguments {
 		c.fail("input-schema", "none: the tool accepts any object and a model cannot tell which arguments it takes (set CheckOptions.AllowAnyArguments if that is intended)")
 	}
-	out := c.schema("output-schema", i1.OutputSchema)
-	if (i1.InputSchema != nil && in == nil) || (i1.OutputSchema != nil && out == nil) || !mcp.ValidToolName(i1.Name) {
+	outSchema := i1.OutputSchema
+	if outSchema == nil && i1.Guide != nil {
+		outSchema = i1.Guide.OutputSchema // shown by tool_detail, not in tools/list
+	}
+	out := c.schema("output-schema", outSchema)
+	if (i1.InputSchema != nil && in == nil) || (outSchema != nil && out == nil) || !mcp.ValidToolName(i1.Name) {
 		return // the tool cannot be registered; nothing more to run
 	}
 	spy := &spyTool{Tool: tool}

@@ -79,9 +79,13 @@ func renderToolDoc(info *mcp.ToolInfo, scenarios []*Scenario, opts *DocOptions, 
 	}
 	p("## Arguments\n\n")
 	writeFields(&b, info.InputSchema, "No arguments.")
-	if info.OutputSchema != nil {
+	out := info.OutputSchema
+	if out == nil && g != nil {
+		out = g.OutputSchema // shown by tool_detail, not in tools/list
+	}
+	if out != nil {
 		p("## Result\n\n")
-		writeFields(&b, info.OutputSchema, "No fields.")
+		writeFields(&b, out, "No fields.")
 	}
 	if g != nil && len(g.Examples) > 0 {
 		p("## Examples\n\n")
