@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -29,9 +30,10 @@ const testResource = "https://mcp.example.com/mcp"
 // Connect) metadata, a JWKS of generated keys, an introspection endpoint,
 // and switches to fail.
 type fakeAS struct {
-	t      testing.TB
-	srv    *httptest.Server
-	issuer string
+	t       testing.TB
+	srv     *httptest.Server
+	issuer  string
+	closing chan struct{} // closed when the test ends
 
 	mu         sync.Mutex
 	published  []*testKey
@@ -75,8 +77,9 @@ func newTestKey(t testing.TB, kid string, alg jose.SignatureAlgorithm) *testKey 
 func newFakeAS(t testing.TB, path string) *fakeAS {
 	t.Helper()
 	f := &fakeAS{t: t}
+	f.closing = make(chan struct{})
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
+	t.Cleanup(func() { close(f.closing); f.srv.Close() })
 	f.issuer = f.srv.URL + path
 	f.published = []*testKey{newTestKey(t, "k1", jose.RS256)}
 	return f
@@ -84,7 +87,12 @@ func newFakeAS(t testing.TB, path string) *fakeAS {
 
 func (f *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
 	if f.hang.Load() {
-		<-r.Context().Done()
+		// Read the body, so that the server notices the client leaving.
+		_, _ = io.Copy(io.Discard, r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-f.closing:
+		}
 		return
 	}
 	if f.down.Load() {
