@@ -230,7 +230,7 @@ func newTestVerifier(t testing.TB, f *fakeAS, edit func(*Options)) (*Verifier, *
 	if edit != nil {
 		edit(&o)
 	}
-	v, err := New(o)
+	v, err := New(&o)
 	if err != nil {
 		t.Fatal(err)
 	}

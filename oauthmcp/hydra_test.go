@@ -123,7 +123,7 @@ func TestHydra(t *testing.T) {
 	readerID, readerSecret := h.client("reader", "notes:read", hydraResource)
 	writerID, writerSecret := h.client("writer", "notes:read notes:write", hydraResource, other)
 
-	v, err := New(Options{Issuer: public, Resource: hydraResource, Scopes: testScopes,
+	v, err := New(&Options{Issuer: public, Resource: hydraResource, Scopes: testScopes,
 		TokenTypes: []string{"at+jwt", "application/at+jwt", "JWT"}, // Hydra labels its access tokens "JWT"
 		Leeway:     -1, MinRefreshInterval: time.Second})
 	if err != nil {

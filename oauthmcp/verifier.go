@@ -27,12 +27,15 @@ const (
 	DefaultMaxTokenBytes      = 16 << 10
 )
 
-// DefaultAlgorithms are the signature algorithms accepted when
-// Options.Algorithms is empty: RSA (PKCS #1 v1.5 and PSS), ECDSA and EdDSA.
-// "none" and the HMAC algorithms are never accepted: a resource server
-// holds no shared secret with the authorization server, and accepting HS256
-// with a public key as the secret is the classic forgery.
-var DefaultAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+// DefaultAlgorithms returns the signature algorithms accepted when
+// Options.Algorithms is empty, which are also the only ones it may name:
+// RSA (PKCS #1 v1.5 and PSS), ECDSA and EdDSA. "none" and the HMAC
+// algorithms are never accepted: a resource server holds no shared secret
+// with the authorization server, and accepting HS256 keyed with a public
+// key is the classic forgery.
+func DefaultAlgorithms() []string {
+	return []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+}
 
 // Options configure a Verifier. Issuer and Resource are required.
 type Options struct {
@@ -51,7 +54,7 @@ type Options struct {
 	// A scope it does not name grants nothing.
 	Scopes ScopeMap
 	// Algorithms is the allow-list of JWS algorithms; empty means
-	// DefaultAlgorithms. New refuses "none" and HS256/HS384/HS512.
+	// DefaultAlgorithms(). New refuses any other ("none", HS256, ...).
 	Algorithms []string
 	// TokenTypes are the accepted values of the JWT "typ" header, compared
 	// without regard to case. Empty means "at+jwt" and
@@ -143,24 +146,29 @@ var (
 	ErrQueryToken      = errors.New("access token in the URL query")
 )
 
-// New returns a Verifier, or an error naming what in opts is wrong. It
-// fetches nothing: metadata and keys are fetched on first use.
-func New(opts Options) (*Verifier, error) {
+// New returns a Verifier, or an error naming what in opts is wrong. opts
+// may not be nil: Issuer and Resource are required. New fetches nothing:
+// metadata and keys are fetched on first use.
+func New(opts *Options) (*Verifier, error) {
+	if opts == nil {
+		return nil, errors.New("oauthmcp: Options are required (Issuer, Resource)")
+	}
 	if err := checkIssuer(opts.Issuer); err != nil {
 		return nil, err
 	}
 	if opts.Resource == "" {
 		return nil, errors.New("oauthmcp: Options.Resource is required (this server's resource URL, the tokens' audience)")
 	}
+	allowed := DefaultAlgorithms()
 	algs := opts.Algorithms
 	if len(algs) == 0 {
-		algs = DefaultAlgorithms
+		algs = allowed
 	}
 	v := &Verifier{issuer: opts.Issuer, resource: opts.Resource, scopes: opts.Scopes,
 		leeway: opts.Leeway, maxToken: opts.MaxTokenBytes, logger: opts.Logger, now: time.Now}
 	for _, a := range algs {
-		if !slices.Contains(DefaultAlgorithms, a) {
-			return nil, fmt.Errorf("oauthmcp: algorithm %q not allowed (allowed: %s)", a, strings.Join(DefaultAlgorithms, ", "))
+		if !slices.Contains(allowed, a) {
+			return nil, fmt.Errorf("oauthmcp: algorithm %q not allowed (allowed: %s)", a, strings.Join(allowed, ", "))
 		}
 		v.algs = append(v.algs, jose.SignatureAlgorithm(a))
 	}
@@ -185,7 +193,7 @@ func New(opts Options) (*Verifier, error) {
 			return nil, fmt.Errorf("oauthmcp: Options.JWKSURL: %w", err)
 		}
 	}
-	v.keys = newKeyCache(&opts, v)
+	v.keys = newKeyCache(opts, v)
 	if opts.Introspection != nil {
 		in, err := newIntrospector(opts.Introspection, v)
 		if err != nil {

@@ -178,12 +178,12 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"none", Options{Issuer: "https://as.example.com", Resource: testResource, Algorithms: []string{"none"}}, `"none" not allowed`},
 		{"http JWKS", Options{Issuer: "https://as.example.com", Resource: testResource, JWKSURL: "http://as.example.com/keys"}, "JWKSURL"},
 	} {
-		if _, err := New(tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := New(&tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
 	}
 	for _, iss := range []string{"http://127.0.0.1:9000", "http://localhost:9000/t", "http://[::1]:9000", "https://as.example.com/"} {
-		if _, err := New(Options{Issuer: iss, Resource: testResource}); err != nil {
+		if _, err := New(&Options{Issuer: iss, Resource: testResource}); err != nil {
 			t.Errorf("issuer %s: %v", iss, err)
 		}
 	}

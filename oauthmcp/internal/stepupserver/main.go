@@ -55,7 +55,7 @@ func run(addr, issuer string, typJWT bool, logger *slog.Logger) error {
 	if typJWT {
 		opts.TokenTypes = []string{"at+jwt", "application/at+jwt", "JWT"}
 	}
-	v, err := oauthmcp.New(opts)
+	v, err := oauthmcp.New(&opts)
 	if err != nil {
 		return err
 	}
