@@ -23,7 +23,9 @@ func notesHandler(t *testing.T, v *Verifier, challenge bool) http.Handler {
 	}
 	for name, perm := range map[string]string{"read": "notes.read", "write": "notes.write"} {
 		_, err := mcp.AddTool(ts, mcp.ToolInfo{Name: name, Description: "A notes tool.", Permission: perm},
-			func(_ context.Context, req *mcp.Request, _ struct{}) (out, error) { return out{req.Caller.Principal}, nil })
+			func(_ context.Context, req *mcp.Request, _ struct{}) (out, error) {
+				return out{req.Caller.Principal}, nil
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
