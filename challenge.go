@@ -62,7 +62,7 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request, n *scopeNeed
 	}
 	var scopes []string
 	for _, p := range perms {
-		s := h.scopeChallenge(r.Context(), caller, p)
+		s := challengeScopes(r.Context(), h.scopeChallenge, caller, p)
 		if len(s) == 0 {
 			return false // no token could earn p: the tool stays unknown
 		}
@@ -92,6 +92,18 @@ func (h *Handler) challenge(w http.ResponseWriter, r *http.Request, n *scopeNeed
 	h.fail(w, http.StatusForbidden, "Forbidden: insufficient_scope: the access token lacks a scope this request needs "+
 		"(see the WWW-Authenticate header)", nil)
 	return true
+}
+
+// challengeScopes asks sc, treating a panic as "no scope would do", so
+// that a broken ScopeChallenge leaves the tool unknown instead of crashing
+// the request.
+func challengeScopes(ctx context.Context, sc ScopeChallenge, caller Caller, permission string) (scopes []string) {
+	defer func() {
+		if recover() != nil {
+			scopes = nil
+		}
+	}()
+	return sc(ctx, caller, permission)
 }
 
 // insufficientScope builds the WWW-Authenticate challenge of a 403 answer

@@ -101,6 +101,7 @@ func TestScopeChallengeDefaultAndAnonymous(t *testing.T) {
 	}{
 		{"no ScopeChallenge", nil, true},
 		{"no Authenticator", noteScopes, false},
+		{"a panicking ScopeChallenge", func(context.Context, mcp.Caller, string) []string { panic("broken") }, true},
 	} {
 		h := scopedHandler(t, tc.challenge, tc.auth)
 		r := newPost(callBody("write"))
