@@ -44,6 +44,11 @@
 // endpoint (RFC 7662) and held to the same issuer, audience and time
 // checks; answers are cached by the token's SHA-256.
 //
+// A token accepted once is remembered by its SHA-256 (Options.TokenCacheSize)
+// and accepted again without a new signature check while the key set that
+// verified it is the current one and it has not expired: clients send the
+// same token with every request.
+//
 // Every refusal is an error wrapping one of the Err values, logged at Info
 // with its reason and never the token; mcp.BearerAuth answers all of them
 // alike, 401 with error="invalid_token", so a client learns nothing of why.

@@ -92,26 +92,27 @@ func newKeyCache(o *Options, v *Verifier) *keyCache {
 
 // verify checks tok's signature with the key named kid (any key, if kid is
 // empty) and decodes its claims into dest.
-func (c *keyCache) verify(ctx context.Context, tok *jwt.JSONWebToken, kid string, alg jose.SignatureAlgorithm, dest *accessClaims) error {
+// It returns the key set the signature was checked with.
+func (c *keyCache) verify(ctx context.Context, tok *jwt.JSONWebToken, kid string, alg jose.SignatureAlgorithm, dest *accessClaims) (*keySnap, error) {
 	for attempt := 0; ; attempt++ {
 		s, err := c.current(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if cands := s.candidates(kid, alg); len(cands) > 0 {
 			for _, k := range cands {
 				err = tok.Claims(k.Key, dest)
 				if err == nil {
-					return nil
+					return s, nil
 				}
 			}
 			if errors.Is(err, jose.ErrCryptoFailure) {
-				return ErrSignature
+				return nil, ErrSignature
 			}
-			return fmt.Errorf("%w: claims are not a JSON object of JWT claims", ErrMalformed)
+			return nil, fmt.Errorf("%w: claims are not a JSON object of JWT claims", ErrMalformed)
 		}
 		if attempt > 0 || !c.refetch(ctx, true) {
-			return fmt.Errorf("%w: kid %q, alg %s", ErrUnknownKey, clip(kid), alg)
+			return nil, fmt.Errorf("%w: kid %q, alg %s", ErrUnknownKey, clip(kid), alg)
 		}
 	}
 }

@@ -25,6 +25,7 @@ const (
 	DefaultKeysRefresh        = 5 * time.Minute
 	DefaultKeysExpiry         = time.Hour
 	DefaultMaxTokenBytes      = 16 << 10
+	DefaultTokenCacheSize     = 10000
 )
 
 // DefaultAlgorithms returns the signature algorithms accepted when
@@ -97,6 +98,13 @@ type Options struct {
 	// MaxTokenBytes refuses longer tokens before any parsing. Zero means
 	// DefaultMaxTokenBytes (16 KiB).
 	MaxTokenBytes int
+	// TokenCacheSize bounds the cache of verified JWTs: a client sends the
+	// same token with every request, and a token seen before is accepted
+	// again, by its SHA-256, without checking its signature anew, for as
+	// long as the key set it was checked with is the current one (at most
+	// KeysRefresh) and it has not expired; refused tokens are not cached.
+	// Zero means DefaultTokenCacheSize (10 000); negative caches nothing.
+	TokenCacheSize int
 	// Introspection, when set, verifies tokens that are not JWTs (opaque
 	// tokens) at the issuer's introspection endpoint (RFC 7662). Nil
 	// refuses them.
@@ -121,6 +129,7 @@ type Verifier struct {
 	maxToken         int
 	logger           *slog.Logger
 	keys             *keyCache
+	tokens           *tokenCache // nil when Options.TokenCacheSize < 0
 	intro            *introspector
 	now              func() time.Time
 }
@@ -194,6 +203,12 @@ func New(opts *Options) (*Verifier, error) {
 		}
 	}
 	v.keys = newKeyCache(opts, v)
+	switch {
+	case opts.TokenCacheSize == 0:
+		v.tokens = newTokenCache(DefaultTokenCacheSize)
+	case opts.TokenCacheSize > 0:
+		v.tokens = newTokenCache(opts.TokenCacheSize)
+	}
 	if opts.Introspection != nil {
 		in, err := newIntrospector(opts.Introspection, v)
 		if err != nil {
@@ -253,6 +268,11 @@ func (v *Verifier) verify(ctx context.Context, token string) (mcp.Caller, string
 	}
 	switch strings.Count(token, ".") {
 	case 2:
+		if v.tokens != nil {
+			if c, ok, err := v.cached(ctx, token); ok {
+				return c, "", err
+			}
+		}
 	case 4:
 		return mcp.Caller{}, "", fmt.Errorf("%w: encrypted (JWE) tokens are not accepted", ErrMalformed)
 	default:
@@ -281,10 +301,14 @@ func (v *Verifier) verify(ctx context.Context, token string) (mcp.Caller, string
 	}
 	alg := jose.SignatureAlgorithm(h.Algorithm)
 	var claims accessClaims
-	if err := v.keys.verify(ctx, tok, h.KeyID, alg, &claims); err != nil {
+	snap, err := v.keys.verify(ctx, tok, h.KeyID, alg, &claims)
+	if err != nil {
 		return mcp.Caller{}, kid, err
 	}
 	c, err := v.check(&claims)
+	if err == nil && v.tokens != nil {
+		v.tokens.put(token, snap, c, claims.Expiry.Time(), v.now())
+	}
 	return c, kid, err
 }
 
