@@ -118,3 +118,24 @@ func TestScopeChallengeDefaultAndAnonymous(t *testing.T) {
 		}
 	}
 }
+
+// Under 2026-07-28 (headers naming the method and tool, _meta in the body)
+// the challenge is the same.
+func TestScopeChallengeModern(t *testing.T) {
+	h := scopedHandler(t, noteScopes, true)
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"write","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for tool, want := range map[string]int{"write": http.StatusForbidden, "read": http.StatusOK} {
+		r := withAuth(newPost(strings.Replace(body, `"name":"write"`, `"name":"`+tool+`"`, 1)), "Bearer reader")
+		r.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		r.Header.Set("Mcp-Method", "tools/call")
+		r.Header.Set("Mcp-Name", tool)
+		w := serve(h, r)
+		if w.Code != want {
+			t.Errorf("%s: status %d, want %d: %s", tool, w.Code, want, w.Body)
+		}
+		if got := w.Header().Get("WWW-Authenticate"); (want == http.StatusForbidden) != strings.Contains(got, `scope="notes:write"`) {
+			t.Errorf("%s: WWW-Authenticate %q", tool, got)
+		}
+	}
+}
