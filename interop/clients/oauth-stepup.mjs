@@ -133,5 +133,43 @@ try {
   await client.close().catch(() => {});
 }
 
+// Without the hooks: the SDK's own ClientCredentialsProvider (only
+// Hydra's audience added) retries with a token of the same scope, and the
+// transport gives up. This pins down why the hooks above are needed; if a
+// later SDK asks for the challenged scope itself, this check says so.
+class AudienceOnlyProvider extends ClientCredentialsProvider {
+  constructor(options) {
+    super(options);
+    this.tokenRequests = [];
+  }
+  prepareTokenRequest(scope) {
+    const params = super.prepareTokenRequest(scope);
+    params.set("audience", url);
+    this.tokenRequests.push(params.get("scope"));
+    return params;
+  }
+}
+const plain = new AudienceOnlyProvider({ clientId, clientSecret: secret, scope: "notes:read", expectedIssuer: issuer });
+const plainClient = new Client({ name: "embedmcp-oauth-plain", version: "1.0.0" });
+try {
+  await plainClient.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: plain }));
+  let outcome;
+  try {
+    outcome = await plainClient.callTool({ name: "notes_write", arguments: { text: "hi" } });
+  } catch (err) {
+    outcome = err;
+  }
+  check("without the hooks, SDK client_credentials step-up re-requests the same scope and stops at 403 (SDK limitation)",
+    outcome instanceof Error && /403 after trying upscoping/.test(outcome.message) &&
+      plain.tokenRequests.length === 2 && plain.tokenRequests.every((s) => s === "notes:read"),
+    `outcome ${outcome?.message ?? JSON.stringify(outcome)}, token requests ${JSON.stringify(plain.tokenRequests)} ` +
+      "(if the SDK now steps up by itself, drop the hooks)");
+} catch (err) {
+  failures.push(`exception without the hooks: ${err?.stack ?? err}`);
+  console.log(`  ✗ ${err?.stack ?? err}`);
+} finally {
+  await plainClient.close().catch(() => {});
+}
+
 console.log(`TypeScript SDK step-up: ${passed} passed, ${failures.length} failed`);
 process.exit(failures.length ? 1 : 0);
