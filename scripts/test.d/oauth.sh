@@ -15,7 +15,9 @@
 #     oauthmcp/internal/stepupserver and Hydra: discovery from the 401, a
 #     client_credentials token, a tool call refused with 403
 #     insufficient_scope, a new token with the union of scopes, the call
-#     served;
+#     served (the challenged scope reaches the token request through the
+#     SDK's provider and fetch hooks: its own client_credentials provider
+#     asks for the same scope again, which the script also checks);
 #   - the cost of verifying a JWT whose key is cached (target p50 <= 50 us
 #     for RS256), beside the bare signature check measured in the same run,
 #     and of a token seen before (the Verifier's token cache).
