@@ -166,6 +166,9 @@ func (s *Server) admit(ctx context.Context, req *Request, m *message) (context.C
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool call denied",
 			slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
 			slog.String("permission", c.info.Permission))
+		if m != nil { // a client's tools/call, not a task's resumption
+			noteDenied(ctx, c.info.Permission)
+		}
 		return ctx, &UnknownToolError{Name: req.Name}
 	}
 	req.tool, req.compiled = t, c

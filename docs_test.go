@@ -249,6 +249,7 @@ func readFile(t *testing.T, path string) string {
 var apiPackages = map[string]string{
 	"mcp": ".", "codetools": "codetools", "enquiry": "enquiry", "mcptest": "mcptest",
 	"runtimetools": "runtimetools", "otelmcp": "otelmcp", "redisstore": "redisstore",
+	"oauthmcp": "oauthmcp",
 }
 
 // packageAPI is what a package exports: its top-level names, and for each
@@ -355,7 +356,7 @@ func TestDocsNameRealAPI(t *testing.T) {
 			}
 		}
 	}
-	qualified := regexp.MustCompile(`\b(mcp|codetools|enquiry|mcptest|runtimetools|otelmcp|redisstore)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
+	qualified := regexp.MustCompile(`\b(mcp|codetools|enquiry|mcptest|runtimetools|otelmcp|redisstore|oauthmcp)\.([A-Z]\w*)(?:\.([A-Z]\w*))?`)
 	spanned := regexp.MustCompile("`\\(?\\*?([A-Z]\\w*)\\)?\\.([A-Z]\\w*)")
 	for _, doc := range markdownDocs(t) {
 		switch doc {
@@ -476,6 +477,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 		"mcptest":      {"ExampleCheckTool", "ExampleRecord"},
 		"otelmcp":      {"ExampleMiddleware"},
 		"redisstore":   {"Example"},
+		"oauthmcp":     {"ExampleNew", "ExampleScopeMap"},
 	}
 	for pkg, dir := range apiPackages {
 		runnable := map[string]bool{}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,6 +45,14 @@ type HandlerOptions struct {
 	// resource metadata (see ProtectedResourceMetadata). When set, 401
 	// answers name it in WWW-Authenticate, as MCP authorization requires.
 	ResourceMetadataURL string
+	// ScopeChallenge, when set with an Authenticator, makes a tools/call
+	// that the Authorizer refuses an OAuth step-up request: 403 with
+	// WWW-Authenticate: Bearer error="insufficient_scope", scope="<every
+	// scope the call needs>" and resource_metadata, instead of the default
+	// answer that the tool does not exist. The tool stays hidden from
+	// tools/list either way. Nil keeps the default: a forbidden tool is
+	// indistinguishable from an unknown one. See ScopeChallenge.
+	ScopeChallenge ScopeChallenge
 	// Logger receives transport events: refused requests at level Debug,
 	// authentication failures at Info, failures of an Authenticator at Warn.
 	// Token values are never logged. Nil discards.
@@ -134,6 +143,8 @@ type Handler struct {
 	keepAlive   time.Duration
 	bodyTimeout time.Duration
 	listens     *listenStreams
+
+	scopeChallenge ScopeChallenge // nil: forbidden tools stay unknown
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -146,6 +157,8 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout}
 	if h.auth == nil {
 		h.auth = Anonymous(Caller{})
+	} else {
+		h.scopeChallenge = o.ScopeChallenge
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -259,7 +272,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if sseOK {
 		st.ex.Notify = st.notify
 	}
+	var needs *scopeNeeds
+	if h.scopeChallenge != nil {
+		needs = new(scopeNeeds)
+		ctx = context.WithValue(ctx, scopeNeedsKey{}, needs)
+	}
 	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
+	if needs != nil && h.challenge(w, r, needs, caller, body, st) {
+		return
+	}
 	st.finish(status, resp)
 }
 

@@ -1,0 +1,138 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A ScopeChallenge names the OAuth scopes a token needs to carry for caller
+// to hold permission: the scopes the client must ask its authorization
+// server for before it retries. It returns nil when no scope would do (the
+// permission is one no token can earn), and the request is then refused as
+// if the tool did not exist. It must be safe for concurrent use.
+//
+// The mapping it applies must be the inverse of the one that turns a
+// token's scopes into Caller.Grants: a token carrying the scopes it names
+// must earn a grant that covers permission. oauthmcp.ScopeMap.Challenge is
+// such a function, for the scope-to-grants mapping of oauthmcp.ScopeMap.
+type ScopeChallenge func(ctx context.Context, caller Caller, permission string) []string
+
+// scopeNeeds collects the permissions the Server refused while a request
+// ran, for the Handler's insufficient_scope challenge. The Handler puts one
+// in the request's context only when HandlerOptions.ScopeChallenge is set.
+type scopeNeeds struct {
+	mu    sync.Mutex
+	perms []string
+}
+
+type scopeNeedsKey struct{}
+
+// noteDenied records that a tools/call was refused for want of permission,
+// when the request's Handler challenges for scopes. The Server calls it
+// where it refuses a call; it costs nothing otherwise.
+func noteDenied(ctx context.Context, permission string) {
+	n, ok := ctx.Value(scopeNeedsKey{}).(*scopeNeeds)
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	if !slices.Contains(n.perms, permission) {
+		n.perms = append(n.perms, permission)
+	}
+	n.mu.Unlock()
+}
+
+// challenge answers 403 with a WWW-Authenticate insufficient_scope
+// challenge, in place of the Protocol's answer, when the request was one
+// JSON-RPC message (not a batch, whose other answers would be lost), the
+// Server refused it for want of a permission, h.challenge names scopes for
+// every such permission, and nothing has been streamed yet. It reports
+// whether it answered.
+func (h *Handler) challenge(w http.ResponseWriter, r *http.Request, n *scopeNeeds, caller Caller, body []byte, st *stream) bool {
+	n.mu.Lock()
+	perms := slices.Clone(n.perms)
+	n.mu.Unlock()
+	if len(perms) == 0 || bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("[")) {
+		return false
+	}
+	var scopes []string
+	for _, p := range perms {
+		s := challengeScopes(r.Context(), h.scopeChallenge, caller, p)
+		if len(s) == 0 {
+			return false // no token could earn p: the tool stays unknown
+		}
+		for _, sc := range s {
+			if validScopeToken(sc) && !slices.Contains(scopes, sc) {
+				scopes = append(scopes, sc)
+			}
+		}
+	}
+	if len(scopes) == 0 {
+		return false
+	}
+	st.mu.Lock()
+	if st.started || st.done { // already streaming: the answer goes out as it is
+		st.mu.Unlock()
+		return false
+	}
+	st.done = true
+	if st.stop != nil {
+		close(st.stop)
+	}
+	st.mu.Unlock()
+	h.logger.LogAttrs(r.Context(), slog.LevelInfo, "mcp: insufficient scope",
+		slog.String("remote", r.RemoteAddr), slog.String("principal", caller.Principal),
+		slog.Any("permissions", perms), slog.Any("scopes", scopes))
+	w.Header().Set("WWW-Authenticate", insufficientScope(scopes, h.metaURL))
+	h.fail(w, http.StatusForbidden, "Forbidden: insufficient_scope: the access token lacks a scope this request needs "+
+		"(see the WWW-Authenticate header)", nil)
+	return true
+}
+
+// challengeScopes asks sc, treating a panic as "no scope would do", so
+// that a broken ScopeChallenge leaves the tool unknown instead of crashing
+// the request.
+func challengeScopes(ctx context.Context, sc ScopeChallenge, caller Caller, permission string) (scopes []string) {
+	defer func() {
+		if recover() != nil {
+			scopes = nil
+		}
+	}()
+	return sc(ctx, caller, permission)
+}
+
+// insufficientScope builds the WWW-Authenticate challenge of a 403 answer
+// (RFC 6750 section 3.1, MCP authorization "Scope Challenge Handling").
+func insufficientScope(scopes []string, metadataURL string) string {
+	b := make([]byte, 0, 128)
+	b = append(b, `Bearer realm="mcp", error="insufficient_scope", scope="`...)
+	b = append(b, strings.Join(scopes, " ")...)
+	b = append(b, '"')
+	if metadataURL != "" {
+		b = append(b, `, resource_metadata="`...)
+		b = append(b, strings.ReplaceAll(metadataURL, `"`, "%22")...)
+		b = append(b, '"')
+	}
+	return string(b)
+}
+
+// validScopeToken reports whether s is a scope-token of RFC 6749 section
+// 3.3: printable ASCII without space, '"' or '\'. Others are left out of the
+// challenge, whose quoting they would break.
+func validScopeToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
