@@ -260,6 +260,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.ex.Notify = st.notify
 	}
 	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
+	if d := st.ex.retryAfter; d > 0 {
+		hdr.Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+	}
 	st.finish(status, resp)
 }
 
