@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -134,4 +136,27 @@ func (s *Server) Kill() {
 // Prefix returns a key prefix no other test uses.
 func Prefix(name string) string {
 	return "test:" + strings.ReplaceAll(name, "/", ":") + ":" + fmt.Sprint(time.Now().UnixNano()) + ":"
+}
+
+// Pause stops the server's process (SIGSTOP): connections stay open and
+// nothing answers, as in a long GC pause or a frozen VM. Resume continues
+// it.
+func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (s *Server) Resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Wipe removes the data files of a killed server, so that Restart starts
+// it empty.
+func (s *Server) Wipe() error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
