@@ -60,6 +60,15 @@ func (s *Store) Check(ctx context.Context) error {
 		rtt = max(rtt, time.Since(start))
 	}
 	var errs []error
+	// The scripts, loaded on every primary: from the first task on, each
+	// costs one round trip.
+	for _, sc := range []*redis.Script{createScript, swapScript, renewScript} {
+		if err := sc.Load(ctx, s.rdb).Err(); err != nil {
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "redisstore: loading the scripts failed; they are sent with their first use",
+				slog.String("error", err.Error()))
+			break
+		}
+	}
 	if rtt*safeRoundTrips > s.lease {
 		errs = append(errs, fmt.Errorf("%w: the lease of %v lasts fewer than %d round trips to Redis (measured up to %v); "+
 			"make mcp.TaskOptions.Lease (and Options.Lease) at least %v",

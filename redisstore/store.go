@@ -225,6 +225,16 @@ func ttl(rec *mcp.TaskRecord) int64 {
 	return max(time.Until(rec.Expires).Milliseconds(), 1)
 }
 
+// trouble reacts to a failed operation: on a cluster, the client reloads
+// the slots' owners (go-redis does it by itself only on MOVED or after a
+// minute, and never after a failed pipeline), so that a failover is
+// followed within moments.
+func (s *Store) trouble(err error) {
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok && err != nil && !errors.Is(err, redis.Nil) {
+		cc.ReloadState(context.Background())
+	}
+}
+
 // failed wraps a Redis error of op, as mcp.ErrTaskStoreFull too when Redis
 // refused for want of memory.
 func failed(op string, err error) error {
@@ -290,6 +300,7 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
 		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), change(rec), s.pub)
 	if err != nil {
+		s.trouble(err)
 		return failed("creating task "+rec.ID, err)
 	}
 	if n, _ := cmd.Int(); n == 0 {
@@ -312,6 +323,7 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 		return nil, mcp.ErrTaskNotFound
 	}
 	if err != nil {
+		s.trouble(err)
 		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
 	}
 	var rec mcp.TaskRecord
@@ -337,6 +349,7 @@ func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Durati
 		data, string(rec.Status), rec.Owner, 0, millis(lease), s.channel(rec.ID), change(rec),
 		strconv.FormatUint(rec.Version-1, 10), strconv.FormatUint(rec.Version, 10), s.pub)
 	if err != nil {
+		s.trouble(err)
 		return failed("changing task "+rec.ID, err)
 	}
 	switch n, _ := cmd.Int(); n {
@@ -394,6 +407,7 @@ func (s *Store) renew(ctx context.Context, owner string, ids []string, lease tim
 		}
 		pos, err := renewScript.Run(ctx, s.rdb, keys, owner, millis(lease)).Int64Slice()
 		if err != nil {
+			s.trouble(err)
 			return stopped, failed("renewing leases", err)
 		}
 		for _, p := range pos {

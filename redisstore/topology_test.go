@@ -80,6 +80,9 @@ func TestTopologies(t *testing.T) {
 	}
 	var perf, fail []string
 	for _, top := range tops {
+		if only := os.Getenv("TOPO_ONLY"); only != "" && !strings.Contains(top.name, only) {
+			continue
+		}
 		mk := func(t *testing.T) redis.UniversalClient {
 			c := top.client()
 			t.Cleanup(func() { c.Close() })
@@ -143,7 +146,11 @@ func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int
 		}
 		opts.Prefix = prefix
 		o.Store, o.Replica = redisstore.NewStore(mk(t), &opts), fmt.Sprintf("r%d", i)
-		out = append(out, replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: o, Logger: slog.New(slog.DiscardHandler)})})
+		logger := slog.New(slog.DiscardHandler)
+		if so != nil && so.Logger != nil {
+			logger = so.Logger
+		}
+		out = append(out, replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: o, Logger: logger})})
 	}
 	return out
 }
@@ -180,9 +187,12 @@ func roundTrips(t *testing.T, rdb redis.UniversalClient) {
 	count := &trips{}
 	rdb.AddHook(count)
 	tl := newTools()
-	s := replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
-	for i := range 5 {
+	store, err := redisstore.Open(context.Background(), rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})}
+	for i := range 8 {
 		count.take()
 		id, _ := result(s.do("tools/call", `"name":"slow"`))["taskId"].(string)
 		<-tl.started
@@ -190,7 +200,7 @@ func roundTrips(t *testing.T, rdb redis.UniversalClient) {
 		created := count.take()
 		s.status(id)
 		got := count.take()
-		if i > 0 && (!slices.Equal(created, []string{"evalsha"}) || len(got) != 1) {
+		if !slices.Equal(created, []string{"evalsha"}) || len(got) != 1 {
 			t.Errorf("create: %v, get: %v; want one round trip each", created, got)
 		}
 		tl.release <- "x"
@@ -261,7 +271,16 @@ func pctl(d []time.Duration, p int) time.Duration {
 // terminal (completed, or failed saying the store lost it: never missing).
 func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func(*testing.T) string) string {
 	ts, _ := jobTools(t)
-	r := topoReplicas(t, mk, 3, ts, mcp.TaskOptions{Lease: 15 * time.Second, PollInterval: 100 * time.Millisecond, MaxRunning: -1}, nil)
+	var log syncBuffer
+	r := topoReplicas(t, mk, 3, ts, mcp.TaskOptions{Lease: 15 * time.Second, PollInterval: 100 * time.Millisecond, MaxRunning: -1},
+		&redisstore.Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelError}))})
+	defer func() {
+		if t.Failed() {
+			lines := strings.Split(log.String(), "\n")
+			t.Logf("replicas' log (last lines): %s", strings.Join(lines[max(0, len(lines)-8):], "\n"))
+		}
+	}()
+
 	var mu sync.Mutex
 	var ids []string
 	var owner []int

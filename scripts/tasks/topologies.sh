@@ -116,5 +116,5 @@ export REDIS_CLUSTER=$(IFS=,; echo "${CLUSTER[*]}")
 export REDIS_SENTINEL=$(IFS=,; echo "${SENTINELS[*]}")
 export REDIS_SENTINEL_MASTER=tasks
 echo "redisstore topologies: single $REDIS_ADDR, cluster $REDIS_CLUSTER, sentinels $REDIS_SENTINEL"
-(cd redisstore && REDISSTORE_REQUIRE=1 go test -count=1 -run 'TestTopolog' -v -timeout 20m . | grep -v '^=== RUN')
+(cd redisstore && REDISSTORE_REQUIRE=1 go test -count=1 -run 'TestTopolog' -v -timeout 20m ${TOPO_SHORT:+-short} . | grep -v '^=== RUN')
 echo "topologies: ok"
