@@ -26,6 +26,10 @@ import (
 // oldest are forgotten first.
 const ledgerMax = 10000
 
+// ledgerGrace: a task this close to its expiry is taken as expired, not
+// lost, when the store no longer has it (the store's clock may run ahead).
+const ledgerGrace = 2 * time.Second
+
 // ledger is a bounded record of the tasks this replica acknowledged.
 type ledger struct {
 	mu    sync.Mutex
@@ -71,7 +75,7 @@ func (l *ledger) lookup(id string, now time.Time) (rec TaskRecord, reported, ok 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	a := l.tasks[id]
-	if a == nil || !now.Before(a.rec.Expires) {
+	if a == nil || !now.Before(a.rec.Expires.Add(-ledgerGrace)) {
 		return TaskRecord{}, false, false
 	}
 	reported, a.lost = a.lost, true
