@@ -26,7 +26,9 @@ PIDS=()
 cleanup() {
   local rc=$?
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  for p in "${PIDS[@]}"; do # disowned: waited for here
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
   if [ $rc -ne 0 ]; then
     echo "--- Redis logs (tail) ---"; tail -n 8 "$WORK"/*.log 2>/dev/null || true
   fi
@@ -50,6 +52,7 @@ redis() {
   redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no --dir "$WORK/$name" \
     --logfile "$WORK/$name.log" --daemonize no "$@" &
   PIDS+=($!)
+  disown $! # the tests kill primaries: no job report
 }
 
 # Single node.
@@ -103,6 +106,7 @@ sentinel parallel-syncs tasks 1
 CONF
   redis-sentinel "$WORK/sentinel$i.conf" &
   PIDS+=($!)
+  disown $!
   SENTINELS+=("127.0.0.1:$port")
 done
 for p in $SINGLE $PRIMARY $((BASE_PORT + 31)) $((BASE_PORT + 32)) $((BASE_PORT + 33)) $((BASE_PORT + 34)); do wait_port "$p"; done
