@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // Exchange carries the transport's side of one request into
@@ -34,6 +35,10 @@ type Exchange struct {
 	// notifications/message) to the client while the request runs, on its
 	// response stream. It must be safe for concurrent use. Nil drops them.
 	Notify func(method string, params json.RawMessage) error
+
+	// retryAfter, set while the request is answered, asks the HTTP
+	// transport for a Retry-After header (a full task store).
+	retryAfter time.Duration
 }
 
 // The transports of this package, as Exchange.Transport names them.

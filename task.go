@@ -155,8 +155,12 @@ var (
 type TaskStore interface {
 	// Create stores a new task (rec.Version 1) and, when it is working, a
 	// lease of rec.Owner on it for lease. It returns ErrTaskExists if the
-	// ID is taken. When it returns nil the task is durable: a Get on any
-	// replica finds it.
+	// ID is taken, ErrTaskStoreFull (matched with errors.Is) when the store
+	// holds all it may. When it returns nil, a Get on any replica finds the
+	// task, for as long as the store keeps what it acknowledged (a Redis
+	// that evicts keys, restarts empty or fails over may not: a replica
+	// that acknowledged a task the store then lost reports it failed,
+	// saying so).
 	Create(ctx context.Context, rec *TaskRecord, lease time.Duration) error
 	// Get returns the task stored under id, with Lease set, or
 	// ErrTaskNotFound.
@@ -209,7 +213,10 @@ type TaskOptions struct {
 	// clients (pollIntervalMs). Default 1 second.
 	PollInterval time.Duration
 	// Lease is how long a replica's claim on a running task lasts without
-	// renewal; the Server renews it every third of it. A task whose
+	// renewal; the Server renews it every third of it (once the task is
+	// stored), each renewal allowed a third of it or four measured round
+	// trips, whichever is longer, and warns when the lease lasts fewer
+	// than ten round trips. A task whose
 	// replica stops (a crash, a lost store) is failed once its lease has
 	// ended, when next read. Default 30 seconds.
 	Lease time.Duration

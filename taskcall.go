@@ -38,6 +38,20 @@ func missingTasks(why string) *Error {
 			"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
 }
 
+// storeFullRetry is the Retry-After of a request refused because the task
+// store is full.
+const storeFullRetry = 5 * time.Second
+
+// storeFull is the -32001 answer when the task store is full: retryable,
+// with Retry-After over HTTP.
+func storeFull(ctx context.Context, what string) *Error {
+	if ex := ExchangeFromContext(ctx); ex != nil {
+		ex.retryAfter = storeFullRetry
+	}
+	return &Error{Code: CodeLimitExceeded, Message: "Too many tasks: " + what + "; retry in " + storeFullRetry.String(),
+		Data: map[string]any{"retryAfterMs": storeFullRetry.Milliseconds()}}
+}
+
 // taskStoreError is a task the store could not take.
 type taskStoreError struct{ err error }
 
@@ -79,11 +93,12 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 		if ts == TaskOptional {
 			return nil, false, nil // run it now instead
 		}
+		if errors.Is(err, ErrTaskStoreFull) {
+			return nil, true, storeFull(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is full")
+		}
 		why := "the task store is unavailable"
 		if errors.Is(err, errShutdown) {
 			why = "this server is shutting down"
-		} else if errors.Is(err, ErrTaskStoreFull) {
-			why = "the task store is full"
 		}
 		return nil, true, &Error{Code: CodeInternalError, Message: "Internal error: " + why + ", and tool " +
 			quoteName(req.Name) + " runs only as a task; try again later"}
@@ -171,6 +186,7 @@ func (s *Server) abandon(tr *taskRun) {
 func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 	req.notes = nil // a task sends no progress or log notifications (SEP-2663)
 	req.task = rec.ID
+	s.tasks.activate(rec) // stored: from now on its lease is renewed
 	go func() {
 		defer s.tasks.release(tr.id)
 		defer tr.cancel(nil)
@@ -184,36 +200,21 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request) {
 	e := s.tasks
 	res, err := s.execute(ctx, req)
 	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, errTaskCancelled), errors.Is(cause, errTaskStopped):
-		return // cancelled or failed elsewhere; the store already says so
+	case errors.Is(cause, errTaskCancelled), errors.Is(cause, errTaskStopped), errors.Is(cause, errTaskLost):
+		return // cancelled, failed elsewhere or lost; the store (or the ledger) already says so
 	case errors.Is(cause, errShutdown):
 		res, err = nil, &Error{Code: CodeInternalError, Message: "Internal error: the server running the task shut down"}
 	}
 	settle, summary := s.settleTask(ctx, req, rec.Round, res, err)
-	// The outcome is stored even though the tool's context has ended; a
-	// store that fails three times leaves the task to its lease.
-	var stored *TaskRecord
-	for attempt, wait := 0, 100*time.Millisecond; ; attempt, wait = attempt+1, wait*4 {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-		stored, err = e.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
-			if r.Status != TaskWorking || r.Owner != e.replica || r.Round != rec.Round {
-				return false, nil // cancelled, failed or taken over meanwhile
-			}
-			settle(r)
-			return true, nil
-		})
-		cancel()
-		if err == nil || errors.Is(err, ErrTaskNotFound) || attempt == 2 {
-			break
-		}
-		time.Sleep(wait)
-	}
+	stored, err := s.storeOutcome(context.WithoutCancel(ctx), rec, settle)
 	level, msg := slog.LevelInfo, "mcp: task "+summary
 	switch {
+	case errors.Is(err, errTaskLost):
+		return // logged at ERROR as lost
 	case errors.Is(err, ErrTaskNotFound):
 		level, msg = slog.LevelWarn, "mcp: task expired before its outcome was stored"
 	case err != nil:
-		level, msg = slog.LevelError, "mcp: storing a task's outcome failed; it fails when its lease ends"
+		level, msg = slog.LevelError, "mcp: storing a task's outcome failed until the task expired; the outcome is lost"
 	case stored.Status == TaskCancelled:
 		msg = "mcp: task cancelled"
 	}
@@ -223,6 +224,77 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request) {
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	s.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// outcomeWaitMax bounds the wait between two attempts at storing an
+// outcome.
+const outcomeWaitMax = 2 * time.Second
+
+// storeOutcome applies settle to the stored task, working here in rec's
+// round, until that is stored or the task expires: an outcome outlives an
+// outage of the store. It is kept meanwhile by this goroutine, which holds
+// the task's running slot, so that TaskOptions.MaxRunning bounds the
+// outcomes waiting. Attempts are spaced from 100 ms, doubling, up to
+// outcomeWaitMax (or a third of the lease when shorter), so that the
+// outcome is stored soon after the store returns. A task the store lost
+// (not found before it expired) is stored anew with its outcome.
+func (s *Server) storeOutcome(ctx context.Context, rec *TaskRecord, settle func(*TaskRecord)) (*TaskRecord, error) {
+	e := s.tasks
+	waitMax := min(outcomeWaitMax, e.lease/3)
+	for attempt, wait := 0, 100*time.Millisecond; ; attempt, wait = attempt+1, min(wait*2, waitMax) {
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		stored, err := e.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
+			if r.Status != TaskWorking || r.Owner != e.replica || r.Round != rec.Round {
+				return false, nil // cancelled, failed or taken over meanwhile
+			}
+			settle(r)
+			return true, nil
+		})
+		cancel()
+		switch {
+		case err == nil:
+			if attempt > 0 {
+				s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: a task's outcome was stored after the store came back",
+					slog.String("task", rec.ID), slog.Int("attempts", attempt+1))
+			}
+			e.ledger.note(stored)
+			return stored, nil
+		case errors.Is(err, ErrTaskNotFound):
+			return s.restoreLost(ctx, rec, settle, err)
+		case !e.now().Add(wait).Before(rec.Expires):
+			return nil, err
+		case attempt == 0:
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: storing a task's outcome failed; retrying until it is stored or the task expires",
+				slog.String("task", rec.ID), slog.Time("expires", rec.Expires), slog.String("error", err.Error()))
+		}
+		time.Sleep(wait)
+	}
+}
+
+// restoreLost stores the outcome of a task the store lost while it ran
+// here, as a new record, if the ledger says it was acknowledged and has not
+// expired; notFound otherwise.
+func (s *Server) restoreLost(ctx context.Context, rec *TaskRecord, settle func(*TaskRecord), notFound error) (*TaskRecord, error) {
+	e := s.tasks
+	if _, _, ok := e.ledger.lookup(rec.ID, e.now()); !ok {
+		return nil, notFound
+	}
+	out := *rec
+	out.Version += lostVersionJump
+	if now := e.now(); now.After(out.Updated) {
+		out.Updated = now
+	}
+	settle(&out)
+	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	if err := e.store.Create(sctx, &out, 0); err != nil {
+		e.lostTask(ctx, rec.ID) // logged there
+		return nil, errTaskLost
+	}
+	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: task lost by the task store while it ran; its outcome was stored again",
+		slog.String("task", rec.ID), slog.String("tool", rec.Tool), slog.String("status", string(out.Status)),
+		slog.String("check", "the store's eviction policy (Redis: maxmemory-policy noeviction), persistence and failover"))
+	return &out, nil
 }
 
 // settleTask turns what a task's tool returned into the change to store

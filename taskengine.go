@@ -39,12 +39,20 @@ type taskEngine struct {
 	wmu       sync.Mutex // guards the store watch, held while a task runs or a stream follows one
 	watchRefs int
 	watchStop func()
+
+	ledger ledger // the tasks this replica acknowledged, to tell a lost task from an expired one
+	rtt    rtt    // round trips of lease renewals, for their timeout
 }
 
 // running is a task whose tool runs here.
 type running struct {
 	cancel context.CancelCauseFunc
 	known  uint64 // changes up to this version are this replica's own, or stale
+	// live: the store holds the task as working here (Create or Swap
+	// returned); only then does the heartbeat renew its lease. A renewal
+	// sent before the record exists would find none and stop the task at
+	// its birth.
+	live bool
 }
 
 // Causes of a running task's cancellation.
@@ -52,6 +60,7 @@ var (
 	errTaskCancelled = errors.New("mcp: task cancelled by the client")
 	errTaskStopped   = errors.New("mcp: task no longer running here")
 	errShutdown      = errors.New("mcp: server shut down")
+	errTaskLost      = errors.New("mcp: the task store lost the task")
 )
 
 func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
@@ -241,7 +250,8 @@ func (e *taskEngine) followTasks(ids []string, c chan TaskChange) (stop func()) 
 
 // heartbeat renews the leases of the tasks running here every third of a
 // lease, and stops those the store says are no longer theirs, until quit
-// is closed (no task runs).
+// is closed (no task runs). Tasks whose record is not stored yet are left
+// out (running.live).
 func (e *taskEngine) heartbeat(quit <-chan struct{}) {
 	t := time.NewTicker(e.lease / 3)
 	defer t.Stop()
@@ -259,23 +269,27 @@ func (e *taskEngine) heartbeat(quit <-chan struct{}) {
 func (e *taskEngine) renew() {
 	e.mu.Lock()
 	ids := make([]string, 0, len(e.running))
-	for id := range e.running {
-		ids = append(ids, id)
+	for id, r := range e.running {
+		if r.live {
+			ids = append(ids, id)
+		}
 	}
 	e.mu.Unlock()
 	if len(ids) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.lease/3)
+	ctx, cancel := context.WithTimeout(context.Background(), e.renewTimeout())
 	defer cancel()
+	start := time.Now()
 	stopped, err := e.store.Renew(ctx, e.replica, ids, e.lease)
+	e.observeRenewal(ctx, time.Since(start))
 	if err != nil {
 		e.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: renewing task leases failed; tasks running here fail if it lasts",
 			slog.Int("tasks", len(ids)), slog.String("error", err.Error()))
 		return
 	}
 	for _, id := range stopped {
-		e.stopLocal(id, errTaskStopped)
+		e.checkStopped(id)
 	}
 }
 
@@ -310,12 +324,12 @@ func (e *taskEngine) update(ctx context.Context, id string, change func(rec *Tas
 // stopped (or lost the store) before it finished. It returns the task as
 // it now is.
 func (e *taskEngine) reap(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
-	if rec.Status != TaskWorking || e.now().Before(rec.Lease) {
+	if rec.Status != TaskWorking || e.now().Before(rec.Lease) || e.runsHere(rec) {
 		return rec, nil
 	}
 	owner := rec.Owner
 	out, err := e.update(ctx, rec.ID, func(r *TaskRecord) (bool, error) {
-		if r.Status != TaskWorking || e.now().Before(r.Lease) {
+		if r.Status != TaskWorking || e.now().Before(r.Lease) || e.runsHere(r) {
 			return false, nil
 		}
 		failTask(r, &Error{Code: CodeInternalError, Message: "Internal error: the server running the task stopped before it finished"},

@@ -114,7 +114,11 @@ func (ts *taskSub) load(ctx context.Context, id string) (*TaskRecord, error) {
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	rec, err := s.tasks.store.Get(sctx, id)
-	if err != nil {
+	if errors.Is(err, ErrTaskNotFound) {
+		if rec = s.tasks.lostTask(sctx, id); rec == nil {
+			return nil, err
+		}
+	} else if err != nil {
 		return nil, err
 	}
 	if !s.visible(ctx, ts.caller, rec) {

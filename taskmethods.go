@@ -62,6 +62,10 @@ func taskNotFound(id string) *Error {
 // storeFailure is the answer when the task store fails; the cause is
 // logged.
 func (s *Server) storeFailure(ctx context.Context, id string, err error) *Error {
+	if errors.Is(err, ErrTaskStoreFull) {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task store full", slog.String("task", id), slog.String("error", err.Error()))
+		return storeFull(ctx, "the task store is full")
+	}
 	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: task store failed", slog.String("task", id), slog.String("error", err.Error()))
 	return &Error{Code: CodeInternalError, Message: "Internal error: the task store is unavailable; retry later"}
 }
@@ -77,9 +81,16 @@ func (s *Server) loadTask(ctx context.Context, m *message, id string) (*TaskReco
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	rec, err := s.tasks.store.Get(sctx, id)
+	if errors.Is(err, ErrTaskNotFound) {
+		// Lost by the store, if this replica acknowledged it: then it
+		// answers as failed, saying so.
+		rec = s.tasks.lostTask(sctx, id)
+		if rec == nil {
+			return nil, taskNotFound(id)
+		}
+		err = nil
+	}
 	switch {
-	case errors.Is(err, ErrTaskNotFound):
-		return nil, taskNotFound(id)
 	case err != nil:
 		return nil, s.storeFailure(ctx, id, err)
 	case !s.visible(ctx, m.caller, rec):
@@ -87,13 +98,18 @@ func (s *Server) loadTask(ctx context.Context, m *message, id string) (*TaskReco
 			slog.String("method", m.method), slog.String("principal", m.caller.Principal))
 		return nil, taskNotFound(id)
 	}
-	if rec, err = s.tasks.reap(sctx, rec); err != nil {
-		if errors.Is(err, ErrTaskNotFound) {
-			return nil, taskNotFound(id)
-		}
-		return nil, s.storeFailure(ctx, id, err)
+	reaped, err := s.tasks.reap(sctx, rec)
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return nil, taskNotFound(id)
+	case err != nil:
+		// Failing the task could not be stored (a full store, say): the
+		// read still answers, with the task as stored.
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: failing a task whose lease ended could not be stored; answered as stored",
+			slog.String("task", id), slog.String("error", err.Error()))
+		return rec, nil
 	}
-	return rec, nil
+	return reaped, nil
 }
 
 // getTask answers tasks/get with the DetailedTask.

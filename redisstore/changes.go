@@ -47,7 +47,7 @@ func NewChangeNotifier(rdb redis.UniversalClient, local mcp.ChangeNotifier, opts
 	p := opts.prefix()
 	c := &ChangeNotifier{rdb: rdb, channel: p + "tools", origin: hex.EncodeToString(b[:]), logger: opts.logger(),
 		watchers: map[uint64]func(){}}
-	c.feed = newFeed(rdb, c.channel)
+	c.feed = newFeed(rdb, c.channel, false)
 	c.stopLoc = local.Watch(c.localChange)
 	return c
 }

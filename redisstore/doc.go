@@ -16,6 +16,14 @@
 //		Tasks:   mcp.TaskOptions{Store: redisstore.NewStore(rdb, nil)},
 //	})
 //
+// Open instead of NewStore also checks, at start, that Redis keeps tasks
+// as they need (no eviction, a lease long enough for the round trip), and
+// NewLogger sends go-redis's own log lines to the service's slog logger.
+// The same code runs on a single node, a primary under Sentinel
+// (redis.NewFailoverClient) and a Redis Cluster (redis.NewClusterClient):
+// a task's keys share a hash tag, and on a cluster the change feed uses
+// sharded pub/sub.
+//
 // A task created on one replica is then read, answered and cancelled from
 // any; the replica running it renews its lease in Redis, and a task whose
 // replica dies fails when the lease ends. When Redis is down, tools/call

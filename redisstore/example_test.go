@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"log"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -15,11 +16,18 @@ import (
 // tasks created on one are read, answered and cancelled from any, and a
 // tool-list change on one reaches the subscriptions/listen streams of all.
 func Example() {
+	logger := slog.Default()
+	redis.SetLogger(redisstore.NewLogger(logger, nil)) // go-redis's own lines, once per process
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer rdb.Close()
+	// Open refuses a Redis that may evict tasks, or too far for the lease.
+	store, err := redisstore.Open(context.Background(), rdb, &redisstore.Options{Lease: 30 * time.Second, Logger: logger})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	ts := mcp.NewToolSet()
-	_, err := mcp.AddTool(ts, mcp.ToolInfo{Name: "reindex", Description: "Rebuild the search index.",
+	_, err = mcp.AddTool(ts, mcp.ToolInfo{Name: "reindex", Description: "Rebuild the search index.",
 		Permission: "search.admin", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.Request, in struct{}) (string, error) {
 			return "reindexed", nil // minutes of work, honouring ctx
@@ -31,7 +39,8 @@ func Example() {
 	defer changes.Close()
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Changes: changes,
-		Tasks:   mcp.TaskOptions{Store: redisstore.NewStore(rdb, nil), Lease: 30 * time.Second},
+		Logger:  logger,
+		Tasks:   mcp.TaskOptions{Store: store, Lease: 30 * time.Second},
 	})
 	srv := &http.Server{Addr: "127.0.0.1:8080", Handler: mcp.NewHandler(server, nil)}
 	go srv.ListenAndServe()

@@ -17,11 +17,38 @@ import (
 // Options configure a Store and a ChangeNotifier. The zero value is usable.
 type Options struct {
 	// Prefix starts every key and channel name, so that services sharing a
-	// Redis keep apart. Default "embedmcp:".
+	// Redis keep apart. Default "embedmcp:". It must not contain braces
+	// (they would change the keys' hash tags on a Redis Cluster).
 	Prefix string
 	// Logger receives what fails in the background (a tool-list change not
-	// published). Nil discards.
+	// published) and what Open finds. Nil discards.
 	Logger *slog.Logger
+	// Shards is, on a Redis Cluster, how many hash tags tasks are spread
+	// over: each has its slot (spaced evenly over the cluster's 16384) and
+	// its sharded pub/sub channel, which every replica subscribes to. It is
+	// part of the key names: keep it while tasks are stored. Default 12;
+	// at most 1024. Ignored elsewhere.
+	Shards int
+	// Lease is the lease of the Servers using the store
+	// (mcp.TaskOptions.Lease), which Open checks against the round trip to
+	// Redis. Default mcp.DefaultTaskLease.
+	Lease time.Duration
+	// AllowEviction makes Open log at ERROR instead of refusing when Redis
+	// may evict task keys (a maxmemory-policy other than noeviction). An
+	// evicted task is lost: the replica that ran it reports it failed, the
+	// others cannot tell it from one that never existed.
+	AllowEviction bool
+	// WaitReplicas, when positive, makes Create and Swap wait until that
+	// many replicas of the Redis primary have the write (WAIT, pipelined
+	// with the write: no extra round trip, but the replication's latency),
+	// or WaitTimeout passes, in which case they fail (mcp's callers retry),
+	// though the write may survive. A task acknowledged with it survives
+	// the failover of its primary. Default 0: asynchronous replication, and
+	// a failover may lose the last writes (the replica that ran such a task
+	// reports it lost).
+	WaitReplicas int
+	// WaitTimeout bounds the wait for WaitReplicas. Default 1 second.
+	WaitTimeout time.Duration
 }
 
 func (o *Options) prefix() string {
@@ -38,64 +65,134 @@ func (o *Options) logger() *slog.Logger {
 	return o.Logger
 }
 
-// Store is an mcp.TaskStore in Redis. Each task is a hash (version,
-// status, owner, the encoded record) that expires with the task; the
-// replica running a working task holds a lease, a key of its own that
-// expires unless renewed. Create, Swap and Renew are Lua scripts, atomic
-// in Redis, each one round trip; Create and Swap publish the change on the
-// prefix's "tasks" channel, which Watch follows.
+// Store is an mcp.TaskStore in Redis: a single node, a primary with
+// replicas under Sentinel (redis.NewFailoverClient) or a Redis Cluster
+// (redis.NewClusterClient). Each task is a hash (version, status, owner,
+// the encoded record) that expires with the task; the replica running a
+// working task holds a lease, a key of its own that expires unless
+// renewed. A task's two keys share a hash tag ({ID}; on a cluster, the
+// task's shard), so that the Lua scripts of Create, Swap and Renew, each
+// atomic and one round trip, touch one slot. Create and Swap publish the
+// change, which Watch follows: on the prefix's "tasks" channel, or on a
+// cluster with sharded pub/sub (SPUBLISH) on the channel of the task's
+// shard.
 //
-// Use a single Redis (or a primary with its replicas for failover), not a
-// Redis Cluster: a script touches a task's hash and its lease key, which a
-// cluster may place on different nodes.
+// What Redis must guarantee for tasks (Open checks what it can): no
+// eviction (maxmemory-policy noeviction; a full Redis then refuses new
+// tasks with mcp.ErrTaskStoreFull), and persistence (appendonly yes) when
+// tasks must survive a restart.
 type Store struct {
-	rdb    redis.UniversalClient
-	prefix string
-	feed   *feed
+	rdb     redis.UniversalClient
+	prefix  string
+	cluster bool
+	tags    []string // the shards' hash tags on a cluster
+	feeds   []*feed  // one per channel
+	pub     string   // PUBLISH or SPUBLISH
+	wait    int
+	waitFor time.Duration
+	logger  *slog.Logger
+	lease   time.Duration
+	evict   bool
 }
 
 // NewStore returns a Store keeping tasks in rdb. opts may be nil. The Store
 // opens no connection and starts no goroutine until it is used; Watch
-// subscribes while it has watchers.
+// subscribes while it has watchers. Open checks Redis's configuration
+// first.
 func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 	p := opts.prefix()
-	return &Store{rdb: rdb, prefix: p, feed: newFeed(rdb, p+"tasks")}
+	s := &Store{rdb: rdb, prefix: p, pub: "PUBLISH", logger: opts.logger(), lease: mcp.DefaultTaskLease,
+		waitFor: time.Second}
+	if opts != nil {
+		s.wait, s.evict = opts.WaitReplicas, opts.AllowEviction
+		if opts.WaitTimeout > 0 {
+			s.waitFor = opts.WaitTimeout
+		}
+		if opts.Lease > 0 {
+			s.lease = opts.Lease
+		}
+	}
+	if _, ok := rdb.(*redis.ClusterClient); ok {
+		n := 12
+		if opts != nil && opts.Shards > 0 {
+			n = min(opts.Shards, 1024)
+		}
+		s.cluster, s.pub, s.tags = true, "SPUBLISH", shardTags(n)
+		for _, tag := range s.tags {
+			s.feeds = append(s.feeds, newFeed(rdb, p+"tasks:{"+tag+"}", true))
+		}
+	} else {
+		s.feeds = []*feed{newFeed(rdb, p+"tasks", false)}
+	}
+	return s
 }
 
-func (s *Store) taskKey(id string) string  { return s.prefix + "task:" + id }
-func (s *Store) leaseKey(id string) string { return s.prefix + "lease:" + id }
+// tag is the hash tag of task id's keys.
+func (s *Store) tag(id string) string {
+	if !s.cluster {
+		return id
+	}
+	return s.tags[shardOf(id, len(s.tags))]
+}
+
+// channel is the channel of task id's changes.
+func (s *Store) channel(id string) string {
+	if !s.cluster {
+		return s.feeds[0].channel
+	}
+	return s.feeds[shardOf(id, len(s.tags))].channel
+}
+
+// taskKey and leaseKey are task id's keys: "task:{ID}" and "lease:{ID}"
+// after the prefix; on a cluster "task:{shard}ID" and "lease:{shard}ID".
+func (s *Store) taskKey(id string) string {
+	if s.cluster {
+		return s.prefix + "task:{" + s.tag(id) + "}" + id
+	}
+	return s.prefix + "task:{" + id + "}"
+}
+
+func (s *Store) leaseKey(id string) string {
+	if s.cluster {
+		return s.prefix + "lease:{" + s.tag(id) + "}" + id
+	}
+	return s.prefix + "lease:{" + id + "}"
+}
 
 // millis is d in whole milliseconds, at least 1 (PX and PEXPIRE refuse 0).
 func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
 // KEYS: task, lease. ARGV: record, status, owner, ttl ms, lease ms,
-// channel, change (the message published).
+// channel, change (the message published), publish command. The record's
+// lifetime is set here, from the time it has left, in Redis's clock; Swap
+// keeps it.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[2], 'o', ARGV[3], 'd', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[2] == 'working' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5]) end
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+redis.call(ARGV[8], ARGV[6], ARGV[7])
 return 1`)
 
-// KEYS: task, lease. ARGV: record, status, owner, ttl ms, lease ms,
-// channel, change, previous version, version.
+// KEYS: task, lease. ARGV: record, status, owner, (unused), lease ms,
+// channel, change, previous version, version, publish command. The
+// record keeps the lifetime Create gave it.
 var swapScript = redis.NewScript(`
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[8] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[9], 's', ARGV[2], 'o', ARGV[3], 'd', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[2] == 'working' then
   redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5])
 else
   redis.call('DEL', KEYS[2])
 end
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+redis.call(ARGV[10], ARGV[6], ARGV[7])
 return 1`)
 
-// KEYS: task and lease of each task in turn. ARGV: owner, lease ms.
-// Returns the 1-based positions of the tasks not renewed.
+// KEYS: task and lease of each task in turn (one slot on a cluster).
+// ARGV: owner, lease ms. Returns the 1-based positions of the tasks not
+// renewed.
 var renewScript = redis.NewScript(`
 local stopped = {}
 for i = 1, #KEYS, 2 do
@@ -122,10 +219,77 @@ func change(rec *mcp.TaskRecord) string {
 	return string(b)
 }
 
-// ttl is how long rec has left to live.
+// ttl is how long rec has left to live, by this process's clock (the one
+// that set rec.Expires when it created the task).
 func ttl(rec *mcp.TaskRecord) int64 {
 	return max(time.Until(rec.Expires).Milliseconds(), 1)
 }
+
+// trouble reacts to a failed operation: on a cluster, the client reloads
+// the slots' owners (go-redis does it by itself only on MOVED or after a
+// minute, and never after a failed pipeline), so that a failover is
+// followed within moments.
+func (s *Store) trouble(err error) {
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok && err != nil && !errors.Is(err, redis.Nil) {
+		cc.ReloadState(context.Background())
+	}
+}
+
+// failed wraps a Redis error of op, as mcp.ErrTaskStoreFull too when Redis
+// refused for want of memory.
+func failed(op string, err error) error {
+	if redis.IsOOMError(err) {
+		return fmt.Errorf("redisstore: %s: %w: %w", op, mcp.ErrTaskStoreFull, err)
+	}
+	return fmt.Errorf("redisstore: %s: %w", op, err)
+}
+
+// run runs sc on keys (one slot), then, when the store waits for
+// replicas, WAIT on the same connection, pipelined: one round trip.
+func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args ...any) (*redis.Cmd, error) {
+	if s.wait <= 0 {
+		cmd := sc.Run(ctx, s.rdb, keys, args...)
+		return cmd, cmd.Err()
+	}
+	var c redis.Cmdable = s.rdb
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		m, err := cc.MasterForKey(ctx, keys[0])
+		if err != nil {
+			return nil, err
+		}
+		c = m
+	}
+	exec := func(sha bool) (*redis.Cmd, *redis.Cmd) {
+		var cmd, w *redis.Cmd
+		_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if sha {
+				cmd = sc.EvalSha(ctx, p, keys, args...)
+			} else {
+				cmd = sc.Eval(ctx, p, keys, args...)
+			}
+			w = p.Do(ctx, "WAIT", s.wait, s.waitFor.Milliseconds())
+			return nil
+		})
+		return cmd, w
+	}
+	cmd, w := exec(true)
+	if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+		cmd, w = exec(false)
+	}
+	if err := cmd.Err(); err != nil {
+		return cmd, err
+	}
+	if n, err := w.Int64(); err != nil || n < int64(s.wait) {
+		return cmd, fmt.Errorf("%w: %d of %d replicas have the write after %v (WAIT): %v",
+			ErrNotReplicated, n, s.wait, s.waitFor, err)
+	}
+	return cmd, nil
+}
+
+// ErrNotReplicated: a write reached the Redis primary but not
+// Options.WaitReplicas of its replicas within Options.WaitTimeout; a
+// failover now may lose it.
+var ErrNotReplicated = errors.New("redisstore: write not replicated in time")
 
 // Create implements mcp.TaskStore.
 func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Duration) error {
@@ -133,19 +297,20 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", rec.ID, err)
 	}
-	n, err := createScript.Run(ctx, s.rdb, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
-		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.feed.channel, change(rec)).Int()
-	switch {
-	case err != nil:
-		return fmt.Errorf("redisstore: creating task %s: %w", rec.ID, err)
-	case n == 0:
+	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
+		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), change(rec), s.pub)
+	if err != nil {
+		s.trouble(err)
+		return failed("creating task "+rec.ID, err)
+	}
+	if n, _ := cmd.Int(); n == 0 {
 		return mcp.ErrTaskExists
 	}
 	return nil
 }
 
 // Get implements mcp.TaskStore: one round trip (the record and its lease,
-// pipelined).
+// pipelined, in one slot), and no write.
 func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 	var data *redis.StringCmd
 	var left *redis.DurationCmd
@@ -158,6 +323,7 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 		return nil, mcp.ErrTaskNotFound
 	}
 	if err != nil {
+		s.trouble(err)
 		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
 	}
 	var rec mcp.TaskRecord
@@ -179,15 +345,17 @@ func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Durati
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", rec.ID, err)
 	}
-	n, err := swapScript.Run(ctx, s.rdb, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
-		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.feed.channel, change(rec),
-		strconv.FormatUint(rec.Version-1, 10), strconv.FormatUint(rec.Version, 10)).Int()
-	switch {
-	case err != nil:
-		return fmt.Errorf("redisstore: changing task %s: %w", rec.ID, err)
-	case n == -1:
+	cmd, err := s.run(ctx, swapScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
+		data, string(rec.Status), rec.Owner, 0, millis(lease), s.channel(rec.ID), change(rec),
+		strconv.FormatUint(rec.Version-1, 10), strconv.FormatUint(rec.Version, 10), s.pub)
+	if err != nil {
+		s.trouble(err)
+		return failed("changing task "+rec.ID, err)
+	}
+	switch n, _ := cmd.Int(); n {
+	case -1:
 		return mcp.ErrTaskNotFound
-	case n == 0:
+	case 0:
 		return mcp.ErrTaskConflict
 	}
 	return nil
@@ -196,8 +364,39 @@ func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Durati
 // renewBatch bounds the tasks one Renew script handles.
 const renewBatch = 512
 
-// Renew implements mcp.TaskStore: one round trip per 512 tasks.
+// Renew implements mcp.TaskStore: one round trip per 512 tasks (on a
+// cluster, per shard, the shards' in parallel).
 func (s *Store) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
+	groups := map[string][]string{}
+	for _, id := range ids {
+		t := ""
+		if s.cluster {
+			t = s.tag(id)
+		}
+		groups[t] = append(groups[t], id)
+	}
+	var (
+		mu      sync.Mutex
+		stopped []string
+		errs    []error
+		wg      sync.WaitGroup
+	)
+	for _, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := s.renew(ctx, owner, g, lease)
+			mu.Lock()
+			stopped, errs = append(stopped, st...), append(errs, err)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return stopped, errors.Join(errs...)
+}
+
+// renew renews ids, all of one slot on a cluster.
+func (s *Store) renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
 	var stopped []string
 	for len(ids) > 0 {
 		batch := ids[:min(len(ids), renewBatch)]
@@ -208,7 +407,8 @@ func (s *Store) Renew(ctx context.Context, owner string, ids []string, lease tim
 		}
 		pos, err := renewScript.Run(ctx, s.rdb, keys, owner, millis(lease)).Int64Slice()
 		if err != nil {
-			return stopped, fmt.Errorf("redisstore: renewing leases: %w", err)
+			s.trouble(err)
+			return stopped, failed("renewing leases", err)
 		}
 		for _, p := range pos {
 			if p >= 1 && int(p) <= len(batch) {
@@ -221,15 +421,25 @@ func (s *Store) Renew(ctx context.Context, owner string, ids []string, lease tim
 
 // Watch implements mcp.TaskStore: fn gets every change of a task made
 // through any Store on the same Redis and prefix. The Store subscribes
-// while it has watchers; messages published while the connection is down
-// are lost (the Server polls as well).
+// while it has watchers (on a cluster, to each shard's channel); messages
+// published while the connection is down are lost (the Server polls as
+// well).
 func (s *Store) Watch(fn func(mcp.TaskChange)) (stop func()) {
-	return s.feed.watch(func(payload string) {
+	deliver := func(payload string) {
 		var w wireChange
 		if json.Unmarshal([]byte(payload), &w) == nil && w.ID != "" {
 			fn(mcp.TaskChange{ID: w.ID, Version: w.Version, Status: w.Status, Owner: w.Owner})
 		}
-	})
+	}
+	stops := make([]func(), len(s.feeds))
+	for i, f := range s.feeds {
+		stops[i] = f.watch(deliver)
+	}
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
 }
 
 // feed fans the messages of one Redis channel out to watchers. It is
@@ -237,6 +447,7 @@ func (s *Store) Watch(fn func(mcp.TaskChange)) (stop func()) {
 type feed struct {
 	rdb     redis.UniversalClient
 	channel string
+	sharded bool // SSUBSCRIBE (a cluster's shard channel), not SUBSCRIBE
 
 	mu       sync.Mutex
 	watchers map[uint64]func(string)
@@ -245,8 +456,8 @@ type feed struct {
 	done     chan struct{} // closed when the current subscription's reader ends
 }
 
-func newFeed(rdb redis.UniversalClient, channel string) *feed {
-	return &feed{rdb: rdb, channel: channel, watchers: map[uint64]func(string){}}
+func newFeed(rdb redis.UniversalClient, channel string, sharded bool) *feed {
+	return &feed{rdb: rdb, channel: channel, sharded: sharded, watchers: map[uint64]func(string){}}
 }
 
 func (f *feed) watch(fn func(string)) (stop func()) {
@@ -256,7 +467,11 @@ func (f *feed) watch(fn func(string)) (stop func()) {
 	f.next++
 	f.watchers[id] = fn
 	if f.sub == nil {
-		f.sub = f.rdb.Subscribe(context.Background(), f.channel)
+		if f.sharded {
+			f.sub = f.rdb.SSubscribe(context.Background(), f.channel)
+		} else {
+			f.sub = f.rdb.Subscribe(context.Background(), f.channel)
+		}
 		f.done = make(chan struct{})
 		go f.read(f.sub, f.done)
 	}

@@ -14,6 +14,12 @@
 #   down    Redis stopped: tools that must run as tasks fail clearly,
 #           optional ones are answered at once, the rest is served
 #
+# and, with redis-servers of their own behind a Go proxy
+# (redisstore TestFaultScenarios), Redis stopped, killed and restarted,
+# restarted empty, evicting (allkeys-lru), full (noeviction), slowed (200 ms
+# round trip), its pub/sub connections killed: a table of what the client
+# saw and what was lost.
+#
 #   bash scripts/tasks/run.sh
 #
 # It first runs the redisstore module's tests against the same Redis.
@@ -63,6 +69,8 @@ export REDIS_ADDR=127.0.0.1:$REDIS_PORT
 
 echo "redisstore module: vet and tests (Redis at $REDIS_ADDR)"
 (cd redisstore && go vet ./... && REDISSTORE_REQUIRE=1 go test -race -count=1 ./...)
+echo "redisstore: fault scenarios (redis-servers of their own: stopped, killed, emptied, evicting, full, slowed, pub/sub cut)"
+(cd redisstore && REDISSTORE_REQUIRE=1 REDISSTORE_SCENARIOS=1 go test -count=1 -run 'TestFaultScenarios$' -v . | grep -v '^=== RUN')
 if [ -x "$ROOT/.cache/bin/staticcheck" ]; then (cd redisstore && "$ROOT/.cache/bin/staticcheck" ./...); fi
 
 echo "building the replica and the driver"

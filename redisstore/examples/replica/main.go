@@ -63,9 +63,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	redis.SetLogger(redisstore.NewLogger(logger, nil)) // go-redis's own lines, rate-limited (one logger per process)
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, DialerRetries: 1, MaxRetries: 1})
 	defer rdb.Close()
-	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger}
+	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger, Lease: *lease}
+	// Open checks Redis first: no eviction, a lease long enough for the
+	// round trip; it refuses to start otherwise.
+	octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
+	store, err := redisstore.Open(octx, rdb, ropts)
+	ocancel()
+	if err != nil {
+		return err
+	}
 	ts := mcp.NewToolSet()
 	if err := register(ts); err != nil {
 		return err
@@ -74,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer changes.Close()
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name: "replica", Version: "1.0.0", Logger: logger, Changes: changes,
-		Tasks: mcp.TaskOptions{Store: redisstore.NewStore(rdb, ropts), Replica: *name, Lease: *lease,
+		Tasks: mcp.TaskOptions{Store: store, Replica: *name, Lease: *lease,
 			PollInterval: 100 * time.Millisecond, MaxRunning: -1},
 	})
 	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Logger: logger,

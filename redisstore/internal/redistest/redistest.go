@@ -10,7 +10,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,6 +23,7 @@ type Server struct {
 	Addr string
 	cmd  *exec.Cmd
 	dir  string
+	args []string
 }
 
 // Start returns REDIS_ADDR's Redis, or starts redis-server. It returns an
@@ -33,8 +36,9 @@ func Start() (*Server, error) {
 }
 
 // StartOwn starts a redis-server of its own (one a test may kill),
-// whatever REDIS_ADDR says.
-func StartOwn() (*Server, error) {
+// whatever REDIS_ADDR says, with extra command-line arguments (after the
+// defaults, so that they win: "--appendonly", "yes").
+func StartOwn(extra ...string) (*Server, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, fmt.Errorf("no REDIS_ADDR and no redis-server on PATH (apt-get install redis-server)")
@@ -49,26 +53,55 @@ func StartOwn() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", fmt.Sprint(port), "--save", "", "--appendonly", "no",
-		"--dir", dir, "--logfile", "")
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	args := append([]string{"--bind", "127.0.0.1", "--port", fmt.Sprint(port), "--save", "", "--appendonly", "no",
+		"--dir", dir, "--logfile", ""}, extra...)
+	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir, args: args}
+	if err := s.start(bin); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	return s, s.wait()
+}
+
+func (s *Server) start(bin string) error {
+	cmd := exec.Command(bin, s.args...)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return err
 	}
 	go func() { // drain the log
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 		}
 	}()
-	s := &Server{Addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd, dir: dir}
+	s.cmd = cmd
+	return nil
+}
+
+// Restart starts a killed server again, on the same port, from the same
+// directory (its data survives if it had persistence).
+func (s *Server) Restart() error {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return err
+	}
+	s.Kill()
+	if err := s.start(bin); err != nil {
+		return err
+	}
+	return s.wait()
+}
+
+// wait waits until the server answers.
+func (s *Server) wait() error {
+	var err error
 	for i := 0; ; i++ {
 		if err = ping(s.Addr); err == nil {
-			return s, nil
+			return nil
 		}
-		if i == 100 {
+		if i == 250 {
 			s.Stop()
-			return nil, fmt.Errorf("redis-server did not answer on %s: %v", s.Addr, err)
+			return fmt.Errorf("redis-server did not answer on %s: %v", s.Addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -103,4 +136,27 @@ func (s *Server) Kill() {
 // Prefix returns a key prefix no other test uses.
 func Prefix(name string) string {
 	return "test:" + strings.ReplaceAll(name, "/", ":") + ":" + fmt.Sprint(time.Now().UnixNano()) + ":"
+}
+
+// Pause stops the server's process (SIGSTOP): connections stay open and
+// nothing answers, as in a long GC pause or a frozen VM. Resume continues
+// it.
+func (s *Server) Pause() error { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server.
+func (s *Server) Resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// Wipe removes the data files of a killed server, so that Restart starts
+// it empty.
+func (s *Server) Wipe() error {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
