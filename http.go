@@ -278,7 +278,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctx = context.WithValue(ctx, scopeNeedsKey{}, needs)
 	}
 	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
-if needs != nil && h.challenge(w, r, needs, caller, body, st) {
+	if needs != nil && h.challenge(w, r, needs, caller, body, st) {
 		return
 	}
 	if d := st.ex.retryAfter; d > 0 {
