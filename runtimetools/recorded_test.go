@@ -113,6 +113,9 @@ var recordedMask = map[string]string{
 	"content.1.resource.uri":                    "<uri>",
 	"content.1.resource.blob":                   "<pprof bytes>",
 	"structuredContent.buffer.stored":           "<count>",
+	"structuredContent.records.*.first":         "<time>",
+	"structuredContent.token":                   "<token>",
+	"content.0.text":                            "<text: one line per item, see runtimetools/text.go>",
 }
 
 func TestRecordedCalls(t *testing.T) {

@@ -1,0 +1,21 @@
+package runtimetools
+
+import "testing"
+
+func TestShortFile(t *testing.T) {
+	for _, c := range []struct{ fn, file, want string }{
+		{"github.com/embedmcp/mcp/runtimetools.burnCPU", "/work/x/runtimetools/profile_test.go", "github.com/embedmcp/mcp/runtimetools/profile_test.go"},
+		{"net/http.(*conn).serve", "/usr/local/go/src/net/http/server.go", "net/http/server.go"},
+		{"gopkg.in/yaml%2ev3.Unmarshal", "/root/go/pkg/mod/gopkg.in/yaml.v3@v3.0.1/yaml.go", "gopkg.in/yaml.v3/yaml.go"},
+		{"golang.org/x/net/http2.(*Framer).ReadFrame", "/root/go/pkg/mod/golang.org/x/net@v0.30.0/http2/frame.go", "golang.org/x/net/http2/frame.go"},
+		{"example.com/app.handler.func1", "/home/ci/build/app/main.go", "example.com/app/main.go"},
+		{"example.com/app/internal/store.(*DB).Get", "/srv/src/internal/store/db.go", "example.com/app/internal/store/db.go"},
+		{"weird", "/a/b/c.go", "b/c.go"},
+		{"example.com/app.F", "example.com/app/f.go", "example.com/app/f.go"},
+		{"example.com/app.F", "", ""},
+	} {
+		if got := shortFile(c.fn, c.file); got != c.want {
+			t.Errorf("shortFile(%q, %q) = %q, want %q", c.fn, c.file, got, c.want)
+		}
+	}
+}
