@@ -66,8 +66,8 @@ type LogRingOptions struct {
 type LogRing struct {
 	ring   *logRing
 	severe *logRing // warnings and errors
-	next slog.Handler
-	pre  []byte // encoded attributes and group openings of WithAttrs and WithGroup
+	next   slog.Handler
+	pre    []byte // encoded attributes and group openings of WithAttrs and WithGroup
 }
 
 // NewLogRing returns a LogRing that wraps next. next may be nil: the
