@@ -22,6 +22,8 @@ const goroutinesDescription = "List the live goroutines of this process grouped 
 	"substring or a state substring. Use it to find stuck or leaking goroutines."
 
 const goroutinesSchema = `{"type":"object","properties":{` +
+	`"since":{"type":"string","description":"The token of an earlier answer (its since line): each group's growth since then; groups that grew at every look are flagged as probable leaks."},` +
+	`"watch":{"type":"integer","description":"Also sample every second for this many seconds, 1..30, before answering, for growth within this call; default 0."},` +
 	`"function":{"type":"string","description":"Keep groups with a frame or creator whose function contains this text (case-insensitive), e.g. \"leakyWorker\" or \"net/http\"; at most 256 bytes."},` +
 	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
 	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +

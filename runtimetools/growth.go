@@ -170,10 +170,12 @@ func (s *state) goroutinesGrowth(ctx context.Context, req *mcp.Request, in gorou
 	return *res, nil
 }
 
-// growing reports whether a series of three or more counts rose at every
-// step but for pauses, and overall: what a leak looks like.
+// growing reports whether a series of three or more counts looks like a
+// leak: it grew by at least 3 overall, never fell, and rose at every step
+// (at two steps in three, over more than three steps).
 func growing(series []int) bool {
-	if len(series) < 3 || series[len(series)-1] <= series[0] {
+	steps := len(series) - 1
+	if steps < 2 || series[steps]-series[0] < 3 {
 		return false
 	}
 	rises := 0
@@ -185,7 +187,10 @@ func growing(series []int) bool {
 			rises++
 		}
 	}
-	return rises*2 >= len(series)-1
+	if steps <= 3 {
+		return rises == steps
+	}
+	return 3*rises >= 2*steps
 }
 
 // validateGrowth checks since and watch.

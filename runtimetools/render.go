@@ -71,7 +71,7 @@ func shortFile(function, file string) string {
 	// slash; of the candidates (gopkg.in/yaml.v3.F: gopkg.in/yaml or
 	// gopkg.in/yaml.v3) the one whose trailing elements the directory
 	// shares most.
-	best, bestScore := "", 0
+	best, bestScore, first := "", 0, ""
 	slash := strings.LastIndexByte(function, '/')
 	for i := slash + 1; i < len(function); i++ {
 		if function[i] != '.' {
@@ -84,12 +84,29 @@ func shortFile(function, file string) string {
 			}
 			break
 		}
+		if first == "" {
+			first = pkg
+		}
 		if score := sharedTail(dir, pkg); score > bestScore {
 			best, bestScore = pkg, score
 		}
 		if strings.ContainsAny(function[i:i+2], "([") {
 			break
 		}
+	}
+	if best == "" && first != "" && stdPackage(first) {
+		// A function of the standard library in another package's file
+		// (internal/poll.runtime_pollWait in runtime/netpoll.go): the
+		// file's directory under GOROOT/src.
+		if i := strings.LastIndex(dir, "/src/"); i >= 0 {
+			return dir[i+len("/src/"):] + "/" + base
+		}
+	}
+	if best == "" {
+		// The module's root directory is not named by its path
+		// (/work/src/mcp for github.com/embedmcp/mcp): the package as the
+		// function's name gives it.
+		best = first
 	}
 	if best != "" {
 		return best + "/" + base

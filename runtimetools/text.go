@@ -71,7 +71,14 @@ func (r goroutinesResult) text() string {
 func leakLine(g goroutineGroup) string {
 	s := fmt.Sprintf("%d goroutines, %v", g.Count, g.Series)
 	if len(g.Frames) > 0 {
-		s += " in " + frameText(g.Frames[0])
+		f := g.Frames[0]
+		for _, h := range g.Frames {
+			if !stdPackage(funcPackage(h.ID)) {
+				f = h // the host's own code where they wait
+				break
+			}
+		}
+		s += " in " + frameText(f)
 	}
 	if g.CreatedBy != nil {
 		s += " created by " + frameText(*g.CreatedBy)
