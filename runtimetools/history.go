@@ -66,7 +66,6 @@ type Profiler struct {
 // profileWindow is one background CPU profile.
 type profileWindow struct {
 	start, end time.Time
-	raw        []byte
 	p          *profile.Profile
 }
 

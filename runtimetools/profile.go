@@ -95,6 +95,7 @@ type profileResult struct {
 	Sample    string        `json:"sample" jsonschema:"the value ranked"`
 	Unit      string        `json:"unit" jsonschema:"unit of flat, cum and total"`
 	Frames    string        `json:"frames" jsonschema:"host: flat counted to the first host frame; all: to the innermost frame"`
+	SortBy    string        `json:"sortBy" jsonschema:"flat or cum: the order of top"`
 	Total     int64         `json:"total" jsonschema:"sum of the value over all samples"`
 	Functions int           `json:"functions" jsonschema:"functions with a value"`
 	Top       []topFunction `json:"top" jsonschema:"largest first"`
@@ -327,7 +328,7 @@ func (s *state) answerProfile(ctx context.Context, in profileArgs, p *profile.Pr
 	top, total, n := rankFunctions(p, idx, in.Top, in.SortBy == "cum", in.Frames == "host", in.lines)
 	addSource(ctx, s.opts.Source, top)
 	out := &profileOutput{raw: raw, result: profileResult{
-		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit, Frames: in.Frames,
+		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit, Frames: in.Frames, SortBy: in.SortBy,
 		Total: total, Functions: n, Top: top, Bytes: len(raw),
 	}}
 	out.uri = fmt.Sprintf("pprof://%s/%s.pb.gz", in.Kind, time.Now().UTC().Format("20060102T150405Z"))

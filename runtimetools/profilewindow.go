@@ -177,7 +177,12 @@ func (r profileResult) text() string {
 		t.line("flat counts runtime, sync and standard-library frames to the host code that called them (frames: all shows them)")
 	}
 	t.line("flat%% flat cum%% function file:line")
+	cumOnly := 0
 	for _, f := range r.Top {
+		if f.Flat == 0 && r.SortBy != "cum" && r.Total != 0 {
+			cumOnly++ // callers only: in structuredContent, or with sortBy cum
+			continue
+		}
 		native := ""
 		if f.Native {
 			native = " [native]"
@@ -190,6 +195,9 @@ func (r profileResult) text() string {
 			}
 			t.line("    %s:%d %.1f%% %s%s", baseName(f.File), l.Line, l.Percent, fmtValue(l.Flat, r.Unit), src)
 		}
+	}
+	if cumOnly > 0 {
+		t.line("(%d more rows with cum only: sortBy cum ranks callers)", cumOnly)
 	}
 	if len(r.Changes) > 0 {
 		t.line("change against compare, %% of one core: now before change function file:line")
