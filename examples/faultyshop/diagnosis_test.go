@@ -58,7 +58,7 @@ type diagnosis struct {
 // TestDiagnosis puts the shop under load and diagnoses each planted fault
 // with one call of a runtime tool, as an agent would: the answer must name
 // the offending function and its file:line within its first lines, in at
-// most 8 KB (logs 2.5 KB). It prints a table of the calls and bytes.
+// most 8 KB (logs 2.5 KB), text and structured content together. It prints a table of the calls and bytes.
 func TestDiagnosis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("puts a service under load for several seconds")
@@ -116,8 +116,8 @@ func TestDiagnosis(t *testing.T) {
 				t.Errorf("%s: %q is not in the first %d lines of the answer:\n%s", fault, w, firstLines, text)
 			}
 		}
-		if len(text) > limit {
-			t.Errorf("%s: the answer's text is %d bytes, more than %d:\n%s", fault, len(text), limit, text)
+		if len(whole) > limit {
+			t.Errorf("%s: the answer is %d bytes (text %d), more than %d:\n%s", fault, len(whole), len(text), limit, text)
 		}
 		if strings.Contains(string(whole), apiKey) {
 			t.Errorf("%s: the answer shows the API key", fault)
@@ -130,7 +130,7 @@ func TestDiagnosis(t *testing.T) {
 	}
 
 	file := pkg + "/shop.go:"
-	ask("goroutine leak", map[string]any{"watch": 2}, runtimetools.GoroutinesToolName, maxAnswer,
+	ask("goroutine leak", map[string]any{"watch": 2, "limit": 5}, runtimetools.GoroutinesToolName, maxAnswer,
 		"PROBABLE LEAK", pkg+".(*Shop).notifyWarehouse "+file+strconv.Itoa(lines["leak wait"]),
 		"created by "+pkg+".(*Shop).placeOrder "+file+strconv.Itoa(lines["leak creation"]))
 	ask("lock held across a slow call", map[string]any{"kind": "mutex"}, runtimetools.ProfileToolName, maxAnswer,
