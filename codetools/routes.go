@@ -31,6 +31,12 @@ type Route struct {
 	// accepts), for a handler whose own code is not the interesting part,
 	// such as one wrapped by middleware.
 	Code string
+	// Registered is where the route was registered, as file:line (an
+	// absolute build path, as a stack trace prints it). ServeMux fills it
+	// in. With a source snapshot, a handler wrapped in middleware there
+	// (logging(auth(orders))) resolves to the innermost handler, and the
+	// search hit names the middleware.
+	Registered string
 }
 
 // Bounds of the routes a catalog keeps.
@@ -52,6 +58,11 @@ type route struct {
 	// note says what the handler is when its code is not the route's own
 	// (a ServeMux, a wrapper of net/http).
 	note string
+	// regFile and regLine are where the route was registered; wrappers
+	// the middleware around the handler, outermost first.
+	regFile  string
+	regLine  int
+	wrappers []string
 }
 
 // AddRoutes adds the host's HTTP routes to the catalog; code_search then
@@ -96,8 +107,20 @@ func newRoute(r Route) (route, error) {
 		method, pattern = m, strings.TrimSpace(rest)
 	}
 	rt := route{method: method, pattern: pattern, symbol: strings.TrimSpace(r.Code)}
+	if f, l, ok := strings.Cut(r.Registered, ":"); ok {
+		if i := strings.LastIndexByte(r.Registered, ':'); i > 0 {
+			f, l = r.Registered[:i], r.Registered[i+1:]
+		}
+		rt.regFile, rt.regLine = f, atoiOr0(l)
+	}
 	if rt.symbol == "" {
-		rt.symbol, rt.file, rt.line, rt.note = handlerCode(r.Handler)
+		inner, wrappers := unwrapStruct(r.Handler)
+		if len(wrappers) > 0 && inner.IsValid() {
+			rt.wrappers = wrappers
+			rt.symbol, rt.file, rt.line, rt.note = valueCode(inner)
+		} else {
+			rt.symbol, rt.file, rt.line, rt.note = handlerCode(r.Handler)
+		}
 	}
 	return rt, nil
 }
@@ -179,14 +202,35 @@ func NewServeMux(c *Catalog, mux *http.ServeMux) *ServeMux {
 // route to the catalog.
 func (m *ServeMux) Handle(pattern string, handler http.Handler) {
 	m.ServeMux.Handle(pattern, handler)
-	_ = m.catalog.AddRoutes(Route{Pattern: pattern, Handler: handler}) // the mux accepted it
+	_ = m.catalog.AddRoutes(Route{Pattern: pattern, Handler: handler, Registered: callerLine()}) // the mux accepted it
 }
 
 // HandleFunc registers handler for pattern, as http.ServeMux.HandleFunc
 // does, and adds the route to the catalog.
 func (m *ServeMux) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
 	m.ServeMux.HandleFunc(pattern, handler)
-	_ = m.catalog.AddRoutes(Route{Pattern: pattern, Handler: handler})
+	_ = m.catalog.AddRoutes(Route{Pattern: pattern, Handler: handler, Registered: callerLine()})
+}
+
+// callerLine is the file:line of the caller of ServeMux's method.
+func callerLine() string {
+	_, file, line, ok := runtime.Caller(2)
+	if !ok {
+		return ""
+	}
+	return file + ":" + itoa(line)
+}
+
+// atoiOr0 parses a line number, 0 if it is none.
+func atoiOr0(s string) int {
+	n := 0
+	for _, r := range s {
+		if r < '0' || r > '9' || n > 1<<24 {
+			return 0
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }
 
 // ScopeRoutes is the code_search scope of the host's HTTP routes.
@@ -268,7 +312,9 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 		limit = DefaultLimit
 	}
 	for i := q.Offset; i < len(hits) && i < q.Offset+limit; i++ {
-		res.Results = append(res.Results, x.routeHit(hits[i].r))
+		r := *hits[i].r
+		c.unwrapRoute(ctx, x, &r)
+		res.Results = append(res.Results, x.routeHit(&r))
 	}
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
@@ -286,6 +332,9 @@ func (x *index) routeHit(r *route) SearchHit {
 	h := SearchHit{Name: r.symbol, Kind: "handler", Route: pattern, doc: "serves " + clip(pattern, maxHitDoc)}
 	if r.note != "" {
 		h.doc += "; " + r.note
+	}
+	if w := r.wrappedDoc(); w != "" {
+		h.doc += "; " + w
 	}
 	if e, ok := x.resolveSymbolName(r.symbol); ok {
 		h.Name, h.Kind, h.pkg = e.id, e.kind.String(), e.pkg

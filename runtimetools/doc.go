@@ -7,8 +7,11 @@
 //     scheduler latency; histograms as p50/p90/p99) and process figures
 //     (resident memory, open file descriptors) where the OS offers them.
 //   - runtime_profile: a CPU, heap, allocs, mutex, block or goroutine
-//     profile, answered as its top functions and as the raw pprof bytes,
-//     which go tool pprof opens.
+//     profile, answered as its top functions with their hottest lines
+//     (the runtime's, sync's and the standard library's frames counted to
+//     the host code that called them; a mutex profile names the code that
+//     held the lock, at its unlock), and the raw pprof bytes on request;
+//     with a background [Profiler], CPU profiles of past windows.
 //   - runtime_logs: recent log records from a [LogRing] the host
 //     installs around its own slog.Handler, with secrets redacted.
 //   - runtime_build: the build: Go version, main module, VCS revision,
@@ -16,6 +19,20 @@
 //   - runtime_vars: the process's expvar variables.
 //   - runtime_health: the host's health checks ([Health]), run
 //     concurrently, each under a timeout.
+//
+// # Answers
+//
+// Each answer's text is what a model reads: one line per item, a function
+// as its id and file:line, the file named by its package's import path
+// (github.com/x/app/server.go, net/http/server.go), never by the build
+// machine's absolute path. The structured content holds every field.
+// runtime_goroutines and runtime_metrics end with a since token: passed
+// back, the next answer gives each group's and metric's change, and flags
+// a goroutine group that grew at every look as a probable leak, with where
+// its goroutines were created (watch samples within one call).
+// runtime_logs groups identical records (level, message, source line)
+// with their count and first and last time; a [LogRing] keeps warnings
+// and errors in a ring of their own, which info records cannot evict.
 //
 // [Register] adds them to a ToolSet; [Tools] returns them for any other
 // registry. runtime_logs, runtime_health and runtime_vars exist only when

@@ -74,7 +74,11 @@ func ExampleNewLogRing() {
 			Attrs   map[string]string `json:"attrs"`
 		} `json:"records"`
 	}
-	if err := json.Unmarshal([]byte(res.Content[0].Text), &answer); err != nil {
+	raw, err := json.Marshal(res.StructuredContent) // the text content is for models to read
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
 		log.Fatal(err)
 	}
 	for _, r := range answer.Records {
@@ -109,4 +113,21 @@ func ExampleHealth_Run() {
 	// failing
 	// db: ok ""
 	// queue: failed "no consumer"
+}
+
+// A Profiler keeps short CPU profiles of the recent past, so that
+// runtime_profile can answer for a load that is over:
+// {"kind":"cpu","window":"10m"}, or "14:05", compared with another window.
+func ExampleNewProfiler() {
+	prof, err := runtimetools.NewProfiler(nil) // 10 s a minute, the last hour
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go prof.Run(ctx)
+	tools := mcp.NewToolSet()
+	if err := runtimetools.Register(tools, &runtimetools.Options{Continuous: prof}); err != nil {
+		log.Fatal(err)
+	}
 }

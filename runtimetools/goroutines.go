@@ -22,6 +22,8 @@ const goroutinesDescription = "List the live goroutines of this process grouped 
 	"substring or a state substring. Use it to find stuck or leaking goroutines."
 
 const goroutinesSchema = `{"type":"object","properties":{` +
+	`"since":{"type":"string","description":"The token of an earlier answer (its since line): each group's growth since then; groups that grew at every look are flagged as probable leaks."},` +
+	`"watch":{"type":"integer","description":"Also sample every second for this many seconds, 1..30, before answering, for growth within this call; default 0."},` +
 	`"function":{"type":"string","description":"Keep groups with a frame or creator whose function contains this text (case-insensitive), e.g. \"leakyWorker\" or \"net/http\"; at most 256 bytes."},` +
 	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
 	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +
@@ -55,6 +57,8 @@ type goroutinesArgs struct {
 	MinCount int    `json:"minCount,omitempty"`
 	Limit    int    `json:"limit,omitempty"`
 	States   *bool  `json:"states,omitempty"`
+	Since    string `json:"since,omitempty"`
+	Watch    int    `json:"watch,omitempty"`
 }
 
 type goroutineGroup struct {
@@ -66,6 +70,11 @@ type goroutineGroup struct {
 	FramesOmitted      int               `json:"framesOmitted,omitempty" jsonschema:"outer frames left out"`
 	CreatedBy          *Frame            `json:"createdBy,omitempty" jsonschema:"the go statement that started the most of them"`
 	Labels             map[string]string `json:"labels,omitempty" jsonschema:"pprof labels of the goroutines"`
+	Growth             *int              `json:"growth,omitempty" jsonschema:"with since or watch: change in count since then"`
+	Series             []int             `json:"series,omitempty" jsonschema:"with since or watch: the count at each sample, oldest first"`
+	Leak               bool              `json:"leak,omitempty" jsonschema:"the count grew at every sample (three or more): a probable leak; createdBy says where they start"`
+
+	key uint64 // the stack's key, for growth
 }
 
 type goroutinesResult struct {
@@ -76,9 +85,13 @@ type goroutinesResult struct {
 	Truncated     bool             `json:"truncated" jsonschema:"more groups matched than limit"`
 	StatesUnknown int              `json:"statesUnknown,omitempty" jsonschema:"goroutines the function and minCount filters keep whose state the dump did not give (they changed between the profile and the dump, or the dump was cut at 28 MiB, or no dump was taken)"`
 	Note          string           `json:"note,omitempty" jsonschema:"why states are unknown"`
+	growthResult
+
+	counts map[uint64]int // goroutines per stack key, every group
 }
 
 func (s *state) goroutinesTool() (mcp.Tool, error) {
+	s.seed, s.goroutineLooks = maphash.MakeSeed(), newLooks[map[uint64]int]("g")
 	return newTool(goroutinesSchema, mcp.ToolInfo{
 		Name:         GoroutinesToolName,
 		Title:        "Goroutines of this process",
@@ -108,17 +121,19 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 		if err := validateGoroutines(req, &in); err != nil {
 			return goroutinesResult{}, err
 		}
+		if err := validateGrowth(req, in.Since, in.Watch); err != nil {
+			return goroutinesResult{}, err
+		}
+		if err := fitsDeadline(ctx, req, in.Watch); err != nil {
+			return goroutinesResult{}, err
+		}
 		select {
 		case s.snapshots <- struct{}{}:
 			defer func() { <-s.snapshots }()
 		case <-ctx.Done():
 			return goroutinesResult{}, ctxErr(ctx)
 		}
-		res, err := goroutines(ctx, in)
-		if err != nil {
-			return goroutinesResult{}, err
-		}
-		return *res, nil
+		return s.goroutinesGrowth(ctx, req, in)
 	})
 }
 
@@ -143,6 +158,12 @@ func validateGoroutines(req *mcp.Request, in *goroutinesArgs) error {
 
 // goroutines answers runtime_goroutines for validated arguments.
 func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, error) {
+	return goroutinesKeyed(ctx, in, maphash.MakeSeed())
+}
+
+// goroutinesKeyed is goroutines with the seed of the stack keys, which
+// growth needs alike from call to call.
+func goroutinesKeyed(ctx context.Context, in goroutinesArgs, seed maphash.Seed) (*goroutinesResult, error) {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
 		return nil, fmt.Errorf("goroutine profile: %w", err)
@@ -154,7 +175,6 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 	if err := ctx.Err(); err != nil {
 		return nil, ctxErr(ctx)
 	}
-	seed := maphash.MakeSeed()
 	total := 0
 	for _, smp := range p.Sample {
 		total += int(smp.Value[0])
@@ -177,7 +197,7 @@ func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, erro
 func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note string) *goroutinesResult {
 	seed := dump.seed
 	fnFilter, stateFilter := lower(in.Function), lower(in.State)
-	res := &goroutinesResult{Groups: []goroutineGroup{}}
+	res := &goroutinesResult{Groups: []goroutineGroup{}, counts: stackCounts(p, seed)}
 	var key stackKey
 	var nameBuf, fileBuf []byte
 	for _, smp := range p.Sample {
@@ -218,7 +238,8 @@ func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note
 			g.Frames = append(g.Frames, hidden...)
 			match = match || slices.ContainsFunc(hidden, func(f Frame) bool { return containsFold(f.ID, fnFilter) })
 		}
-		dg := dump.groups[key.sum()]
+		g.key = key.sum()
+		dg := dump.groups[g.key]
 		if dg != nil {
 			g.State, g.States = dominant(dg.states)
 			g.LongestWaitMinutes = dg.maxWait

@@ -16,6 +16,9 @@ const (
 	// marked truncated.
 	MaxRecordBytes = 16 << 10
 	minBytes       = 4 << 10
+	// DefaultMaxSevereRecords is the default of
+	// LogRingOptions.MaxSevereRecords.
+	DefaultMaxSevereRecords = 250
 )
 
 // LogRingOptions configure a LogRing. The zero value is usable.
@@ -33,6 +36,12 @@ type LogRingOptions struct {
 	// secret when it contains one of the words, ignoring case. Nil means
 	// DefaultSecretKeys; to add words, append to DefaultSecretKeys().
 	SecretKeys []string
+	// MaxSevereRecords bounds the warnings and errors kept: they have a
+	// ring of their own, of MaxSevereRecords records and a quarter of
+	// MaxBytes (at least 4096), so that a flood of info records cannot
+	// evict them. Zero means DefaultMaxSevereRecords; negative is an
+	// error.
+	MaxSevereRecords int
 	// Level is the least level kept. Nil keeps what the wrapped handler
 	// is enabled for (or Info and above when there is none).
 	Level slog.Leveler
@@ -55,9 +64,10 @@ type LogRingOptions struct {
 // nor are the passwords of URLs in messages and values; messages are
 // otherwise stored as they are: do not log secrets in messages.
 type LogRing struct {
-	ring *logRing
-	next slog.Handler
-	pre  []byte // encoded attributes and group openings of WithAttrs and WithGroup
+	ring   *logRing
+	severe *logRing // warnings and errors
+	next   slog.Handler
+	pre    []byte // encoded attributes and group openings of WithAttrs and WithGroup
 }
 
 // NewLogRing returns a LogRing that wraps next. next may be nil: the
@@ -80,22 +90,36 @@ func NewLogRing(next slog.Handler, opts *LogRingOptions) (*LogRing, error) {
 	case o.MaxBytes < minBytes:
 		return nil, fmt.Errorf("runtimetools: LogRingOptions.MaxBytes is %d; want 0 (the default) or at least %d", o.MaxBytes, minBytes)
 	}
+	switch {
+	case o.MaxSevereRecords < 0:
+		return nil, fmt.Errorf("runtimetools: LogRingOptions.MaxSevereRecords is %d; want 0 (the default) or more", o.MaxSevereRecords)
+	case o.MaxSevereRecords == 0:
+		o.MaxSevereRecords = DefaultMaxSevereRecords
+	}
 	level := o.Level
 	if level == nil && next == nil {
 		level = slog.LevelInfo
 	}
+	sec := newSecrets(o.SecretKeys)
+	r := newRing(o.MaxRecords, o.MaxBytes, sec, level)
+	severe := newRing(o.MaxSevereRecords, max(o.MaxBytes/4, minBytes), sec, level)
+	return &LogRing{ring: r, severe: severe, next: next}, nil
+}
+
+// newRing returns an empty ring of maxRecords records and maxBytes bytes.
+func newRing(maxRecords, maxBytes int, sec *secrets, level slog.Leveler) *logRing {
 	r := &logRing{
-		buf:       make([]byte, o.MaxBytes),
-		idx:       make([]span, o.MaxRecords),
-		maxRecord: min(MaxRecordBytes, o.MaxBytes/4),
-		secrets:   newSecrets(o.SecretKeys),
+		buf:       make([]byte, maxBytes),
+		idx:       make([]span, maxRecords),
+		maxRecord: min(MaxRecordBytes, maxBytes/4),
+		secrets:   sec,
 		level:     level,
 	}
 	r.scratch.New = func() any {
 		b := make([]byte, 0, r.maxRecord)
 		return &b
 	}
-	return &LogRing{ring: r, next: next}, nil
+	return r
 }
 
 // Enabled reports whether the wrapped handler is enabled for level, or
@@ -154,8 +178,12 @@ func (h *LogRing) WithGroup(name string) slog.Handler {
 // store encodes r into a scratch buffer, outside the lock (LogValuer
 // methods run there), and copies it into the ring.
 func (h *LogRing) store(r slog.Record) {
-	bp := h.ring.scratch.Get().(*[]byte)
-	e := encoder{b: (*bp)[:0], max: h.ring.maxRecord, secrets: h.ring.secrets}
+	ring := h.ring
+	if r.Level >= slog.LevelWarn {
+		ring = h.severe
+	}
+	bp := ring.scratch.Get().(*[]byte)
+	e := encoder{b: (*bp)[:0], max: ring.maxRecord, secrets: ring.secrets}
 	e.header(r.Time, r.Level, r.PC, r.Message)
 	e.raw(h.pre)
 	r.Attrs(func(a slog.Attr) bool {
@@ -163,9 +191,9 @@ func (h *LogRing) store(r slog.Record) {
 		return !e.full
 	})
 	e.finish()
-	h.ring.put(e.b)
+	ring.put(e.b)
 	*bp = e.b
-	h.ring.scratch.Put(bp)
+	ring.scratch.Put(bp)
 }
 
 // span locates one record in the ring's buffer.
@@ -230,6 +258,10 @@ type ringStats struct {
 	MaxBytes   int    `json:"maxBytes"`
 	Stored     uint64 `json:"stored" jsonschema:"records stored since the process started"`
 	Evicted    uint64 `json:"evicted" jsonschema:"older records dropped to make room"`
+	// Severe and SevereEvicted describe the ring of warnings and errors,
+	// which the others cannot evict; the figures above count both rings.
+	Severe        int    `json:"severe" jsonschema:"warnings and errors held, in their own ring"`
+	SevereEvicted uint64 `json:"severeEvicted" jsonschema:"warnings and errors dropped to make room for newer ones"`
 }
 
 // snapshot copies the records out, newest first.

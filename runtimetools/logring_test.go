@@ -20,7 +20,7 @@ import (
 // records returns what h keeps, oldest first, as slogtest reads a
 // handler's output.
 func records(h *LogRing) []map[string]any {
-	recs, _ := h.ring.snapshot()
+	recs, _ := h.snapshot()
 	out := make([]map[string]any, 0, len(recs))
 	for i := len(recs) - 1; i >= 0; i-- {
 		r, ok := decodeRecord(recs[i])

@@ -23,7 +23,8 @@ const logsSchema = `{"type":"object","properties":{` +
 	`"since":{"type":"string","description":"Only records this recent: a duration (30s, 15m, 2h) or an RFC 3339 time (2026-01-02T15:04:05Z)."},` +
 	`"contains":{"type":"string","description":"Only records whose message or an attribute value contains this text (case-insensitive); at most 256 bytes."},` +
 	`"attrs":{"type":"object","additionalProperties":{"type":["string","number","boolean"]},"description":"Only records with these attribute values, by key (a dotted path for groups: \"req.method\"); at most 16."},` +
-	`"limit":{"type":"integer","description":"Records to answer, 1..200; default 50."}},` +
+	`"group":{"type":"boolean","description":"Group records of the same level, message and source line into one, the newest, with count and first time; default true. false: every record."},` +
+	`"limit":{"type":"integer","description":"Records (groups) to answer, 1..200; default 50."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_logs.
@@ -43,6 +44,7 @@ type logsArgs struct {
 	Contains string         `json:"contains,omitempty"`
 	Attrs    map[string]any `json:"attrs,omitempty"`
 	Limit    int            `json:"limit,omitempty"`
+	Group    *bool          `json:"group,omitempty"`
 }
 
 type logRecord struct {
@@ -52,11 +54,14 @@ type logRecord struct {
 	Attrs     map[string]any `json:"attrs,omitempty" jsonschema:"attributes; groups are nested objects"`
 	Source    *Frame         `json:"source,omitempty" jsonschema:"the function that logged it"`
 	Truncated bool           `json:"truncated,omitempty" jsonschema:"the record was cut to fit the ring's record bound"`
+	Count     int            `json:"count,omitempty" jsonschema:"grouped: records of the same level, message and source; this is the newest"`
+	First     string         `json:"first,omitempty" jsonschema:"grouped: time of the oldest of them, RFC 3339"`
 }
 
 type logsResult struct {
 	Records   []logRecord `json:"records" jsonschema:"newest first"`
 	Matched   int         `json:"matched" jsonschema:"records held that match the filters"`
+	Groups    int         `json:"groups,omitempty" jsonschema:"grouped: groups of the matching records"`
 	Truncated bool        `json:"truncated" jsonschema:"more records matched than were answered (limit or the answer's size bound)"`
 	Buffer    ringStats   `json:"buffer" jsonschema:"what the ring holds"`
 }
@@ -68,6 +73,7 @@ type logQuery struct {
 	contains string // lower case
 	attrs    map[string]string
 	limit    int
+	group    bool
 }
 
 func (s *state) logsTool() (mcp.Tool, error) {
@@ -104,7 +110,7 @@ func (s *state) logsTool() (mcp.Tool, error) {
 }
 
 func parseLogQuery(req *mcp.Request, in logsArgs) (*logQuery, error) {
-	q := &logQuery{limit: in.Limit}
+	q := &logQuery{limit: in.Limit, group: in.Group == nil || *in.Group}
 	if in.Level != "" {
 		var l slog.Level
 		text := in.Level
@@ -172,11 +178,19 @@ func parseLogQuery(req *mcp.Request, in logsArgs) (*logQuery, error) {
 	return q, nil
 }
 
-// query answers runtime_logs: the matching records, newest first.
+// query answers runtime_logs: the matching records, newest first, from
+// both rings; grouped, one record per level, message and source, with the
+// group's count and first time.
 func (h *LogRing) query(ctx context.Context, q *logQuery) (logsResult, error) {
-	recs, stats := h.ring.snapshot()
+	recs, stats := h.snapshot()
 	res := logsResult{Records: []logRecord{}, Buffer: stats}
 	sources := map[uintptr]*Frame{}
+	type groupKey struct {
+		level slog.Level
+		pc    uintptr
+		msg   string
+	}
+	groups := map[groupKey]int{} // index in res.Records, or -1 when past the limit
 	size := 0
 	for i, b := range recs {
 		if i%64 == 0 && ctx.Err() != nil {
@@ -191,14 +205,71 @@ func (h *LogRing) query(ctx context.Context, q *logQuery) (logsResult, error) {
 			continue
 		}
 		res.Matched++
+		var k groupKey
+		if q.group {
+			k = groupKey{r.level, r.pc, r.msg}
+			if at, ok := groups[k]; ok {
+				if at >= 0 {
+					g := &res.Records[at]
+					g.Count++
+					if !r.time.IsZero() {
+						g.First = r.time.Format(time.RFC3339Nano)
+					}
+				}
+				continue
+			}
+			res.Groups++
+		}
 		if len(res.Records) == q.limit || size+len(b) > maxLogAnswerBytes {
 			res.Truncated = true
+			if q.group {
+				groups[k] = -1
+			}
 			continue
 		}
 		size += len(b)
-		res.Records = append(res.Records, r.answer(sources))
+		out := r.answer(sources)
+		if q.group {
+			groups[k] = len(res.Records)
+			out.Count, out.First = 1, out.Time
+		}
+		res.Records = append(res.Records, out)
 	}
 	return res, nil
+}
+
+// snapshot copies the records of both rings out, newest first.
+func (h *LogRing) snapshot() ([][]byte, ringStats) {
+	recs, stats := h.ring.snapshot()
+	severe, sstats := h.severe.snapshot()
+	recs = mergeNewest(recs, severe)
+	stats.Records += sstats.Records
+	stats.Bytes += sstats.Bytes
+	stats.MaxRecords += sstats.MaxRecords
+	stats.MaxBytes += sstats.MaxBytes
+	stats.Stored += sstats.Stored
+	stats.Evicted += sstats.Evicted
+	stats.Severe, stats.SevereEvicted = sstats.Records, sstats.Evicted
+	return recs, stats
+}
+
+// mergeNewest merges two lists of encoded records, each newest first,
+// into one, newest first.
+func mergeNewest(a, b [][]byte) [][]byte {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([][]byte, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		ta, _, _ := decodeHeader(a[0])
+		tb, _, _ := decodeHeader(b[0])
+		if tb.After(ta) {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 func (q *logQuery) matches(r *storedRecord) bool {

@@ -19,6 +19,7 @@ const metricsDescription = "Read runtime metrics of this process (runtime/metric
 
 const metricsSchema = `{"type":"object","properties":{` +
 	`"names":{"type":"array","items":{"type":"string"},"description":"Metric names, with or without the unit: \"/gc/heap/live:bytes\", \"/sched/goroutines\", \"/process/rss:bytes\"; at most 100."},` +
+	`"since":{"type":"string","description":"The token of an earlier answer (its since line): each counter's and gauge's change since then, and a counter's rate per second."},` +
 	`"prefix":{"type":"string","description":"Every metric whose name starts with this, e.g. \"/gc/\", \"/sched/\", \"/memory/classes/\", \"/process/\"; at most 128 bytes."}},` +
 	`"additionalProperties":false}`
 
@@ -60,6 +61,7 @@ const (
 type metricsArgs struct {
 	Names  []string `json:"names,omitempty"`
 	Prefix string   `json:"prefix,omitempty"`
+	Since  string   `json:"since,omitempty"`
 }
 
 type metricSample struct {
@@ -69,6 +71,8 @@ type metricSample struct {
 	Value       *float64   `json:"value,omitempty" jsonschema:"the value of a counter or gauge"`
 	Histogram   *histogram `json:"histogram,omitempty" jsonschema:"the summary of a histogram"`
 	Description string     `json:"description" jsonschema:"first sentence of the runtime's description"`
+	Change      *float64   `json:"change,omitempty" jsonschema:"with since: value now less value then"`
+	Rate        *float64   `json:"rate,omitempty" jsonschema:"with since, for a counter: change per second"`
 }
 
 type histogram struct {
@@ -81,9 +85,12 @@ type histogram struct {
 
 type metricsResult struct {
 	Metrics []metricSample `json:"metrics"`
+	growthResult
+	Seconds float64 `json:"seconds,omitempty" jsonschema:"with since: seconds between then and now"`
 }
 
 func (s *state) metricsTool() (mcp.Tool, error) {
+	s.metricLooks = newLooks[map[string]float64]("m")
 	return newTool(metricsSchema, mcp.ToolInfo{
 		Name:         MetricsToolName,
 		Title:        "Runtime metrics of this process",
@@ -111,7 +118,10 @@ func (s *state) metricsTool() (mcp.Tool, error) {
 		if err != nil {
 			return metricsResult{}, err
 		}
-		return readMetrics(want), nil
+		if err := validateGrowth(req, in.Since, 0); err != nil {
+			return metricsResult{}, err
+		}
+		return s.metricsSince(req, in.Since, readMetrics(want))
 	})
 }
 

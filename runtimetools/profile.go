@@ -16,18 +16,26 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-const profileDescription = "Take a profile of this process and answer its top functions (flat and cum values with " +
-	"percentages, id for code_definition, file:line), with the raw pprof bytes as an embedded resource " +
-	"(application/vnd.google.protobuf, gzip-compressed, for go tool pprof). kind: cpu (samples for `seconds`, 1..30, " +
-	"default 5; one at a time), heap (live memory), allocs (allocations), mutex, block (contention), goroutine. " +
-	"heap, allocs, mutex and block with seconds answer what changed during that window; without, since the start."
+const profileDescription = "Take a profile of this process and answer its top functions, one line each: flat and cum " +
+	"with percentages, id for code_definition, file:line, and for the first ones their hottest lines (with the source " +
+	"text when the host has a snapshot). Time in the runtime, sync and the standard library is counted to the host " +
+	"code that called it (frames: all shows them). kind: cpu (samples for `seconds`, 1..30, default 5; one at a time), " +
+	"heap (live memory), allocs, mutex and block (contention; mutex names the code that held the lock, at its unlock), " +
+	"goroutine. heap, allocs, mutex and block with seconds answer what changed during that window; without, since the " +
+	"start. cpu with window answers from the background profiler's history, compare against another window. " +
+	"raw: true attaches the pprof bytes for go tool pprof."
 
 const profileSchema = `{"type":"object","properties":{` +
 	`"kind":{"type":"string","description":"cpu, heap, allocs, mutex, block or goroutine."},` +
 	`"seconds":{"type":"integer","description":"cpu: how long to sample, 1..30 (default 5). heap, allocs, mutex, block: 1..30 to answer only what happened in that window; 0 or absent for everything since the process started. goroutine: 0 or absent."},` +
 	`"top":{"type":"integer","description":"Functions to answer, 1..50; default 10."},` +
 	`"sample":{"type":"string","description":"Which value to rank by. cpu: cpu (default) or samples; heap and allocs: inuse_space (heap default), inuse_objects, alloc_space (allocs default) or alloc_objects; mutex and block: delay (default) or contentions; goroutine: goroutine."},` +
-	`"sortBy":{"type":"string","description":"flat (default: time or memory in the function itself) or cum (including what it calls)."}},` +
+	`"sortBy":{"type":"string","description":"flat (default: time or memory in the function itself) or cum (including what it calls)."},` +
+	`"frames":{"type":"string","description":"host (default): the runtime's, sync's and the standard library's frames count to the host code that called them; all: every function on its own, as go tool pprof -top."},` +
+	`"lines":{"type":"integer","description":"Top functions whose hottest lines are answered, 0..10; default 3."},` +
+	`"window":{"type":"string","description":"cpu only, with the background profiler: answer from its history instead of sampling now. last (the newest window), a duration (10m: the windows of the last 10 minutes merged) or a time (RFC 3339 or 14:05 UTC: the window around it)."},` +
+	`"compare":{"type":"string","description":"cpu with window: a second window, same forms, to compare against; the answer lists the functions whose CPU share changed most."},` +
+	`"raw":{"type":"boolean","description":"Attach the raw pprof profile (gzip-compressed protobuf, for go tool pprof) as an embedded resource; default false."}},` +
 	`"required":["kind"],"additionalProperties":false}`
 
 // profileMIME is the MIME type of the embedded raw profile.
@@ -69,9 +77,16 @@ type profileArgs struct {
 	Top     int    `json:"top,omitempty"`
 	Sample  string `json:"sample,omitempty"`
 	SortBy  string `json:"sortBy,omitempty"`
+	Frames  string `json:"frames,omitempty"`
+	Lines   *int   `json:"lines,omitempty"`
+	Window  string `json:"window,omitempty"`
+	Compare string `json:"compare,omitempty"`
+	Raw     bool   `json:"raw,omitempty"`
 
-	// seconds is Seconds validated, with cpu's default.
+	// seconds is Seconds validated, with cpu's default; lines is Lines
+	// with its default.
 	seconds int
+	lines   int
 }
 
 type profileResult struct {
@@ -79,13 +94,23 @@ type profileResult struct {
 	Seconds   int           `json:"seconds,omitempty" jsonschema:"the window sampled (cpu) or compared (delta profiles)"`
 	Sample    string        `json:"sample" jsonschema:"the value ranked"`
 	Unit      string        `json:"unit" jsonschema:"unit of flat, cum and total"`
+	Frames    string        `json:"frames" jsonschema:"host: flat counted to the first host frame; all: to the innermost frame"`
+	SortBy    string        `json:"sortBy" jsonschema:"flat or cum: the order of top"`
 	Total     int64         `json:"total" jsonschema:"sum of the value over all samples"`
 	Functions int           `json:"functions" jsonschema:"functions with a value"`
 	Top       []topFunction `json:"top" jsonschema:"largest first"`
-	Bytes     int           `json:"bytes" jsonschema:"size of the raw (gzip-compressed) profile"`
-	Embedded  bool          `json:"embedded" jsonschema:"whether the raw profile is attached as an embedded resource"`
-	URI       string        `json:"uri,omitempty" jsonschema:"URI of the embedded resource"`
-	Note      string        `json:"note,omitempty" jsonschema:"why the profile is empty or not embedded"`
+	// From and To bound a window answered from the background
+	// profiler's history; Windows counts the windows merged.
+	From    string       `json:"from,omitempty" jsonschema:"start of the history window answered, RFC 3339"`
+	To      string       `json:"to,omitempty" jsonschema:"end of the history window answered, RFC 3339"`
+	Windows int          `json:"windows,omitempty" jsonschema:"background windows merged"`
+	Changes []cpuChange  `json:"changes,omitempty" jsonschema:"with compare: the functions whose share of CPU changed most"`
+	History *historyInfo `json:"history,omitempty" jsonschema:"what the background profiler holds"`
+	Bytes   int          `json:"bytes" jsonschema:"size of the raw (gzip-compressed) profile"`
+	// Embedded is set when the raw profile is attached (raw: true).
+	Embedded bool   `json:"embedded" jsonschema:"whether the raw profile is attached as an embedded resource"`
+	URI      string `json:"uri,omitempty" jsonschema:"URI of the embedded resource"`
+	Note     string `json:"note,omitempty" jsonschema:"why the profile is empty or not embedded"`
 }
 
 // profileOutput is a profile's answer and its raw bytes.
@@ -123,11 +148,14 @@ func (s *state) profileTool() (mcp.Tool, error) {
 			Details: "Only one CPU profile runs at a time; a second call is told when the running one ends. Progress notifications report the seconds sampled; " +
 				"cancelling the request stops the profile, and a window longer than the call may last is refused with the longest that fits. " +
 				"Functions outside Go (cgo, the race detector) are marked native. The heap profile is as of the last completed GC. mutex and block profiles are empty unless the host " +
-				"enabled them (runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate). Save the embedded resource's bytes to a file and run " +
-				"go tool pprof -top FILE (or -http) for the whole profile. For clients that support the Tasks extension the call runs as a task: it answers at once with the task, " +
+				"enabled them (runtime.SetMutexProfileFraction, runtime.SetBlockProfileRate). With raw: true, save the embedded resource's bytes to a file and run " +
+				"go tool pprof -top FILE (or -http) for the whole profile. With a background profiler (Options.Continuous), window answers a past CPU window without sampling, " +
+				"and a call's own CPU profile ends the running background window early. For clients that support the Tasks extension the call runs as a task: it answers at once with the task, " +
 				"tasks/get returns the profile when it is taken (no progress notifications then), and tasks/cancel stops it.",
 			Examples: []mcp.Example{
-				{Arguments: json.RawMessage(`{"kind":"cpu","seconds":1,"top":5}`), Outcome: "the five functions with the most CPU time over one second, and the raw profile."},
+				{Arguments: json.RawMessage(`{"kind":"cpu","seconds":1,"top":5}`), Outcome: "the five functions with the most CPU time over one second, the hottest lines of the first three."},
+				{Arguments: json.RawMessage(`{"kind":"cpu","window":"10m","compare":"2h"}`), Outcome: "the last ten minutes of background CPU profiles, and what changed against the last two hours."},
+				{Arguments: json.RawMessage(`{"kind":"mutex"}`), Outcome: "the code that held contended locks, at the line that unlocked them, with the delay it caused."},
 				{Arguments: json.RawMessage(`{"kind":"allocs","seconds":1,"sample":"alloc_space"}`), Outcome: "the functions that allocated the most bytes during one second."},
 			},
 			Workflows: []string{"CPU hot spot: runtime_profile kind cpu, then code_definition on the top ids"},
@@ -198,6 +226,36 @@ func validateProfile(req *mcp.Request, in *profileArgs) error {
 	default:
 		return argError(req, "/sortBy", "must be flat or cum; got %s", echo(in.SortBy))
 	}
+	switch in.Frames {
+	case "":
+		in.Frames = "host"
+	case "host", "all":
+	default:
+		return argError(req, "/frames", "must be host or all; got %s", echo(in.Frames))
+	}
+	in.lines = defaultDetail
+	if in.Lines != nil {
+		in.lines = *in.Lines
+	}
+	if err := checkRange(req, "/lines", in.lines, 0, maxDetail); err != nil {
+		return err
+	}
+	if err := checkText(req, "/window", in.Window, 64); err != nil {
+		return err
+	}
+	if err := checkText(req, "/compare", in.Compare, 64); err != nil {
+		return err
+	}
+	switch {
+	case in.Window != "" && in.Kind != "cpu":
+		return argError(req, "/window", "the background profiler keeps CPU profiles only: window needs kind cpu (got %s)", in.Kind)
+	case in.Compare != "" && in.Window == "":
+		return argError(req, "/compare", "compare needs a window to compare it with")
+	case in.Window != "" && in.Seconds != nil:
+		return argError(req, "/seconds", "window answers from the background profiler's history: leave seconds out")
+	case in.Window != "":
+		in.seconds = 0
+	}
 	return nil
 }
 
@@ -223,6 +281,9 @@ func fitsDeadline(ctx context.Context, req *mcp.Request, seconds int) error {
 // function of the context, the arguments and a progress callback only, so
 // that it can run as a long-running task as well as a tool call.
 func (s *state) profile(ctx context.Context, in profileArgs, progress progressFunc) (*profileOutput, error) {
+	if in.Window != "" {
+		return s.historyProfile(ctx, in)
+	}
 	var raw []byte
 	var err error
 	switch {
@@ -248,19 +309,34 @@ func (s *state) profile(ctx context.Context, in profileArgs, progress progressFu
 		}
 		raw = buf.Bytes()
 	}
+	out, err := s.answerProfile(ctx, in, p, raw)
+	if err != nil {
+		return nil, err
+	}
+	if in.Kind == "cpu" && s.opts.Continuous != nil {
+		out.result.History = s.opts.Continuous.info()
+	}
+	return out, nil
+}
+
+// answerProfile ranks p and attaches raw when asked.
+func (s *state) answerProfile(ctx context.Context, in profileArgs, p *profile.Profile, raw []byte) (*profileOutput, error) {
 	idx := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == in.Sample })
 	if idx < 0 {
 		return nil, fmt.Errorf("the %s profile has no %s values", in.Kind, in.Sample)
 	}
-	top, total, n := topFunctions(p, idx, in.Top, in.SortBy == "cum")
+	top, total, n := rankFunctions(p, idx, in.Top, in.SortBy == "cum", in.Frames == "host", in.lines)
+	addSource(ctx, s.opts.Source, top)
 	out := &profileOutput{raw: raw, result: profileResult{
-		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit,
+		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit, Frames: in.Frames, SortBy: in.SortBy,
 		Total: total, Functions: n, Top: top, Bytes: len(raw),
 	}}
 	out.uri = fmt.Sprintf("pprof://%s/%s.pb.gz", in.Kind, time.Now().UTC().Format("20060102T150405Z"))
-	if len(raw) <= s.opts.MaxProfileBytes {
+	switch {
+	case !in.Raw:
+	case len(raw) <= s.opts.MaxProfileBytes:
 		out.result.Embedded, out.result.URI = true, out.uri
-	} else {
+	default:
 		out.result.Note = fmt.Sprintf("The raw profile (%d bytes) is larger than the %d bytes this server embeds; it is summarised only.", len(raw), s.opts.MaxProfileBytes)
 	}
 	if total == 0 {
@@ -308,22 +384,14 @@ func joinNote(a, b string) string {
 }
 
 // cpuProfile samples the CPU for seconds, reporting progress each second.
-// One runs at a time; cancelling ctx stops it.
+// One runs at a time (a background window is ended early for it);
+// cancelling ctx stops it.
 func (s *state) cpuProfile(ctx context.Context, seconds int, progress progressFunc) ([]byte, error) {
-	d := time.Duration(seconds) * time.Second
-	s.cpu.mu.Lock()
-	if s.cpu.busy {
-		ends := s.cpu.endsAt
-		s.cpu.mu.Unlock()
-		return nil, fmt.Errorf("%w: a CPU profile is already running; it ends at %s. Only one runs at a time: try again then, or take a heap, allocs, mutex, block or goroutine profile meanwhile", ErrBusy, ends)
+	release, err := s.cpu.acquire(ctx, time.Duration(seconds)*time.Second)
+	if err != nil {
+		return nil, err
 	}
-	s.cpu.busy, s.cpu.endsAt = true, time.Now().Add(d).UTC().Format(time.RFC3339)
-	s.cpu.mu.Unlock()
-	defer func() {
-		s.cpu.mu.Lock()
-		s.cpu.busy, s.cpu.endsAt = false, ""
-		s.cpu.mu.Unlock()
-	}()
+	defer release()
 	var buf bytes.Buffer
 	if err := pprof.StartCPUProfile(&buf); err != nil {
 		return nil, fmt.Errorf("%w: CPU profiling is already in use by other code in this process (such as net/http/pprof): %v; try again later", ErrBusy, err)

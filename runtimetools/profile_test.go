@@ -69,7 +69,7 @@ func runUntilCleanup[T any](t *testing.T, fn func(<-chan struct{}) T) {
 func TestCPUProfileFindsBurner(t *testing.T) {
 	runUntilCleanup(t, burnCPU)
 	c := newTestClient(t, nil)
-	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "cpu", "seconds": 1, "top": 5})
+	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "cpu", "seconds": 1, "top": 5, "raw": true})
 	if err != nil || res.IsError {
 		t.Fatalf("cpu profile: %v %s", err, mcptest.ResultText(res))
 	}
@@ -234,7 +234,7 @@ func TestCPUProfileProgressAndCancel(t *testing.T) {
 func TestAllocsDeltaProfile(t *testing.T) {
 	runUntilCleanup(t, allocate)
 	c := newTestClient(t, nil)
-	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "allocs", "seconds": 1, "top": 10})
+	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "allocs", "seconds": 1, "top": 10, "raw": true})
 	if err != nil || res.IsError {
 		t.Fatalf("%v %s", err, mcptest.ResultText(res))
 	}
@@ -252,7 +252,7 @@ func TestAllocsDeltaProfile(t *testing.T) {
 func TestSnapshotProfiles(t *testing.T) {
 	c := newTestClient(t, nil)
 	for _, kind := range []string{"heap", "allocs", "goroutine", "mutex", "block"} {
-		got := call[profileResult](t, c, ProfileToolName, map[string]any{"kind": kind, "top": 3})
+		got := call[profileResult](t, c, ProfileToolName, map[string]any{"kind": kind, "top": 3, "raw": true})
 		if got.Kind != kind || got.Bytes == 0 || !got.Embedded || len(got.Top) > 3 {
 			t.Errorf("%s: %+v", kind, got)
 		}
@@ -273,7 +273,7 @@ func TestSnapshotProfiles(t *testing.T) {
 
 func TestProfileTooLargeIsSummarised(t *testing.T) {
 	c := newTestClient(t, &Options{MaxProfileBytes: 16})
-	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "goroutine"})
+	res, err := c.CallTool(ProfileToolName, map[string]any{"kind": "goroutine", "raw": true})
 	if err != nil || res.IsError {
 		t.Fatal(err, mcptest.ResultText(res))
 	}

@@ -3,6 +3,7 @@ package runtimetools
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -64,6 +65,15 @@ type Options struct {
 	// answer; a larger profile is summarised but not embedded. Zero means
 	// DefaultMaxProfileBytes; negative is an error.
 	MaxProfileBytes int
+	// Continuous is a background CPU profiler whose windows
+	// runtime_profile answers for the past (window, compare). Nil: CPU
+	// profiles are taken on request only. The host runs it
+	// (Profiler.Run).
+	Continuous *Profiler
+	// Source reads the lines of the host's source snapshot, for the
+	// excerpts of runtime_profile's hot lines. Nil: lines are named by
+	// file:line only.
+	Source SourceFunc
 	// Logger receives the tools' own diagnostics, such as a failed profile.
 	// Default: discard.
 	Logger *slog.Logger
@@ -99,7 +109,10 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &state{opts: o, snapshots: make(chan struct{}, 1)}
+	s := &state{opts: o, cpu: &cpuSlot{}, snapshots: make(chan struct{}, 1)}
+	if o.Continuous != nil {
+		s.cpu = o.Continuous.slot
+	}
 	builders := []func() (mcp.Tool, error){
 		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool,
 	}
@@ -126,21 +139,19 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 // state is what the tools of one Tools call share.
 type state struct {
 	opts Options
-	cpu  cpuSlot
+	cpu  *cpuSlot // the Profiler's, when there is one
 	// snapshots admits one goroutine snapshot (profile and dump) at a
 	// time: each stops the world and takes tens of MB at 100 000
 	// goroutines; concurrent calls wait their turn.
 	snapshots chan struct{}
+	// seed keys goroutine stacks alike from call to call, for growth.
+	seed           maphash.Seed
+	goroutineLooks *looks[map[uint64]int]
+	metricLooks    *looks[map[string]float64]
 }
 
-// cpuSlot admits one CPU profile at a time.
-type cpuSlot struct {
-	mu     sync.Mutex
-	busy   bool
-	endsAt string // RFC 3339 end of the running profile
-}
-
-// newTool is mcp.NewTool with the input schema given as JSON: the tools
+// newTool is mcp.NewTool with the input schema given as JSON, and the
+// answer's compact text (texter) as its text content: the tools
 // write theirs by hand, with the valid values in each description, and
 // check ranges themselves so that a bad argument gets a message that names
 // the valid values and quotes only the start of the input.
@@ -150,7 +161,12 @@ func newTool[In, Out any](schema string, info mcp.ToolInfo, fn func(context.Cont
 		return nil, fmt.Errorf("runtimetools: %s: %w", info.Name, err)
 	}
 	info.InputSchema = s
-	return mcp.NewTool(info, fn)
+	texts := new(sync.Map)
+	t, err := mcp.NewTool(info, textFn(texts, fn))
+	if err != nil {
+		return nil, err
+	}
+	return textTool{Tool: t, texts: texts}, nil
 }
 
 // readOnly are the annotations of every runtime tool: they observe the

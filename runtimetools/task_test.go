@@ -29,7 +29,7 @@ func TestProfileAsTask(t *testing.T) {
 		return r.Result
 	}
 	start := time.Now()
-	created := do("tools/call", `"name":"runtime_profile","arguments":{"kind":"cpu","seconds":1,"top":3}`)
+	created := do("tools/call", `"name":"runtime_profile","arguments":{"kind":"cpu","seconds":1,"top":3,"raw":true}`)
 	id, _ := created["taskId"].(string)
 	if created["resultType"] != "task" || id == "" || time.Since(start) > 500*time.Millisecond {
 		t.Fatalf("runtime_profile did not answer with a task at once: %v", created)

@@ -126,7 +126,7 @@ func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
 	if err := registerEnquiry(ts); err != nil {
 		return nil, nil, err
 	}
-	if logger, err = registerRuntime(ts, logger, snap); err != nil {
+	if logger, err = registerRuntime(ts, logger, snap, catalog); err != nil {
 		return nil, nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{

@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/runtimetools"
 )
 
@@ -19,8 +21,9 @@ const maxGoroutines = 10000
 // registerRuntime adds the runtime tools (goroutines, metrics, profiles,
 // logs, build, expvar, health) and returns the logger the server logs
 // with: it keeps the recent records for runtime_logs and passes them on
-// to logger's handler.
-func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS) (*slog.Logger, error) {
+// to logger's handler. runtime_profile's hot lines quote the source from
+// the catalog's snapshot.
+func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS, catalog *codetools.Catalog) (*slog.Logger, error) {
 	logs, err := runtimetools.NewLogRing(logger.Handler(), nil)
 	if err != nil {
 		return nil, err
@@ -50,7 +53,14 @@ func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS) (*slog.Lo
 	vars := func(f func(string, fmt.Stringer)) {
 		expvar.Do(func(kv expvar.KeyValue) { f(kv.Key, kv.Value) })
 	}
-	if err := runtimetools.Register(ts, &runtimetools.Options{Logs: logs, Health: health, Vars: vars, Logger: logger}); err != nil {
+	source := func(ctx context.Context, file string, first, last int) ([]string, error) {
+		ft, err := catalog.File(ctx, codetools.FileQuery{Path: file, StartLine: first, EndLine: last})
+		if err != nil {
+			return nil, err
+		}
+		return strings.Split(strings.TrimSuffix(ft.Text, "\n"), "\n"), nil
+	}
+	if err := runtimetools.Register(ts, &runtimetools.Options{Logs: logs, Health: health, Vars: vars, Source: source, Logger: logger}); err != nil {
 		return nil, err
 	}
 	return slog.New(logs), nil
