@@ -150,8 +150,9 @@ type state struct {
 	metricLooks    *looks[map[string]float64]
 }
 
-// newTool is mcp.NewTool with the input schema given as JSON, and the
-// answer's compact text (texter) as its text content: the tools
+// newTool is mcp.NewTool with the input schema given as JSON, the output
+// schema in the guide (tool_detail shows it; tools/list does not carry
+// it), and the answer's compact text (texter) as its text content: the tools
 // write theirs by hand, with the valid values in each description, and
 // check ranges themselves so that a bad argument gets a message that names
 // the valid values and quotes only the start of the input.
@@ -161,6 +162,17 @@ func newTool[In, Out any](schema string, info mcp.ToolInfo, fn func(context.Cont
 		return nil, fmt.Errorf("runtimetools: %s: %w", info.Name, err)
 	}
 	info.InputSchema = s
+	// The output schema is shown by tool_detail, not in every tools/list.
+	out, err := mcp.SchemaFor[Out]()
+	if err != nil {
+		return nil, fmt.Errorf("runtimetools: %s: %w", info.Name, err)
+	}
+	if info.Guide == nil {
+		info.Guide = &mcp.Guide{}
+	}
+	g := *info.Guide
+	g.OutputSchema = out
+	info.Guide = &g
 	texts := new(sync.Map)
 	t, err := mcp.NewTool(info, textFn(texts, fn))
 	if err != nil {

@@ -71,7 +71,7 @@ func TestAnswerSizes(t *testing.T) {
 	json.Unmarshal(list, &tl)
 	var b strings.Builder
 	fmt.Fprintf(&b, "| answer | bytes: text + structured |\n|---|---|\n| tools/list (%d tools) | %d |\n", len(tl.Result.Tools), len(list))
-	if len(list) > 16<<10 && false { // MERGE: enable with runtimetools' compact answers
+	if len(list) > 16<<10 {
 		t.Errorf("tools/list is %d bytes; at most %d", len(list), 16<<10)
 	}
 	for _, c := range []struct{ tool, args string }{
@@ -107,7 +107,7 @@ func TestAnswerSizes(t *testing.T) {
 			} `json:"result"`
 		}
 		json.Unmarshal(raw, &res)
-		if !strings.HasPrefix(c.tool, "runtime_") && len(res.Result.Content) > 0 && strings.HasPrefix(strings.TrimSpace(res.Result.Content[0].Text), "{") {
+		if len(res.Result.Content) > 0 && strings.HasPrefix(strings.TrimSpace(res.Result.Content[0].Text), "{") {
 			t.Errorf("%s: the text is a JSON dump: %.80s", c.tool, res.Result.Content[0].Text)
 		}
 	}
