@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +86,10 @@ func Register(ts *mcp.ToolSet, opts *Options) error {
 // opts may be nil. Each call returns tools with their own state; register
 // one set per process (the CPU profiler is one per process: a second set
 // finds it busy).
-func Tools(opts *Options) ([]mcp.Tool, error) {
+func Tools(opts *Options) ([]mcp.Tool, error) { return tools(opts, nil) }
+
+// tools is Tools, with setup (of tests) called on the tools' state.
+func tools(opts *Options, setup func(*state)) ([]mcp.Tool, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -100,6 +104,9 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &state{opts: o, snapshots: make(chan struct{}, 1)}
+	if setup != nil {
+		setup(s)
+	}
 	builders := []func() (mcp.Tool, error){
 		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool,
 	}
@@ -131,6 +138,11 @@ type state struct {
 	// time: each stops the world and takes tens of MB at 100 000
 	// goroutines; concurrent calls wait their turn.
 	snapshots chan struct{}
+	// Set by tests only (tools): the goroutine dump's bound (zero: the
+	// default) and the build information runtime_build reads (nil:
+	// debug.ReadBuildInfo).
+	maxDump   dumpBound
+	buildInfo func() (*debug.BuildInfo, bool)
 }
 
 // cpuSlot admits one CPU profile at a time.
