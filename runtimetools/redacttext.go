@@ -216,6 +216,9 @@ func (s *secrets) redactAssignments(t string) string {
 				for to < len(t) && (t[to] == ' ' || t[to] == '\t') {
 					to++
 				}
+				if strings.HasPrefix(t[to:], Redacted) {
+					to += len(Redacted)
+				}
 				for to < len(t) && !isValueEnd(t[to]) {
 					to++
 				}
