@@ -157,7 +157,7 @@ func isValueEnd(c byte) bool {
 // redactAssignments redacts the values of "name=value" and "name: value"
 // whose name is secret.
 func (s *secrets) redactAssignments(t string) string {
-	if strings.IndexAny(t, "=:") < 0 {
+	if !strings.ContainsAny(t, "=:") {
 		return t
 	}
 	e := edits{src: t}
