@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp"
@@ -139,8 +138,9 @@ type netAttrs struct {
 	clientPort      int
 }
 
-// read fills a from the transport's Exchange (nil: nothing is known).
-func (a *netAttrs) read(ex *mcp.Exchange) {
+// read fills a from the transport's Exchange (nil: nothing is known);
+// trusted are the proxies whose X-Forwarded-For is believed.
+func (a *netAttrs) read(ex *mcp.Exchange, trusted proxies) {
 	if ex == nil {
 		return
 	}
@@ -164,7 +164,7 @@ func (a *netAttrs) read(ex *mcp.Exchange) {
 		a.transport = semconv.NetworkTransportUnix
 	}
 	a.protocolVersion = protoVersion(r.ProtoMajor, r.ProtoMinor)
-	a.clientAddress, a.clientPort = clientAddress(r)
+	a.clientAddress, a.clientPort = clientAddress(r, trusted)
 }
 
 // append adds the attributes of a span to attrs.
@@ -208,22 +208,4 @@ func protoVersion(major, minor int) string {
 func isUnix(r *http.Request) bool {
 	addr, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	return addr != nil && addr.Network() == "unix"
-}
-
-// clientAddress is the client behind any proxies, as the conventions ask:
-// the first address of X-Forwarded-For when a proxy set it (the port is
-// then unknown), else the peer of the connection.
-func clientAddress(r *http.Request) (string, int) {
-	if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
-		first, _, _ := strings.Cut(xff, ",")
-		if first = strings.TrimSpace(first); first != "" {
-			return bounded(first, maxValue), 0
-		}
-	}
-	host, port, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return bounded(r.RemoteAddr, maxValue), 0
-	}
-	p, _ := strconv.Atoi(port)
-	return host, p
 }

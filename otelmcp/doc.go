@@ -55,8 +55,9 @@
 // for tools/call gen_ai.operation.name "execute_tool" and gen_ai.tool.name;
 // network.transport ("tcp", "quic" or "unix" over HTTP, "pipe" over
 // stdio), network.protocol.name "http" and network.protocol.version;
-// client.address and client.port over HTTP (the first X-Forwarded-For
-// address when a proxy set it); and on failure error.type,
+// client.address and client.port over HTTP (the connection's peer; behind
+// the proxies named in Options.TrustedProxies, the rightmost
+// X-Forwarded-For address that is not one of them); and on failure error.type,
 // rpc.response.status_code and status Error. mcp.session.id is never set:
 // the Server keeps no sessions.
 //

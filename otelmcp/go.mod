@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/otelmcp
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0
+	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -21,5 +21,3 @@ require (
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
-
-replace github.com/embedmcp/mcp => ../

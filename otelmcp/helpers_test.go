@@ -48,14 +48,18 @@ type rig struct {
 	spy     chan seen
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { t.Helper(); return newRigTrusting(t, nil) }
+
+// newRigTrusting is newRig with Options.TrustedProxies.
+func newRigTrusting(t *testing.T, trusted []string) *rig {
 	t.Helper()
 	r := &rig{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader(), spy: make(chan seen, 16)}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(r.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
 	t.Cleanup(func() { tp.Shutdown(context.Background()); mp.Shutdown(context.Background()) })
 	mw := otelmcp.Middleware(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp,
-		Propagators: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})})
+		Propagators:    propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+		TrustedProxies: trusted})
 	tools := echoTools(t)
 	if err := tools.Register(
 		mcp.NewRawTool(mcp.ToolInfo{Name: "spy", Description: "Reports its span and baggage."},

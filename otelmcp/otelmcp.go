@@ -44,6 +44,16 @@ type Options struct {
 	// propagation.NewCompositeTextMapPropagator(propagation.TraceContext{},
 	// propagation.Baggage{}) to follow the W3C formats MCP uses.
 	Propagators propagation.TextMapPropagator
+	// TrustedProxies lists the reverse proxies in front of the server, as
+	// IP addresses ("10.0.0.7", "::1") or CIDR networks ("10.0.0.0/8").
+	// client.address is the peer of the connection unless that peer is
+	// one of them; then it is the rightmost X-Forwarded-For address that
+	// is not one of them (proxies append the address they received the
+	// request from, so only the hops they added can be believed). Nil
+	// trusts none: X-Forwarded-For, which any client can write, is
+	// ignored. An entry that is neither an address nor a network is
+	// reported to otel.Handle and ignored.
+	TrustedProxies []string
 }
 
 // DurationBuckets are the explicit bucket boundaries, in seconds, of
@@ -61,6 +71,7 @@ type instrumentation struct {
 	names    cache[string, string]        // tool → "tools/call tool", for the tools the Server had
 	sets     cache[setKey, attribute.Set] // the attributes of durations so far
 	untraced bool                         // the TracerProvider is trace/noop's: no span is started
+	trusted  proxies                      // Options.TrustedProxies
 	// The otel globals' stand-ins, when Options named no provider or
 	// propagators and the program had set none yet: while they are still
 	// the globals, they delegate to nothing, so no span is started and
@@ -94,6 +105,10 @@ func Middleware(opts *Options) mcp.Middleware {
 		if standIn(o.Propagators, "textMapPropagator") {
 			in.propStandIn = o.Propagators
 		}
+	}
+	var perr error
+	if in.trusted, perr = parseProxies(o.TrustedProxies); perr != nil {
+		otel.Handle(perr)
 	}
 	in.tracer = o.TracerProvider.Tracer(ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
 	in.prop = o.Propagators
@@ -170,7 +185,7 @@ func (in *instrumentation) serve(ctx context.Context, msg *mcp.Message, next mcp
 		case !isCall && o.method != name:
 			span.SetName(o.method)
 		}
-		annotate(ctx, span, msg, tool, out, o)
+		annotate(ctx, span, msg, tool, out, o, in.trusted)
 	}
 	span.End()
 	if metered {
@@ -206,7 +221,7 @@ func outcomeOf(msg *mcp.Message, out mcp.Outcome) outcome {
 }
 
 // annotate sets a recording span's attributes and status.
-func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o outcome) {
+func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool string, out mcp.Outcome, o outcome, trusted proxies) {
 	attrs := make([]attribute.KeyValue, 0, 14)
 	attrs = append(attrs, semconv.McpMethodNameKey.String(boundedMethod(msg.Method)),
 		semconv.McpProtocolVersionKey.String(msg.ProtocolVersion))
@@ -215,7 +230,7 @@ func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool strin
 	}
 	attrs = o.append(attrs, msg, tool)
 	var net netAttrs
-	net.read(mcp.ExchangeFromContext(ctx))
+	net.read(mcp.ExchangeFromContext(ctx), trusted)
 	attrs = net.append(attrs)
 	span.SetAttributes(attrs...)
 	switch {
@@ -230,7 +245,7 @@ func annotate(ctx context.Context, span trace.Span, msg *mcp.Message, tool strin
 func (in *instrumentation) record(ctx context.Context, start time.Time, msg *mcp.Message, o outcome) {
 	elapsed := time.Since(start).Seconds()
 	var net netAttrs
-	net.read(mcp.ExchangeFromContext(ctx))
+	net.read(mcp.ExchangeFromContext(ctx), nil) // no client.address on metrics
 	k := setKey{method: o.method, tool: o.known, errType: o.errType, status: o.status, version: msg.ProtocolVersion,
 		call: msg.Method == "tools/call", protocol: net.protocol, protocolVersion: net.protocolVersion}
 	if net.transport.Key != "" {

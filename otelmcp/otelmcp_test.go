@@ -318,12 +318,13 @@ func TestBatch(t *testing.T) {
 	}
 }
 
-// TestClientBehindProxy: client.address is the first X-Forwarded-For
-// address, without a port.
+// TestClientBehindProxy: without trusted proxies, X-Forwarded-For, which
+// any client can write, is ignored: client.address is the connection's
+// peer.
 func TestClientBehindProxy(t *testing.T) {
 	r := newRig(t)
 	r.post(t, call("1", "echo", ""), map[string]string{"X-Forwarded-For": " 203.0.113.9 , 10.0.0.1"})
-	wantAttrs(t, "span", attrs(r.only(t).Attributes), map[string]string{"client.address": "203.0.113.9", "client.port": ""})
+	wantAttrs(t, "span", attrs(r.only(t).Attributes), map[string]string{"client.address": "192.0.2.7", "client.port": "51234"})
 }
 
 // TestPanicBelow: a Middleware below this one that panics fails the

@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/redisstore
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0
+	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
@@ -13,5 +13,3 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
-
-replace github.com/embedmcp/mcp => ../

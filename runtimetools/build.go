@@ -13,7 +13,7 @@ import (
 
 const buildDescription = "Report how this process was built: Go version, main package and module (path, version), VCS " +
 	"revision, commit time and whether the tree was modified, build settings (GOOS, GOARCH, CGO_ENABLED, -tags, " +
-	"-ldflags with secret-looking -X values and URL passwords redacted...) and dependency module versions, filterable by a module path " +
+	"-ldflags with -X values other than versions, commits and dates redacted...) and dependency module versions, filterable by a module path " +
 	"substring. Use it to tell which build is deployed."
 
 const buildSchema = `{"type":"object","properties":{` +
@@ -93,7 +93,11 @@ func (s *state) buildTool() (mcp.Tool, error) {
 		if err := checkText(req, "/module", in.Module, maxModuleFilter); err != nil {
 			return buildResult{}, err
 		}
-		bi, ok := debug.ReadBuildInfo()
+		read := debug.ReadBuildInfo
+		if s.buildInfo != nil {
+			read = s.buildInfo
+		}
+		bi, ok := read()
 		if !ok {
 			return buildResult{}, errors.New("this binary carries no build information (built without module support)")
 		}
@@ -122,12 +126,12 @@ func buildAnswer(bi *debug.BuildInfo, filter string) buildResult {
 		case "GOARCH":
 			res.GOARCH = st.Value
 		case "-ldflags":
-			res.Settings = append(res.Settings, setting{st.Key, redactURLPasswords(defaultSecrets.redactLdflags(st.Value))})
+			res.Settings = append(res.Settings, setting{st.Key, defaultSecrets.redactText(defaultSecrets.redactLdflags(st.Value))})
 		default:
 			if strings.HasPrefix(st.Key, "vcs.") {
 				continue
 			}
-			res.Settings = append(res.Settings, setting{st.Key, redactURLPasswords(st.Value)})
+			res.Settings = append(res.Settings, setting{st.Key, redactSetting(st.Key, st.Value)})
 		}
 	}
 	if *vcs != (vcsInfo{}) {
@@ -157,4 +161,15 @@ func buildAnswer(bi *debug.BuildInfo, filter string) buildResult {
 		res.Deps = append(res.Deps, m)
 	}
 	return res
+}
+
+// redactSetting redacts a build setting's value as redactText does,
+// except the settings the go command writes itself (DefaultGODEBUG,
+// GOAMD64...), which hold no credentials and whose names would look like
+// secrets ("x509keypairleaf=0").
+func redactSetting(key, value string) string {
+	if key == "DefaultGODEBUG" || strings.HasPrefix(key, "GO") {
+		return value
+	}
+	return defaultSecrets.redactText(value)
 }

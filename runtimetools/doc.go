@@ -58,15 +58,31 @@
 // # What is never shown
 //
 // The process environment is never read. Attributes of log records whose
-// keys look secret (see [DefaultSecretKeys]) are redacted before they are
-// stored; the same rule redacts expvar variables named like secrets
-// whole and the members of the others' values, pprof labels
-// (in runtime_goroutines and in the raw profiles of runtime_profile), the
-// values of secret-looking flags in the command line and -X settings of
-// -ldflags. The password of a URL ("postgres://app:hunter2@db") is
-// redacted wherever the tools show text: log messages and values, expvar
-// strings, labels, the command line, build settings and health check
-// errors.
+// keys look secret (see [DefaultSecretKeys] for the words and how they
+// match) are redacted before they are stored, in groups and in the maps
+// and structs of logged values at any depth (the Authorization, Cookie and
+// Set-Cookie members of a logged http.Header); the same rule redacts
+// expvar variables named like secrets whole and the members of the
+// others' values at any depth (JSON inside string variables included),
+// pprof labels (in runtime_goroutines and in the raw profiles of
+// runtime_profile) and the value after a secret-looking flag in the
+// command line, whatever its first character ("-api-key -x"). Every -X
+// value of -ldflags is redacted but those of version, commit, revision,
+// date, time, build, branch, tag and release variables.
+//
+// Inside every text the tools show from the host (log messages and string
+// values, errors, health check errors and panics, expvar strings, the
+// command line, labels, build settings) credentials are redacted by
+// pattern: the password of a URL ("postgres://app:hunter2@db"), the
+// credential after Basic, Bearer, Token, Digest or Negotiate, JSON Web
+// Tokens, the value of "name=value", "name: value" or "\"name\":\"value\""
+// whose name is secret ("password=x", "?access_token=x&", "api_key=x"), and
+// token shapes: runs of 18 or more letters and digits that switch between
+// the two at least four times, of 32 or more with upper case, lower case
+// and digits, and runs starting with a known credential prefix (AKIA,
+// ghp_, github_pat_, glpat-, xoxb-, sk_live_, sk-, AIza, npm_...). Where
+// the patterns cannot be sure, the value is redacted rather than shown: a
+// hex digest or a UUID in a log message is redacted too.
 // The command line (expvar "cmdline") and runtime.MemStats (expvar
 // "memstats") are shown only when asked for by name.
 //
@@ -88,9 +104,11 @@
 // for a fraction of a millisecond, and, for each goroutine's state and
 // wait time, a goroutine dump, which stops it for about a microsecond per
 // frame of every goroutine (0.5 s for 100 000 goroutines of three frames,
-// 2 s for 100 000 of fifteen, on a 2-core machine). The dump is taken by
-// default only when that pause is estimated at 50 ms or less (some 10 000
-// goroutines of a few frames); above, when asked with states: true. At
+// 2 s for 100 000 of fifteen, on a 2-core machine). The dump is bounded:
+// it is taken only when that pause is estimated at 50 ms or less and the
+// process has at most 10 000 goroutines; above, only when the caller asks
+// with states: true and holds [PermissionProfile] (to others the answer
+// says why the states are missing and what to do instead). At
 // 100 000 goroutines of three frames an answer takes about 0.6 s and
 // 58 MB with the dump, 0.2 s and 29 MB without; of fifteen frames, 0.5 s
 // and 86 MB without, nearly all of it allocated by runtime/pprof's own

@@ -249,7 +249,7 @@ func TestGoroutineStatesOfEveryStackKind(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := goroutines(context.Background(), goroutinesArgs{Function: "runtimetools.", MinCount: 1, Limit: maxGroupLimit, States: &yes})
+		res, err := goroutines(context.Background(), goroutinesArgs{Function: "runtimetools.", MinCount: 1, Limit: maxGroupLimit, States: &yes}, dumpBound{pause: maxAutoDumpPause, goroutines: maxDumpGoroutines, mayExceed: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ const goroutinesSchema = `{"type":"object","properties":{` +
 	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
 	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +
 	`"limit":{"type":"integer","description":"Groups to answer, 1..100; default 20."},` +
-	`"states":{"type":"boolean","description":"Read each goroutine's state and wait from a goroutine dump, which stops the process for about a microsecond per frame of every goroutine. Default: only when that is at most about 50 ms (some 10000 goroutines of a few frames); true: always; false: never (states unknown)."}},` +
+	`"states":{"type":"boolean","description":"Read each goroutine's state and wait from a goroutine dump, which stops the process for about a microsecond per frame of every goroutine. Default: only when that is at most about 50 ms and there are at most 10000 goroutines; true: also above that bound, for callers holding diagnostics.runtime.profile (refused for others, with a note); false: never (states unknown)."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_goroutines.
@@ -39,10 +40,14 @@ const (
 	maxFunctionFilter = 256
 	maxStateFilter    = 64
 	maxLabels         = 16
-	// maxAutoDumpPause is the longest a call without "states" stops the
-	// process for to take a goroutine dump: about 10 000 goroutines of a
-	// few frames, 2 000 of fifteen.
+	// maxAutoDumpPause is the longest a goroutine dump may stop the
+	// process for, by its estimate, unless the caller holds
+	// PermissionProfile and asks for it with states: true: about 10 000
+	// goroutines of a few frames, 2 000 of fifteen.
 	maxAutoDumpPause = 50 * time.Millisecond
+	// maxDumpGoroutines is the most goroutines a dump covers under the
+	// same condition, whatever the estimate says.
+	maxDumpGoroutines = 10000
 	// dumpPausePerByte is about what a goroutine dump stops the world for,
 	// per byte of dumpEstimate: the runtime prints every frame of every
 	// goroutine while the world is stopped, even past the end of the
@@ -109,7 +114,7 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 			},
 			Details: "Groups come from the runtime's goroutine profile; states, wait times and creators from a goroutine dump, " +
 				"which stops the process for about a microsecond per frame of every goroutine (0.5 s for 100 000 goroutines of three frames, 2 s of fifteen): " +
-				"taken by default only when that is at most about 50 ms, otherwise only with states: true (the note says how long it would be). One call takes them at a time. Frames hide the runtime's internals as a Go traceback does. " +
+				"taken only when that is at most about 50 ms and there are at most 10 000 goroutines; above, only with states: true from a caller holding diagnostics.runtime.profile (the note says how long it would be, or why it was refused). One call takes them at a time. Frames hide the runtime's internals as a Go traceback does. " +
 				"Pass a frame's id to code_definition to read its source.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{"limit":5}`), Outcome: "the five largest groups with count, state, frames and createdBy."},
@@ -133,7 +138,9 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 		case <-ctx.Done():
 			return goroutinesResult{}, ctxErr(ctx)
 		}
-		return s.goroutinesGrowth(ctx, req, in)
+		b := s.dumpBound()
+		b.mayExceed = in.States != nil && *in.States && mcp.AuthorizerFromContext(ctx).Allowed(ctx, req.Caller, PermissionProfile)
+		return s.goroutinesGrowth(ctx, req, in, b)
 	})
 }
 
@@ -156,14 +163,15 @@ func validateGoroutines(req *mcp.Request, in *goroutinesArgs) error {
 	return checkRange(req, "/limit", in.Limit, 1, maxGroupLimit)
 }
 
-// goroutines answers runtime_goroutines for validated arguments.
-func goroutines(ctx context.Context, in goroutinesArgs) (*goroutinesResult, error) {
-	return goroutinesKeyed(ctx, in, maphash.MakeSeed())
+// goroutines answers runtime_goroutines for validated arguments, taking
+// a goroutine dump within bound b.
+func goroutines(ctx context.Context, in goroutinesArgs, b dumpBound) (*goroutinesResult, error) {
+	return goroutinesKeyed(ctx, in, maphash.MakeSeed(), b)
 }
 
 // goroutinesKeyed is goroutines with the seed of the stack keys, which
 // growth needs alike from call to call.
-func goroutinesKeyed(ctx context.Context, in goroutinesArgs, seed maphash.Seed) (*goroutinesResult, error) {
+func goroutinesKeyed(ctx context.Context, in goroutinesArgs, seed maphash.Seed, b dumpBound) (*goroutinesResult, error) {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
 		return nil, fmt.Errorf("goroutine profile: %w", err)
@@ -181,7 +189,12 @@ func goroutinesKeyed(ctx context.Context, in goroutinesArgs, seed maphash.Seed) 
 	}
 	dump := &dumpInfo{seed: seed}
 	estimate := dumpEstimate(p)
-	take, note := dumpDecision(in.States, total, estimate)
+	take, note := dumpDecision(in.States, total, estimate, b)
+	if take && !b.mayExceed && runtime.NumGoroutine() > b.goroutines {
+		// Goroutines started since the profile: the estimate no longer holds.
+		take, note = false, fmt.Sprintf("States and waits were not read: the process now has %d goroutines, more than the %d a goroutine dump may cover without permission %s.",
+			runtime.NumGoroutine(), b.goroutines, PermissionProfile)
+	}
 	if take {
 		dump = takeDump(estimate, seed)
 		if err := ctx.Err(); err != nil {
@@ -303,17 +316,46 @@ func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note
 	return res
 }
 
+// dumpBound is how long a goroutine dump may stop the process for, by
+// its estimate, and how many goroutines it may cover.
+type dumpBound struct {
+	pause      time.Duration
+	goroutines int
+	// mayExceed: the caller asked for the dump (states: true) and holds
+	// PermissionProfile, so the bound does not apply.
+	mayExceed bool
+}
+
+// dumpBound returns the bound of the state's tools (the defaults, or a
+// test's).
+func (s *state) dumpBound() dumpBound {
+	b := dumpBound{pause: maxAutoDumpPause, goroutines: maxDumpGoroutines}
+	if s.maxDump.goroutines > 0 {
+		b = s.maxDump
+	}
+	return b
+}
+
 // dumpDecision says whether to take a goroutine dump of total goroutines
 // whose dump would take about estimate bytes (dumpEstimate), and if not,
-// why.
-func dumpDecision(states *bool, total, estimate int) (take bool, note string) {
+// why and what to do instead.
+func dumpDecision(states *bool, total, estimate int, b dumpBound) (take bool, note string) {
 	pause := time.Duration(estimate) * dumpPausePerByte
+	within := pause <= b.pause && total <= b.goroutines
 	switch {
 	case states != nil && !*states:
 		return false, "States and waits were not read (states: false)."
-	case states == nil && pause > maxAutoDumpPause:
-		return false, fmt.Sprintf("States and waits were not read: a goroutine dump of %d goroutines would stop the process for about %v. Pass states: true to take it.",
-			total, pause.Round(10*time.Millisecond))
+	case within:
+		return true, ""
+	case states == nil:
+		return false, fmt.Sprintf("States and waits were not read: a goroutine dump of %d goroutines would stop the process for about %v, above the bound of %v and %d goroutines. "+
+			"Callers holding permission %s may pass states: true to take it anyway.",
+			total, pause.Round(10*time.Millisecond), b.pause, b.goroutines, PermissionProfile)
+	case !b.mayExceed:
+		return false, fmt.Sprintf("The goroutine dump was refused: for %d goroutines it would stop the process for about %v, above the bound of %v and %d goroutines, "+
+			"and only callers holding permission %s may exceed it. The groups, counts, frames and labels above need no dump; "+
+			"narrow them with function or minCount, or ask for that permission.",
+			total, pause.Round(10*time.Millisecond), b.pause, b.goroutines, PermissionProfile)
 	}
 	return true, ""
 }

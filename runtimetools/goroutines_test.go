@@ -63,7 +63,7 @@ func waitBlocked(t testing.TB, function string, n int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		states := true
-		res, err := goroutines(context.Background(), goroutinesArgs{Function: function, MinCount: 1, Limit: 1, States: &states})
+		res, err := goroutines(context.Background(), goroutinesArgs{Function: function, MinCount: 1, Limit: 1, States: &states}, dumpBound{pause: maxAutoDumpPause, goroutines: maxDumpGoroutines, mayExceed: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,16 +211,29 @@ func TestGoroutineSnapshotsOneAtATime(t *testing.T) {
 
 func TestGoroutineDumpDecision(t *testing.T) {
 	yes, no := true, false
-	if take, note := dumpDecision(nil, 2000, 1<<20); !take || note != "" {
+	def := dumpBound{pause: maxAutoDumpPause, goroutines: maxDumpGoroutines}
+	may := def
+	may.mayExceed = true
+	if take, note := dumpDecision(nil, 2000, 1<<20, def); !take || note != "" {
 		t.Errorf("default, a dump of 1 MiB: %v %q", take, note)
 	}
-	if take, note := dumpDecision(nil, 100000, 62_500_000); take || !strings.Contains(note, "a goroutine dump of 100000 goroutines would stop the process for about 500ms. Pass states: true") {
+	if take, note := dumpDecision(nil, 100000, 62_500_000, def); take || !strings.Contains(note, "a goroutine dump of 100000 goroutines would stop the process for about 500ms, above the bound of 50ms and 10000 goroutines. Callers holding permission diagnostics.runtime.profile may pass states: true") {
 		t.Errorf("default, a dump of 62.5 MB: %v %q", take, note)
 	}
-	if take, _ := dumpDecision(&yes, 100000, 62_500_000); !take {
-		t.Error("states: true did not take the dump")
+	// Many goroutines of a tiny estimated dump: the count bounds it too.
+	if take, note := dumpDecision(nil, 10001, 1<<20, def); take || !strings.Contains(note, "10001 goroutines") {
+		t.Errorf("default, 10001 goroutines: %v %q", take, note)
 	}
-	if take, note := dumpDecision(&no, 10, 1000); take || note == "" {
+	if take, note := dumpDecision(&yes, 100000, 62_500_000, def); take || !strings.Contains(note, "The goroutine dump was refused") || !strings.Contains(note, "ask for that permission") {
+		t.Errorf("states: true without the profile permission: %v %q", take, note)
+	}
+	if take, _ := dumpDecision(&yes, 100000, 62_500_000, may); !take {
+		t.Error("states: true with the profile permission did not take the dump")
+	}
+	if take, _ := dumpDecision(&yes, 2000, 1<<20, def); !take {
+		t.Error("states: true within the bound did not take the dump")
+	}
+	if take, note := dumpDecision(&no, 10, 1000, may); take || note == "" {
 		t.Errorf("states: false: %v %q", take, note)
 	}
 	// The estimate the pause is reckoned from is of the dump's size: at

@@ -125,7 +125,7 @@ func goroutineCounts(seed maphash.Seed) (map[uint64]int, error) {
 
 // goroutinesGrowth answers runtime_goroutines: the groups, with their
 // growth since the token in.Since and over in.Watch seconds of sampling.
-func (s *state) goroutinesGrowth(ctx context.Context, req *mcp.Request, in goroutinesArgs) (goroutinesResult, error) {
+func (s *state) goroutinesGrowth(ctx context.Context, req *mcp.Request, in goroutinesArgs, b dumpBound) (goroutinesResult, error) {
 	var series []look[map[uint64]int]
 	if in.Since != "" {
 		var err error
@@ -146,7 +146,7 @@ func (s *state) goroutinesGrowth(ctx context.Context, req *mcp.Request, in gorou
 		case <-time.After(time.Second):
 		}
 	}
-	res, err := goroutinesKeyed(ctx, in, s.seed)
+	res, err := goroutinesKeyed(ctx, in, s.seed, b)
 	if err != nil {
 		return goroutinesResult{}, err
 	}

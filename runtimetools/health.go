@@ -145,7 +145,8 @@ type CheckResult struct {
 	Status     string  `json:"status" jsonschema:"ok, failed (an error or a panic) or timeout"`
 	DurationMs float64 `json:"durationMs" jsonschema:"how long it ran, in milliseconds"`
 	// Error is the check's error, a panic's value or the timeout, cut to
-	// 512 bytes, with the passwords of URLs redacted.
+	// 512 bytes, with credentials redacted ("password=x", the passwords
+	// of URLs, tokens: see the package documentation).
 	Error string `json:"error,omitempty"`
 }
 
@@ -235,26 +236,26 @@ func (h *Health) runOne(ctx context.Context, name string, c *check) CheckResult 
 	return res
 }
 
-// panicText formats a panic value; a value whose formatting panics too
-// is named by its type.
+// panicText formats a panic value, with credentials redacted; a value
+// whose formatting panics too is named by its type.
 func panicText(r any) (s string) {
 	defer func() {
 		if recover() != nil {
 			s = fmt.Sprintf("%T", r)
 		}
 	}()
-	return clip(fmt.Sprint(r), 200)
+	return clip(defaultSecrets.redactText(fmt.Sprint(r)), 200)
 }
 
-// errorText formats a check's error, bounded and with URL passwords
-// redacted.
+// errorText formats a check's error, bounded and with credentials
+// redacted (redactText: "password=x", URL passwords, tokens).
 func errorText(err error) (s string) {
 	defer func() {
 		if recover() != nil {
 			s = fmt.Sprintf("%T (its Error method panicked)", err)
 		}
 	}()
-	return clip(redactURLPasswords(err.Error()), 512)
+	return clip(defaultSecrets.redactText(err.Error()), 512)
 }
 
 func millis(d time.Duration) float64 {

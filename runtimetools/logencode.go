@@ -68,7 +68,7 @@ func (e *encoder) header(t time.Time, level slog.Level, pc uintptr, msg string) 
 	e.b = binary.LittleEndian.AppendUint64(e.b, uint64(pc))
 	e.b = append(e.b, 0)
 	e.b = binary.AppendVarint(e.b, int64(level))
-	msg = redactURLPasswords(msg)
+	msg = e.secrets.redactText(msg)
 	room := e.max - len(e.b) - binary.MaxVarintLen64
 	if len(msg) > room {
 		msg = cutUTF8(msg, room)
@@ -132,8 +132,8 @@ func (e *encoder) fixed(tag byte, key string, v uint64) {
 	}
 }
 
-// attr appends one attribute, resolved, with secret values and URL
-// passwords redacted and empty attributes and groups left out, as slog's
+// attr appends one attribute, resolved, with secret values redacted (by
+// key, and inside values as redactText and anyText do) and empty attributes and groups left out, as slog's
 // handlers do.
 func (e *encoder) attr(a slog.Attr) {
 	if e.full {
@@ -176,7 +176,7 @@ func (e *encoder) attr(a slog.Attr) {
 	}
 	switch kind {
 	case slog.KindString:
-		e.str(tagString, a.Key, redactURLPasswords(v.String()))
+		e.str(tagString, a.Key, e.secrets.redactText(v.String()))
 	case slog.KindInt64:
 		e.fixed(tagInt, a.Key, uint64(v.Int64()))
 	case slog.KindUint64:
@@ -200,27 +200,8 @@ func (e *encoder) attr(a slog.Attr) {
 			e.b = append(e.b, b)
 		}
 	default:
-		e.str(tagAny, a.Key, redactURLPasswords(anyText(v.Any())))
+		e.str(tagAny, a.Key, e.secrets.anyText(v.Any()))
 	}
-}
-
-// anyText formats a value of kind Any; a panicking Error or String method
-// does not escape.
-func anyText(v any) (s string) {
-	defer func() {
-		if r := recover(); r != nil {
-			s = fmt.Sprintf("!PANIC formatting %T", v)
-		}
-	}()
-	switch x := v.(type) {
-	case nil:
-		return "<nil>"
-	case error:
-		return x.Error()
-	case []byte:
-		return string(x)
-	}
-	return fmt.Sprint(v)
 }
 
 // cutUTF8 cuts s to at most n bytes on a rune boundary.

@@ -33,8 +33,11 @@ type LogRingOptions struct {
 	// SecretKeys are the words that make an attribute's key secret: its
 	// value is replaced by Redacted before the record is stored (the
 	// wrapped handler still gets the record as it was logged). A key is
-	// secret when it contains one of the words, ignoring case. Nil means
-	// DefaultSecretKeys; to add words, append to DefaultSecretKeys().
+	// secret when it contains one of the words, ignoring case (a word of
+	// three letters or fewer must start or end one of the key's words; see
+	// DefaultSecretKeys). The words also find assignments in text
+	// ("password=x"). Nil means DefaultSecretKeys; to add words, append to
+	// DefaultSecretKeys().
 	SecretKeys []string
 	// MaxSevereRecords bounds the warnings and errors kept: they have a
 	// ring of their own, of MaxSevereRecords records and a quarter of
@@ -61,8 +64,11 @@ type LogRingOptions struct {
 // nothing for attributes of the basic kinds (strings, numbers, booleans,
 // durations, times) and errors; other values are formatted with fmt.
 // Values of secret keys (see LogRingOptions.SecretKeys) are never stored,
-// nor are the passwords of URLs in messages and values; messages are
-// otherwise stored as they are: do not log secrets in messages.
+// in groups and inside logged maps and structs included; messages, string
+// values and the text of other values are stored with the credentials the
+// package's patterns find redacted (see the package documentation). A
+// secret of no known shape in a message is stored: do not log secrets in
+// messages.
 type LogRing struct {
 	ring   *logRing
 	severe *logRing // warnings and errors

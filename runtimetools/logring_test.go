@@ -367,7 +367,10 @@ func TestSecretsMatch(t *testing.T) {
 	for key, want := range map[string]bool{
 		"password": true, "DB_PASSWORD": true, "apiKey": true, "X-Auth-Token": true, "Set-Cookie": true,
 		"authorization": true, "client_secret": true, "passwd": true, "credentials": true, "monkey": true,
-		"user": false, "status": false, "": false, "k": false, "pass": false, "tok": false, "request_id": false,
+		"user": false, "status": false, "": false, "k": false, "pass": true, "tok": false, "request_id": false,
+		"dbPass": true, "pwd": true, "auth": true, "session": true, "jwt": true, "bearer": true, "otp": true, "pin": true,
+		"private": true, "sig": true, "apikey": true, "PINCode": true, "sigV4": true, "otp_code": true, "JWTToken": true,
+		"hotkeys": false, "spinner": false, "design": false, "mapping": false, "topic": false,
 	} {
 		if got := def.match(key); got != want {
 			t.Errorf("match(%q) = %v, want %v", key, got, want)

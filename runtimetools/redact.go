@@ -1,6 +1,7 @@
 package runtimetools
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/embedmcp/mcp/internal/boundedjson"
@@ -10,11 +11,23 @@ import (
 const Redacted = "[REDACTED]"
 
 // DefaultSecretKeys returns the words that make a key secret when no
-// others are configured: a key is secret when it contains one of them,
-// ignoring case ("apiKey", "X-Auth-Token", "db_password" and "Set-Cookie"
-// are all secret).
+// others are configured. A word of four letters or more makes a key
+// secret wherever it appears in it, ignoring case ("apiToken",
+// "X-Auth-Token", "db_password", "Set-Cookie", "dbPass", "oauth"); a
+// shorter word ("key", "pwd", "otp", "pin", "sig", "jwt") must start or
+// end one of the key's words, which are split at every character that is
+// not a letter and at changes of case ("apiKey", "api_key", "apikey",
+// "PINCode", "dbpwd", "sigV4", but not "hotkeys" or "spinner"). The list is
+// a superset of the keys seen carrying credentials: where it cannot be
+// sure, a value is redacted rather than shown.
 func DefaultSecretKeys() []string {
-	return []string{"password", "passwd", "token", "secret", "authorization", "cookie", "credential", "key"}
+	return []string{
+		"password", "passwd", "pass", "pwd",
+		"secret", "token", "auth", "authorization", "bearer", "jwt",
+		"cookie", "session", "credential", "cred",
+		"key", "private", "sig", "signature", "otp", "pin",
+		"hmac", "salt",
+	}
 }
 
 // secrets matches secret keys.
@@ -26,6 +39,10 @@ type secrets struct {
 	single [256]bool
 	anyOne bool
 }
+
+// shortWord is the length up to which a word must start or end a word of
+// the key (see DefaultSecretKeys).
+const shortWord = 3
 
 // defaultSecrets is the matcher of DefaultSecretKeys; it is never modified.
 var defaultSecrets = newSecrets(nil)
@@ -65,7 +82,7 @@ var lowerASCII = func() (t [256]byte) {
 func (s *secrets) match(key string) bool {
 	if s.anyOne {
 		for i := 0; i < len(key); i++ {
-			if s.single[lowerASCII[key[i]]] {
+			if s.single[lowerASCII[key[i]]] && (wordStart(key, i) || wordEnd(key, i+1)) {
 				return true
 			}
 		}
@@ -76,7 +93,7 @@ func (s *secrets) match(key string) bool {
 	prev := uint(lowerASCII[key[0]])
 	for i := 1; i < len(key); i++ {
 		c := uint(lowerASCII[key[i]])
-		if p := prev<<8 | c; s.pairs[p/64]&(1<<(p%64)) != 0 && s.matchAt(key[i-1:]) {
+		if p := prev<<8 | c; s.pairs[p/64]&(1<<(p%64)) != 0 && s.matchAt(key, i-1) {
 			return true
 		}
 		prev = c
@@ -84,14 +101,50 @@ func (s *secrets) match(key string) bool {
 	return false
 }
 
-// matchAt reports whether a word starts s.
-func (s *secrets) matchAt(k string) bool {
+// matchAt reports whether a word starts key[i:], where a short word must
+// also start or end a word of the key.
+func (s *secrets) matchAt(key string, i int) bool {
+	k := key[i:]
 	for _, w := range s.words {
 		if len(k) >= len(w) && hasPrefixFold(k, w) {
-			return true
+			if len(w) > shortWord || wordStart(key, i) || wordEnd(key, i+len(w)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isUpper(c byte) bool  { return 'A' <= c && c <= 'Z' }
+func isLowerC(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// wordStart reports whether a word of key starts at i: after a
+// non-letter, at a change from lower to upper case, or at the last
+// capital of a run of them ("APIKey": "Key").
+func wordStart(key string, i int) bool {
+	if i == 0 || !isLetter(key[i-1]) {
+		return true
+	}
+	return caseBreak(key, i)
+}
+
+// wordEnd reports whether a word of key ends just before j.
+func wordEnd(key string, j int) bool {
+	if j >= len(key) || !isLetter(key[j]) {
+		return true
+	}
+	return caseBreak(key, j)
+}
+
+// caseBreak reports whether key splits into words between i-1 and i by
+// case: "dbPass" at P, "PINCode" at C.
+func caseBreak(key string, i int) bool {
+	a, b := key[i-1], key[i]
+	if isLowerC(a) && isUpper(b) {
+		return true
+	}
+	return isUpper(a) && isUpper(b) && i+1 < len(key) && isLowerC(key[i+1])
 }
 
 func toLower(c byte) byte {
@@ -112,38 +165,72 @@ func hasPrefixFold(s, prefix string) bool {
 	return true
 }
 
+// maxJSONDepth bounds how deep redactJSON follows JSON inside strings.
+const maxJSONDepth = 8
+
 // redactJSON replaces, in a decoded JSON value, the value of every object
-// member whose name is secret, and the passwords of URLs in strings.
-func (s *secrets) redactJSON(v any) any {
+// member whose name is secret, at any depth, and redacts every string as
+// redactText does; a string that holds JSON itself ("{\"pass\":\"x\"}")
+// is decoded, redacted the same way and encoded again.
+func (s *secrets) redactJSON(v any) any { return s.redactJSONDepth(v, 0) }
+
+func (s *secrets) redactJSONDepth(v any, depth int) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
 			if s.match(k) {
 				v[k] = Redacted
 			} else {
-				v[k] = s.redactJSON(x)
+				v[k] = s.redactJSONDepth(x, depth)
 			}
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = s.redactJSON(x)
+			v[i] = s.redactJSONDepth(x, depth)
 		}
 	case string:
-		return redactURLPasswords(v)
+		return s.redactString(v, depth)
 	}
 	return v
 }
 
+// redactString redacts a string of a JSON value, decoding the JSON it
+// may hold.
+func (s *secrets) redactString(v string, depth int) string {
+	t := strings.TrimSpace(v)
+	if len(t) < 2 || (t[0] != '{' && t[0] != '[') {
+		return s.redactText(v)
+	}
+	if depth >= maxJSONDepth {
+		return Redacted // where unsure, redact
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	var inner any
+	if dec.Decode(&inner) != nil || dec.More() {
+		return s.redactText(v)
+	}
+	out, err := json.Marshal(s.redactJSONDepth(inner, depth+1))
+	if err != nil {
+		return Redacted
+	}
+	return string(out)
+}
+
 // redactArgs returns a command line with the values of secret-looking
-// flags redacted ("-token=x", "--password x"), and URL passwords.
+// flags redacted, whatever their first character ("-token=x", "--password
+// x", "-api-key -x"), and every argument redacted as redactText does.
 func (s *secrets) redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = redactURLPasswords(a)
+		out[i] = s.redactText(a)
 	}
 	for i := 1; i < len(out); i++ {
-		a := out[i]
-		if !strings.HasPrefix(a, "-") {
+		a := args[i]
+		if a == "--" {
+			break // operands follow
+		}
+		if len(a) < 2 || a[0] != '-' {
 			continue
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -152,7 +239,9 @@ func (s *secrets) redactArgs(args []string) []string {
 		}
 		if hasValue {
 			out[i] = a[:strings.IndexByte(a, '=')+1] + Redacted
-		} else if i+1 < len(out) && !strings.HasPrefix(out[i+1], "-") {
+		} else if i+1 < len(out) {
+			// The next argument is the value, unless the flag is a boolean:
+			// where unsure, redact.
 			out[i+1] = Redacted
 			i++
 		}
@@ -160,8 +249,28 @@ func (s *secrets) redactArgs(args []string) []string {
 	return out
 }
 
-// redactLdflags redacts the values of "-X importpath.name=value" settings
-// whose name is secret.
+// buildVarWords are the words of a -X variable name whose value
+// runtime_build shows ("main.version", "buildDate", "gitCommit"); every
+// other -X value is redacted, whatever its name.
+var buildVarWords = []string{"version", "commit", "revision", "date", "time", "build", "branch", "tag", "release"}
+
+// shownBuildVar reports whether the value of the -X variable name (an
+// import path, a dot and a name) is shown.
+func (s *secrets) shownBuildVar(name string) bool {
+	if s.match(name) {
+		return false
+	}
+	v := name[strings.LastIndexByte(name, '.')+1:]
+	for _, w := range buildVarWords {
+		if containsFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactLdflags redacts the values of "-X importpath.name=value" settings,
+// except those of version-like names (buildVarWords).
 func (s *secrets) redactLdflags(flags string) string {
 	fields := strings.Fields(flags)
 	changed := false
@@ -174,11 +283,13 @@ func (s *secrets) redactLdflags(flags string) string {
 			def = fields[i]
 		case strings.HasPrefix(f, "-X="):
 			def = f[len("-X="):]
+		case strings.HasPrefix(f, "--X="):
+			def = f[len("--X="):]
 		default:
 			continue
 		}
 		name, _, ok := strings.Cut(strings.Trim(def, `'"`), "=")
-		if !ok || !s.match(name) {
+		if !ok || s.shownBuildVar(name) {
 			continue
 		}
 		fields[i] = strings.TrimSuffix(fields[i], def) + name + "=" + Redacted
@@ -232,12 +343,12 @@ func redactURLPasswords(s string) string {
 
 // redactLabel returns the value of a key-value pair (a pprof label, a
 // setting) as the tools show it: Redacted when the key is secret, the
-// value with URL passwords redacted otherwise.
+// value redacted as redactText does otherwise.
 func redactLabel(key, value string) string {
 	if defaultSecrets.match(key) {
 		return Redacted
 	}
-	return redactURLPasswords(value)
+	return defaultSecrets.redactText(value)
 }
 
 // clip cuts s to at most n bytes on a rune boundary, marking the cut.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,7 +96,10 @@ func Register(ts *mcp.ToolSet, opts *Options) error {
 // opts may be nil. Each call returns tools with their own state; register
 // one set per process (the CPU profiler is one per process: a second set
 // finds it busy).
-func Tools(opts *Options) ([]mcp.Tool, error) {
+func Tools(opts *Options) ([]mcp.Tool, error) { return tools(opts, nil) }
+
+// tools is Tools, with setup (of tests) called on the tools' state.
+func tools(opts *Options, setup func(*state)) ([]mcp.Tool, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -112,6 +116,9 @@ func Tools(opts *Options) ([]mcp.Tool, error) {
 	s := &state{opts: o, cpu: &cpuSlot{}, snapshots: make(chan struct{}, 1)}
 	if o.Continuous != nil {
 		s.cpu = o.Continuous.slot
+	}
+	if setup != nil {
+		setup(s)
 	}
 	builders := []func() (mcp.Tool, error){
 		s.goroutinesTool, s.metricsTool, s.profileTool, s.buildTool,
@@ -148,6 +155,11 @@ type state struct {
 	seed           maphash.Seed
 	goroutineLooks *looks[map[uint64]int]
 	metricLooks    *looks[map[string]float64]
+	// Set by tests only (tools): the goroutine dump's bound (zero: the
+	// default) and the build information runtime_build reads (nil:
+	// debug.ReadBuildInfo).
+	maxDump   dumpBound
+	buildInfo func() (*debug.BuildInfo, bool)
 }
 
 // newTool is mcp.NewTool with the input schema given as JSON, the output

@@ -93,7 +93,7 @@ func TestBuild(t *testing.T) {
 	if ans.VCS == nil || ans.VCS.Revision != "abc123" || ans.VCS.Modified == nil || !*ans.VCS.Modified {
 		t.Errorf("vcs = %+v", ans.VCS)
 	}
-	if len(ans.Settings) != 1 || ans.Settings[0].Value != "-s -X main.version=1.2 -X main.apiToken=[REDACTED] -X main.dbPassword=[REDACTED] -X main.dsn=postgres://app:[REDACTED]@db/x" {
+	if len(ans.Settings) != 1 || ans.Settings[0].Value != "-s -X main.version=1.2 -X main.apiToken=[REDACTED] -X main.dbPassword=[REDACTED] -X main.dsn=[REDACTED]" {
 		t.Errorf("settings = %+v", ans.Settings)
 	}
 }
@@ -149,7 +149,7 @@ func TestVarsFromTheHost(t *testing.T) {
 		f("queue", stringVar("jobs"))
 		f("broken", panicVar{})
 		f("cmdline", stringVar("not the command line"))
-		f("creds", jsonVar(`{"user":"ada","password":"hunter2"}`))
+		f("login", jsonVar(`{"user":"ada","password":"hunter2"}`))
 		f("dbPassword", stringVar("hunter2"))
 		f("queue", stringVar("listed twice"))
 		f("unset", nil)
@@ -160,14 +160,14 @@ func TestVarsFromTheHost(t *testing.T) {
 	for _, v := range all.Vars {
 		names = append(names, v.Name)
 	}
-	if strings.Join(names, " ") != "broken creds dbPassword queue unset" || !slices.Equal(all.Omitted, []string{"cmdline"}) {
+	if strings.Join(names, " ") != "broken dbPassword login queue unset" || !slices.Equal(all.Omitted, []string{"cmdline"}) {
 		t.Fatalf("vars %v, omitted %v", names, all.Omitted)
 	}
-	if !strings.Contains(all.Vars[0].Error, "reading the variable panicked: boom") || string(all.Vars[1].Value) != `{"password":"[REDACTED]","user":"ada"}` ||
-		string(all.Vars[2].Value) != `"[REDACTED]"` || string(all.Vars[3].Value) != `"jobs"` || all.Vars[4].Error != "the variable has no value (nil)" {
+	if !strings.Contains(all.Vars[0].Error, "reading the variable panicked: boom") || string(all.Vars[2].Value) != `{"password":"[REDACTED]","user":"ada"}` ||
+		string(all.Vars[1].Value) != `"[REDACTED]"` || string(all.Vars[3].Value) != `"jobs"` || all.Vars[4].Error != "the variable has no value (nil)" {
 		t.Errorf("vars = %+v", all.Vars)
 	}
-	if text := callError(t, c, VarsToolName, map[string]any{"names": []string{"memstats"}}); !strings.Contains(text, "published: broken, cmdline, creds, dbPassword, queue, unset") {
+	if text := callError(t, c, VarsToolName, map[string]any{"names": []string{"memstats"}}); !strings.Contains(text, "published: broken, cmdline, dbPassword, login, queue, unset") {
 		t.Errorf("unknown var: %s", text)
 	}
 	c = newTestClient(t, &Options{Vars: func(func(string, fmt.Stringer)) { panic("listing failed") }})

@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/searcheval
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0
+	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 )
@@ -16,5 +16,3 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 )
-
-replace github.com/embedmcp/mcp => ../

@@ -9,8 +9,11 @@
 //
 //	go generate ./examples/codeserver && go run ./examples/codeserver [-addr host:port] [-token secret] [-stdio]
 //
-// Without -token every local caller is admitted with the demo grants; with
-// it, requests need "Authorization: Bearer <secret>". -stdio serves one
+// Without -token every caller is admitted anonymously: with every grant
+// (diagnostics.*, which shows the process's code, goroutines, profiles and
+// logs, and demo.*) when the listener is on a loopback address, with
+// demo.* only otherwise. With -token, requests need "Authorization: Bearer
+// <secret>" and get every grant. It says which at start. -stdio serves one
 // client on standard input and output instead of HTTP.
 package main
 
@@ -37,13 +40,16 @@ import (
 //go:embed snapshot
 var snapshotFS embed.FS
 
-// grants are what callers of this example may use.
+// grants are what callers of this example may use (see callerGrants).
 var grants = []string{"diagnostics.*", "demo.*"}
 
 type config struct {
 	addr  string
 	token string
 	stdio bool
+	// exposed: the listener is not on a loopback address, so anonymous
+	// callers get no diagnostics.
+	exposed bool
 }
 
 func main() {
@@ -73,10 +79,12 @@ func run(cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cfg.exposed = !isLoopback(ln.Addr())
 	mux, handler := newMux(server, catalog, cfg, logger)
 	srv := newHTTPServer(mux, handler)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
+	fmt.Fprintf(os.Stderr, "codeserver: %s\n", grantsNote(cfg))
 	fmt.Fprintf(os.Stderr, "try:\n  npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/call --tool-name code_search --tool-arg query=ServeHTTP%s\n", url, authFlag(cfg.token, true))
 	fmt.Fprintf(os.Stderr, "  curl -s %s -H 'Content-Type: application/json'%s -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}'\n", url, authFlag(cfg.token, false))
 	errc := make(chan error, 1)
@@ -104,6 +112,11 @@ func authFlag(token string, inspector bool) string {
 
 func caller() mcp.Caller {
 	return mcp.Caller{Principal: "local", Grants: grants}
+}
+
+// anonymous is the caller of a request without a token.
+func anonymous(cfg config) mcp.Caller {
+	return mcp.Caller{Principal: "anonymous", Grants: callerGrants(cfg)}
 }
 
 // newServer builds the MCP server: the catalog over the embedded snapshot,
@@ -157,7 +170,7 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 
 // newMux mounts the MCP handler at /mcp.
 func newMux(server *mcp.Server, catalog *codetools.Catalog, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
-	var auth mcp.Authenticator = mcp.Anonymous(caller())
+	var auth mcp.Authenticator = mcp.Anonymous(anonymous(cfg))
 	if cfg.token != "" {
 		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
 	}
