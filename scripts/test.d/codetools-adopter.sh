@@ -85,7 +85,7 @@ for attempt in 1 2 3 4 5; do
   ADDR=127.0.0.1:$PORT MCP_TOKEN=s3cret ./myservice 2>"$WORK/service.log" &
   PID=$!
   for _ in $(seq 1 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp"; then break 2; fi
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" && sleep 0.2 && kill -0 "$PID" 2>/dev/null; then break 2; fi
     kill -0 "$PID" 2>/dev/null || break
     sleep 0.1
   done
@@ -140,6 +140,7 @@ print("codetools-adopter: code_references callers, code_file go.mod and the rout
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
 [ "$STATUS" = 401 ] || fail "a caller without the token got $STATUS, want 401"
+kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=
 
 cd "$ROOT"
 echo "codetools-adopter: catalog budgets and lookup speed"
@@ -167,7 +168,7 @@ for attempt in 1 2 3 4 5; do
   "$WORK/codeserver" -addr "127.0.0.1:$PORT" -token s3cret 2>"$WORK/codeserver.log" &
   PID=$!
   for _ in $(seq 1 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp"; then break 2; fi
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" && sleep 0.2 && kill -0 "$PID" 2>/dev/null; then break 2; fi
     kill -0 "$PID" 2>/dev/null || break
     sleep 0.1
   done
