@@ -74,9 +74,9 @@ func (s *Server) rpcError(ctx context.Context, err error) *Error {
 	case errors.As(err, &rpc):
 		return rpc
 	case errors.As(err, &ae):
-		return &Error{Code: CodeInvalidParams, Message: ae.Error()}
+		return &Error{Code: CodeInvalidParams, Message: ae.Error(), Data: argumentData(ae)}
 	case errors.As(err, &unknown):
-		return &Error{Code: CodeInvalidParams, Message: unknownToolMessage(unknown.Name)}
+		return &Error{Code: CodeInvalidParams, Message: unknownToolMessage(unknown.Name), Data: unknownToolData(unknown.Name)}
 	}
 	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: internal error", slog.String("error", err.Error()))
 	return &Error{Code: CodeInternalError, Message: "Internal error"}

@@ -516,7 +516,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 	}
 }
 
-// TestPackagesFollowConventions checks the conventions of the root doc.go
+// TestPackagesFollowConventions checks the conventions of docs/design.md
 // that can be read off the code, in every package of the library:
 // context.Context is the first parameter wherever one is taken; options are
 // passed as pointers (*XOptions, which may be nil); Register and Tools have

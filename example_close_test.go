@@ -14,8 +14,10 @@ import (
 
 // Serve MCP from an http.Server with the limits an endpoint open to
 // untrusted callers needs, and shut it down promptly although a client
-// holds a subscriptions/listen stream: Close, run when Shutdown starts,
-// ends the stream with its completion result.
+// holds a subscriptions/listen stream: the Handler registered itself with
+// the server on the first listen, so Shutdown ends the stream with its
+// completion result, with no line from the host. Close does the same for
+// every server of the Handler (and for servers other than net/http's).
 func ExampleHandler_Close() {
 	handler := mcp.NewHandler(mcp.NewServer(mcp.NewToolSet(), mcp.AllowAll(), nil), nil)
 	mux := http.NewServeMux()
@@ -27,7 +29,6 @@ func ExampleHandler_Close() {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
-	srv.RegisterOnShutdown(func() { handler.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
@@ -59,7 +60,9 @@ func ExampleHandler_Close() {
 			fmt.Println("the stream ended with its completion result")
 		}
 	}
+	fmt.Println("close:", handler.Close())
 	// Output:
 	// shutdown: <nil>
 	// the stream ended with its completion result
+	// close: <nil>
 }

@@ -60,7 +60,7 @@ func ExampleServer_Handle() {
 	}
 	// Output:
 	// 200 {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"greeting\":\"Hello, Ada!\"}"}],"structuredContent":{"greeting":"Hello, Ada!"}}}
-	// 200 {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid arguments for tool \"greet\": argument /name: expected string, got integer 42"}}
+	// 200 {"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"invalid arguments for tool \"greet\": argument /name: expected string, got integer 42","data":{"reason":"invalidArguments","tool":"greet","path":"/name"}}}
 	// 202
 	// 400 {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end of input at /method"}}
 }

@@ -39,7 +39,10 @@ type HandlerOptions struct {
 	// (localhost, 127.0.0.1, [::1]). Any other Host is answered with 403:
 	// it is how DNS rebinding reaches local servers. Set it when a reverse
 	// proxy on the same machine forwards requests with the public host name.
-	// "*" turns the check off.
+	// A name may be a label wildcard: "*.example.com" accepts
+	// "api.example.com" (one label in front), neither "example.com" nor
+	// "a.b.example.com" nor "evilexample.com"; the "*" is the whole first
+	// label, over at least two others. "*" turns the check off.
 	AllowedHosts []string
 	// ResourceMetadataURL is the URL of this server's RFC 9728 protected
 	// resource metadata (see ProtectedResourceMetadata). When set, 401
@@ -203,8 +206,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !h.policy.checkHost(r) {
 		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: host refused", slog.String("host", shorten(r.Host)))
-		h.fail(w, http.StatusForbidden, "Forbidden: Host "+strconv.Quote(shorten(r.Host))+
-			" is not a loopback name on a loopback listener (DNS rebinding protection; see AllowedHosts)", nil)
+		h.fail(w, http.StatusForbidden, hostRefusal(r), nil)
 		return
 	}
 	if cross {

@@ -40,9 +40,10 @@ type listenStreams struct {
 	max  int           // negative: no cap
 	life time.Duration // zero or negative: none
 
-	mu     sync.Mutex
-	closed bool
-	open   map[*context.CancelFunc]struct{}
+	mu      sync.Mutex
+	closed  bool
+	open    map[*context.CancelFunc]*http.Server // the server of each stream, nil if unknown
+	servers map[*http.Server]bool                // registered for Shutdown; true once it started
 }
 
 func newListenStreams(max int, life time.Duration) *listenStreams {
@@ -52,7 +53,8 @@ func newListenStreams(max int, life time.Duration) *listenStreams {
 	if life == 0 {
 		life = DefaultListenLifetime
 	}
-	return &listenStreams{max: max, life: life, open: make(map[*context.CancelFunc]struct{})}
+	return &listenStreams{max: max, life: life, open: make(map[*context.CancelFunc]*http.Server),
+		servers: make(map[*http.Server]bool)}
 }
 
 // isListen reports whether the request says it is a subscriptions/listen.
@@ -66,9 +68,14 @@ func isListen(h http.Header) bool {
 }
 
 // acquire takes a slot for one stream and returns the context it runs
-// under (ended by its lifetime or by Close) and the function that gives
-// the slot back.
+// under (ended by its lifetime, by Close, or by the Shutdown of the
+// http.Server serving it) and the function that gives the slot back.
+//
+// The first stream a server serves registers the streams with it
+// (http.ServerContextKey, RegisterOnShutdown), so that its Shutdown ends
+// them without a line from the host.
 func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), error) {
+	srv, _ := ctx.Value(http.ServerContextKey).(*http.Server)
 	var cancel context.CancelFunc
 	if l.life > 0 {
 		ctx, cancel = context.WithTimeout(ctx, l.life)
@@ -76,8 +83,9 @@ func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), e
 		ctx, cancel = context.WithCancel(ctx)
 	}
 	l.mu.Lock()
+	down, known := l.servers[srv]
 	switch {
-	case l.closed:
+	case l.closed || down:
 		l.mu.Unlock()
 		cancel()
 		return nil, nil, errListenClosed
@@ -87,14 +95,38 @@ func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), e
 		return nil, nil, errListenCap
 	}
 	key := &cancel
-	l.open[key] = struct{}{}
+	l.open[key] = srv
+	register := srv != nil && !known
+	if register {
+		l.servers[srv] = false
+	}
 	l.mu.Unlock()
+	if register {
+		srv.RegisterOnShutdown(func() { l.shutdown(srv) })
+	}
 	return ctx, func() {
 		l.mu.Lock()
 		delete(l.open, key)
 		l.mu.Unlock()
 		cancel()
 	}, nil
+}
+
+// shutdown ends the streams srv serves and refuses new ones on it: srv
+// is shutting down. Streams of other servers go on.
+func (l *listenStreams) shutdown(srv *http.Server) {
+	l.mu.Lock()
+	l.servers[srv] = true
+	var cancels []context.CancelFunc
+	for c, s := range l.open {
+		if s == srv {
+			cancels = append(cancels, *c)
+		}
+	}
+	l.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
 }
 
 // close ends every stream and refuses new ones.
@@ -114,11 +146,14 @@ func (l *listenStreams) close() {
 // Close ends the subscriptions/listen streams in flight, each with its
 // completion result (a graceful closure after which clients listen again,
 // here or on another replica), and refuses new ones with 503. Other
-// requests are still served. http.Server.Shutdown waits for every active
-// request, so without Close it waits for the listen streams until its
-// context ends; register Close to run when Shutdown starts:
+// requests are still served.
 //
-//	srv.RegisterOnShutdown(func() { h.Close() })
+// A Handler served by an http.Server needs no Close for Shutdown: the
+// first listen stream on a server registers the Handler with it
+// (RegisterOnShutdown), and Shutdown then ends that server's streams in
+// the same way, while streams on other servers go on. Close is for the
+// other cases: a server other than net/http's, or ending every stream
+// before Shutdown starts.
 //
 // Close always returns nil. It may be called more than once, and
 // concurrently with ServeHTTP.

@@ -23,14 +23,16 @@ import (
 //     (non-browser clients) pass.
 //   - A request that reached the server on a loopback address is refused
 //     (403) unless its Host is a loopback name (localhost, a loopback IP) or
-//     listed in HandlerOptions.AllowedHosts. A rebinding attack's Host is
-//     the attacker's domain, so it fails even when its Origin is
-//     "same-origin".
+//     listed in HandlerOptions.AllowedHosts, by name or by a label
+//     wildcard ("*.example.com": one more label in front). A rebinding
+//     attack's Host is the attacker's domain, so it fails even when its
+//     Origin is "same-origin".
 type originPolicy struct {
 	anyOrigin bool
 	origins   map[string]bool // normalized scheme://host[:port]
 	anyHost   bool
 	hosts     map[string]bool // lower-case host names, without port
+	wildcards []string        // ".example.com" of "*.example.com", lower case
 }
 
 func newOriginPolicy(origins, hosts []string, logger *slog.Logger) *originPolicy {
@@ -60,9 +62,67 @@ func newOriginPolicy(origins, hosts []string, logger *slog.Logger) *originPolicy
 			p.anyHost = true
 			continue
 		}
-		p.hosts[strings.ToLower(strings.Trim(hostOnly(h), "[]"))] = true
+		if strings.Contains(h, "*") {
+			suffix, ok := hostWildcard(h)
+			if !ok {
+				logger.LogAttrs(context.Background(), slog.LevelWarn,
+					"mcp: HandlerOptions.AllowedHosts: a wildcard is a whole first label over at least two others, as in *.example.com; ignored",
+					slog.String("host", shorten(h)))
+				continue
+			}
+			p.wildcards = append(p.wildcards, suffix)
+			continue
+		}
+		p.hosts[strings.TrimSuffix(strings.ToLower(strings.Trim(hostOnly(h), "[]")), ".")] = true
 	}
 	return p
+}
+
+// hostWildcard checks a host pattern "*.example.com" (no port) and
+// returns its suffix ".example.com" in lower case. The "*" must be the
+// whole first label, and the labels after it at least two valid ones, so
+// that a pattern never covers a top-level domain.
+func hostWildcard(pattern string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(strings.ToLower(pattern), "."), "*.")
+	if !ok || strings.Count(rest, ".") < 1 {
+		return "", false
+	}
+	for _, label := range strings.Split(rest, ".") {
+		if !validLabel(label) {
+			return "", false
+		}
+	}
+	return "." + rest, true
+}
+
+// validLabel reports whether s is a DNS label: 1 to 63 letters, digits,
+// "-" or "_", neither first nor last a "-".
+func validLabel(s string) bool {
+	if s == "" || len(s) > 63 || s[0] == '-' || s[len(s)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// allowedHost reports whether host (no port, lower case, no trailing dot)
+// is listed in AllowedHosts, by name or by a wildcard: one valid label in
+// front of the wildcard's suffix, never a suffix match of a bare string.
+func (p *originPolicy) allowedHost(host string) bool {
+	if p.hosts[host] {
+		return true
+	}
+	for _, suffix := range p.wildcards {
+		if label, ok := strings.CutSuffix(host, suffix); ok && validLabel(label) {
+			return true
+		}
+	}
+	return false
 }
 
 // normalizeOrigin checks that o is an origin as browsers serialize it,
@@ -189,7 +249,29 @@ func (p *originPolicy) checkHost(r *http.Request) bool {
 		return true
 	}
 	h := hostOnly(r.Host)
-	return isLoopbackName(h) || p.hosts[strings.ToLower(strings.Trim(h, "[]"))]
+	return isLoopbackName(h) || p.allowedHost(strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), "."))
+}
+
+// hostRefusal is the message of the 403 that checkHost's refusal gets: it
+// names the Host, the loopback address the request arrived on and the
+// address the server listens on, if it was given one that differs (such
+// as 0.0.0.0:8080 or :8080).
+func hostRefusal(r *http.Request) string {
+	var b strings.Builder
+	b.WriteString("Forbidden: Host ")
+	b.WriteString(strconv.Quote(shorten(r.Host)))
+	b.WriteString(" is not a loopback name, and the request arrived on the loopback address ")
+	local := "(unknown)"
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		local = addr.String()
+	}
+	b.WriteString(local)
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.Addr != "" && srv.Addr != local {
+		b.WriteString(" of a server listening on ")
+		b.WriteString(srv.Addr)
+	}
+	b.WriteString(" (DNS rebinding protection: list the name, or *.domain, in HandlerOptions.AllowedHosts)")
+	return b.String()
 }
 
 // hostOnly returns the host of a host[:port], keeping IPv6 brackets.

@@ -244,7 +244,7 @@ func TestPropertyAuthorization(t *testing.T) {
 			}
 			// A forbidden tool is answered exactly like an unknown one.
 			_, _, unknown := propHandle(t, s, caller, "tools/call", `{"name":"nosuchtool"`+propMeta(modern)+`}`)
-			if ran != 0 || raw != strings.Replace(unknown, "nosuchtool", tool.info.Name, 1) {
+			if ran != 0 || raw != strings.ReplaceAll(unknown, "nosuchtool", tool.info.Name) {
 				t.Fatalf("case %d (seed %d): forbidden %s (perm %q, grants %q) ran %d, answered %s; unknown tools get %s", i, seed, tool.info.Name, tool.info.Permission, grants, ran, raw, unknown)
 			}
 		}

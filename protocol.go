@@ -140,7 +140,7 @@ type Server struct {
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
 // so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
-// may be nil.
+// may be nil. Options that mean nothing are reported by Server.Err.
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {

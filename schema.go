@@ -16,11 +16,20 @@ import (
 // description, and time.Time is a string of format date-time. Use it to start
 // from the inferred schema and adjust it (enums, defaults, relaxing
 // additionalProperties) before putting it in ToolInfo.
+//
+// A slice or map field is "array" or "object": null only when the field is
+// a pointer or is tagged `mcp:"nullable"`, and a typed tool sends a nil
+// slice or map of its output as [] or {} to match (SchemaWith with
+// SchemaOptions.NullableSlices keeps slices ["null","array"]).
 func SchemaFor[T any]() (*jsonschema.Schema, error) {
 	return schemaForType(reflect.TypeFor[T]())
 }
 
 func schemaForType(t reflect.Type) (*jsonschema.Schema, error) {
+	return inferSchema(t, SchemaOptions{})
+}
+
+func inferSchema(t reflect.Type, o SchemaOptions) (*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
@@ -30,6 +39,7 @@ func schemaForType(t reflect.Type) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: inferring the schema of %s: %v", ErrInvalidSchema, t, err)
 	}
+	tightenNulls(t, s, o.NullableSlices, map[reflect.Type]bool{})
 	return s, nil
 }
 

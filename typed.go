@@ -61,6 +61,7 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 		// Every value of a plain type encodes to JSON that matches the
 		// schema inferred from that type, so its output needs no check.
 		t.conforms = boundedjson.PlainEncodable(outType)
+		t.fillNils = hasNilable(outType, map[reflect.Type]bool{})
 		s, err := schemaForType(outType)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
@@ -111,6 +112,9 @@ type typedTool[In, Out any] struct {
 	// conforms: the output schema was inferred from a plain Out type, so
 	// every result matches it by construction and is not validated again.
 	conforms bool
+	// fillNils: the output schema was inferred and Out can hold nil slices
+	// or maps, which are sent as [] or {} (schemanull.go).
+	fillNils bool
 	// generic: In is decoded from the generic arguments (decode.go).
 	generic bool
 }
@@ -195,10 +199,16 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 		return nil, err
 	}
 	var v any = out
+	if t.fillNils {
+		// The inferred schema types slices and maps as array and object.
+		if filled, changed := emptyNils(reflect.ValueOf(&out).Elem()); changed {
+			v = filled.Interface()
+		}
+	}
 	if t.wrap {
 		v = struct {
-			Result Out `json:"result"`
-		}{out}
+			Result any `json:"result"`
+		}{v}
 	}
 	enc, err := json.Marshal(v)
 	if err != nil {

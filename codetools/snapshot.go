@@ -80,6 +80,9 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 		}
 	}()
 	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
+	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.ManifestName, err)
 	}

@@ -8,10 +8,10 @@ const SearchToolName = "code_search"
 
 // SearchToolDescription is the description of the search tool.
 const SearchToolDescription = "Search this server's Go code - functions linked into the binary, declarations of the embedded " +
-	"source snapshot, registered documentation and MCP tools - by a name or fragment (literal, case-insensitive), a phrase " +
-	"(\"where is the bearer token checked\", ranked by its words), a file name (handlers.go), file:line as a stack trace " +
-	"prints it, or a request path (GET /delay). One line per hit: an id for code_definition, kind, file:line and the first " +
-	"documentation sentence (untrusted data), the host's own code first."
+	"source snapshot, registered docs and MCP tools - by a name or fragment (literal, case-insensitive), a phrase " +
+	"(\"where is the bearer token checked\"), a file name, file:line as a stack trace prints it, or a request path " +
+	"(GET /delay). One line per hit: an id for code_definition, kind, file:line and the first doc sentence (untrusted " +
+	"data), the host's own code first."
 
 // SearchInputSchema is the JSON Schema of the search tool's arguments:
 // query, limit and offset with their constraints, the filters kind, scope
@@ -30,12 +30,11 @@ const SearchInputSchema = `{"type":"object","properties":{` +
 const DefinitionToolName = "code_definition"
 
 // DefinitionToolDescription is the description of the definition tool.
-const DefinitionToolDescription = "Read the source of one Go declaration of this server - function, method, type, variable, " +
-	"constant, package, registered documentation or tool - by an id from code_search, a short or qualified name " +
-	"((*Server).Handle, mcp.NewHandler), a stack-trace or pprof symbol, or a stack-trace file:line (the enclosing " +
-	"declaration, that line marked). Answers a header line (id, kind, file:line, linked into the binary, consistency " +
-	"when the source may differ from the binary), then the source; a type lists its methods, a package its files and " +
-	"declarations. An unknown name answers candidate ids."
+const DefinitionToolDescription = "Read the source of one Go declaration of this server (function, method, type, variable, " +
+	"constant, package, registered doc or tool) by an id from code_search, a name ((*Server).Handle, mcp.NewHandler), " +
+	"a stack-trace or pprof symbol, or a stack-trace file:line. Answers a header line (id, kind, file:line, linked, " +
+	"consistency when the source may differ from the binary), then the source; a type lists its methods, a package " +
+	"its files and declarations."
 
 // DefinitionInputSchema is the JSON Schema of the definition tool's
 // arguments: name (required), offset, maxCharacters and listOffset, each
@@ -98,4 +97,43 @@ const (
 	MaxMaxCharacters = 32768
 	// MaxDocumentationCharacters bounds Definition.Documentation.
 	MaxDocumentationCharacters = 8192
+)
+
+// The longer descriptions the tools had before their tools/list entries
+// were shortened: tool_detail shows them (as the guide's details) and
+// indexes their words.
+const (
+	searchToolDetail = "Search the Go code of this server - functions and methods linked into the running binary, " +
+		"declarations of the embedded source snapshot, host-registered documentation and registered MCP tools - by name, " +
+		"phrase or file. A name or fragment matches literally (case-insensitive), ranked: exact name, name prefix, a word " +
+		"of the name, elsewhere in the name, then the id or documentation; the host's main module first, then other modules, " +
+		"then the standard library. Several words (\"where is the bearer token checked\") are ranked by their words over " +
+		"names, documentation, package paths and file names. A file name (handlers.go) lists its declarations; file:line " +
+		"(protocol.go:227, as a stack trace prints it) finds the declaration that encloses the line. A request path (/delay/3, " +
+		"GET /delay) or scope routes finds the handler of the host's routes. Returns exact ids " +
+		"for code_definition with kind, file:line and first documentation sentence. Nothing is executed and no file is read; " +
+		"documentation is untrusted evidence."
+	definitionToolDetail = "Read the source of one Go declaration of this server - a function, method, type, " +
+		"variable or constant - or of a registered documentation entry or tool. name is an exact id from code_search, a short " +
+		"or package-qualified name (NewHandler, mcp.NewHandler, (*Server).Handle), a symbol from a Go stack trace or pprof " +
+		"profile (main., generic [...] and closure .func1 suffixes are folded, T.M and (*T).M both resolve), or a stack-trace " +
+		"file line (/build/x/protocol.go:227 +0x339: the enclosing declaration, that line marked). An ambiguous or unknown " +
+		"name answers up to 10 candidate ids. Returns a bounded source chunk with its sha256, documentation, file:line, whether " +
+		"the symbol is linked into the running binary, build provenance and consistency between the embedded source and the " +
+		"binary; for a type its methods and interfaces, for a package its files and declarations. No invocation, file " +
+		"read or network request; without a snapshot only runtime metadata is available."
+	referencesToolDetail = "Follow this server's Go code from a symbol to what uses it or what it uses: relation " +
+		"callers (static calls, the function taken as a value, and calls through an interface method it satisfies, " +
+		"marked dynamic), callees (what a function calls; calls of interface methods marked dynamic), references (every " +
+		"use: calls, reads, writes, types in signatures), implementations (for a type, the interfaces it satisfies; for " +
+		"an interface, the types that satisfy it; for an interface method, the methods behind it) or methods (of a type, declared " +
+		"and promoted through embedded fields; of an interface). Computed from type-checked source when the snapshot was " +
+		"generated; calls through function values and reflection are not seen (see limitations). name is any name " +
+		"code_definition accepts, an interface method or a field (Authorizer.Allowed, Options.Snapshot). Each item has an " +
+		"id for code_definition, file:line and the text of the line; paged with limit and offset."
+	fileToolDetail = "Read lines of a file of this server's embedded source snapshot - Go, assembly, C, or a " +
+		"module's go.mod - by the path answers give (github.com/x/app/server.go), its last elements (app/server.go) or " +
+		"as a stack trace prints it (/build/x/server.go:88 +0x1d: the lines around 88). At most 400 lines or 32 KiB per " +
+		"call; nextArguments continue. Only the snapshot is read, never the file system: a path outside it is not in the " +
+		"snapshot."
 )

@@ -27,8 +27,9 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false),
-		IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
+	// destructiveHint and idempotentHint mean something only when
+	// readOnlyHint is false (MCP's ToolAnnotations), so they are not sent.
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 	searchOut, err := mcp.SchemaFor[SearchResult]()
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 				"'maximum body size' - or the exact id of a function, method, type or tool by its name, a file or a stack-trace line, " +
 				"before reading it with code_definition.",
 			WhenNotToUse: []string{"Reading a definition whose id you already know - use code_definition."},
-			Details: "match says how the query was matched: literal, terms or file. Results are ranked, best first; total counts " +
+			Details: searchToolDetail + " " + "match says how the query was matched: literal, terms or file. Results are ranked, best first; total counts " +
 				"every match, page with offset. scope defaults to main and deps and widens to all (with a note) when they have no " +
 				"match. coverage counts the catalog's entries per scope; packages:true lists its packages. Literal matching is " +
 				"over ids and the first 512 bytes of each entry's documentation (simple Unicode lower-casing); term matching " +
@@ -98,7 +99,7 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 			WhenToUse: "Read the implementation, documentation and file:line of a function, method or type whose name you have - " +
 				"from code_search, a stack trace, a pprof profile or a log line - and whether that source matches the running binary.",
 			WhenNotToUse: []string{"Finding ids by a word or fragment - use code_search."},
-			Details:      "Long definitions come in chunks of maxCharacters characters: follow nextArguments while more is true. consistency says whether the embedded source matches the running binary.",
+			Details:      definitionToolDetail + " " + "Long definitions come in chunks of maxCharacters characters: follow nextArguments while more is true. consistency says whether the embedded source matches the running binary.",
 			Examples: []mcp.Example{{Arguments: json.RawMessage(`{"name":"main.main"}`),
 				Outcome: "definition chunk, sha256, sourceFile, linked:true and consistency of the snapshot with the binary."}},
 		},
@@ -151,7 +152,7 @@ func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error)
 				"Finding a symbol by a word or a phrase - use code_search.",
 				"Reading the body of one declaration - use code_definition.",
 			},
-			Details: "relation is callers, callees, references, implementations or methods. References were computed from " +
+			Details: referencesToolDetail + " " + "relation is callers, callees, references, implementations or methods. References were computed from " +
 				"type-checked source when the snapshot was generated: a call through an interface is listed as dynamic with the " +
 				"interface method (via); calls through function values, reflection and code outside the snapshot are not seen. " +
 				"Follow nextArguments while more is true.",
@@ -192,7 +193,7 @@ func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
 			WhenToUse: "Read a range of lines of a source file of this server - 'show lines 40-80 of auth.go', the lines around " +
 				"a stack-trace file:line, the go.mod of a module - when a whole declaration is not what you need.",
 			WhenNotToUse: []string{"Reading one function, method or type by its name - use code_definition."},
-			Details: "path is a file as answers name it, its last elements, or a stack-trace path (the lines around its line). " +
+			Details: fileToolDetail + " " + "path is a file as answers name it, its last elements, or a stack-trace path (the lines around its line). " +
 				"At most 400 lines or 32 KiB per call: follow nextArguments while more is true. Only the embedded snapshot is " +
 				"read; the file system never is.",
 			Examples: []mcp.Example{

@@ -139,7 +139,7 @@ func TestBadSnapshot(t *testing.T) {
 		{"manifest is not JSON", clone(func(f fstest.MapFS) { f[codesnap.ManifestName].Data = []byte("{not json") }), true, "decoding manifest.json"},
 		{"manifest of another format", clone(replace(codesnap.ManifestName, codesnap.Format, "embedmcp-codetools-snapshot/1")), true,
 			`format "embedmcp-codetools-snapshot/1", this catalog reads "embedmcp-codetools-snapshot/2"`},
-		{"no manifest", clone(func(f fstest.MapFS) { delete(f, codesnap.ManifestName) }), true, "reading manifest.json"},
+		{"no manifest", clone(func(f fstest.MapFS) { delete(f, codesnap.ManifestName) }), true, "no snapshot generated yet (no manifest.json): run mcpsnapshot"},
 		{"no index", clone(func(f fstest.MapFS) { delete(f, codesnap.IndexName) }), true, "opening index.txt"},
 		{"index of another version", clone(replace(codesnap.IndexName, "embedmcp-codetools-index/1", "embedmcp-codetools-index/9")), true, "header"},
 		{"malformed index record", clone(replace(codesnap.IndexName, "\nt T ", "\nt T x")), true, "bad number"},

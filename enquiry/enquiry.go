@@ -71,8 +71,16 @@ type Source interface {
 // (mcp.AuthorizerFromContext), and show nothing outside a Server. opts may
 // be nil.
 func Tools(src Source, opts *Options) ([]mcp.Tool, error) {
+	tools, _, err := newTools(src, opts)
+	return tools, err
+}
+
+// newTools is Tools, and returns the stop function of its watch of src,
+// for Register to end it when the tools are not registered. The watch
+// starts only once the tools are made: a failure leaves none behind.
+func newTools(src Source, opts *Options) ([]mcp.Tool, func(), error) {
 	if src == nil {
-		return nil, errors.New("enquiry: nil Source")
+		return nil, nil, errors.New("enquiry: nil Source")
 	}
 	var o Options
 	if opts != nil {
@@ -84,7 +92,7 @@ func Tools(src Source, opts *Options) ([]mcp.Tool, error) {
 	}
 	for _, f := range w.fields() {
 		if f < 0 || f != f { // negative or NaN
-			return nil, fmt.Errorf("enquiry: field weights must be ≥ 0, got %+v", w)
+			return nil, nil, fmt.Errorf("enquiry: field weights must be ≥ 0, got %+v", w)
 		}
 	}
 	if o.DetailName == "" {
@@ -98,11 +106,11 @@ func Tools(src Source, opts *Options) ([]mcp.Tool, error) {
 	}
 	for _, n := range []string{o.DetailName, o.CatalogueName} {
 		if !mcp.ValidToolName(n) {
-			return nil, fmt.Errorf("enquiry: %w: %q", mcp.ErrInvalidToolName, n)
+			return nil, nil, fmt.Errorf("enquiry: %w: %q", mcp.ErrInvalidToolName, n)
 		}
 	}
 	if o.DetailName == o.CatalogueName {
-		return nil, fmt.Errorf("enquiry: %w: both tools are named %q", mcp.ErrDuplicateTool, o.DetailName)
+		return nil, nil, fmt.Errorf("enquiry: %w: both tools are named %q", mcp.ErrDuplicateTool, o.DetailName)
 	}
 	e := &enquirer{
 		src:     src,
@@ -111,18 +119,18 @@ func Tools(src Source, opts *Options) ([]mcp.Tool, error) {
 		weights: w.fields(),
 		opts:    o,
 	}
-	// The index is rebuilt on the first call after a change; the watch
-	// lives as long as the source and the tools do.
-	src.Watch(func() { e.gen.Add(1) })
 	detail, err := e.detailTool()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	catalogue, err := e.catalogueTool()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []mcp.Tool{detail, catalogue}, nil
+	// The index is rebuilt on the first call after a change; the watch
+	// lives as long as the source and the tools do.
+	stop := src.Watch(func() { e.gen.Add(1) })
+	return []mcp.Tool{detail, catalogue}, stop, nil
 }
 
 // Register adds tool_detail and tool_catalogue over ts to ts. opts may be
@@ -131,11 +139,15 @@ func Register(ts *mcp.ToolSet, opts *Options) error {
 	if ts == nil {
 		return errors.New("enquiry: nil ToolSet")
 	}
-	tools, err := Tools(ts, opts)
+	tools, stop, err := newTools(ts, opts)
 	if err != nil {
 		return err
 	}
-	return ts.Register(tools...)
+	if err := ts.Register(tools...); err != nil {
+		stop() // the tools are not there: nothing to keep up to date
+		return err
+	}
+	return nil
 }
 
 // contextAuthorizer asks the Authorizer of the call's context: the

@@ -43,6 +43,8 @@ type Client struct {
 
 // NewClient returns a Client that calls p.Handle directly, with
 // opts.Caller and an mcp.Exchange for opts.ProtocolVersion. opts may be nil.
+// Its requests use t's context; t may be nil outside tests (in an
+// Example), and then they use context.Background().
 func NewClient(t testing.TB, p mcp.Protocol, opts *ClientOptions) *Client {
 	c := newClient(t, opts)
 	c.send = func(ctx context.Context, method, name string, body []byte) (int, []byte, error) {
@@ -63,7 +65,10 @@ func NewClient(t testing.TB, p mcp.Protocol, opts *ClientOptions) *Client {
 }
 
 func newClient(t testing.TB, opts *ClientOptions) *Client {
-	c := &Client{ctx: t.Context()}
+	c := &Client{ctx: context.Background()}
+	if t != nil {
+		c.ctx = t.Context()
+	}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -266,6 +271,13 @@ func (c *Client) ListTools() ([]ListedTool, error) {
 // JSON is used as is; nil means {}). The result's StructuredContent, when
 // present, is a json.RawMessage. A JSON-RPC error is returned as an
 // *mcp.Error; an isError result is a result, not an error.
+//
+// The error keeps what the wire says: errors.Is(err, mcp.ErrUnknownTool)
+// holds for an unknown tool or one the caller may not use, and
+// errors.Is(err, mcp.ErrInvalidArguments) for arguments the server
+// rejected (a JSON-RPC error before revision 2025-11-25; from it on they
+// are an isError result), as the data of the server's error says (see
+// mcp.ErrorData); the message is never parsed.
 func (c *Client) CallTool(name string, args any) (*mcp.Result, error) {
 	raw, err := encodeArgs(args)
 	if err != nil {

@@ -78,7 +78,7 @@ func TestReplayUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(s.Path)
-	want := text + "-- response --\n{\n  \"error\": {\n    \"code\": -32602,\n    \"message\": \"Unknown tool: echo\"\n  }\n}\n"
+	want := text + "-- response --\n{\n  \"error\": {\n    \"code\": -32602,\n    \"data\": {\n      \"reason\": \"unknownTool\",\n      \"tool\": \"echo\"\n    },\n    \"message\": \"Unknown tool: echo\"\n  }\n}\n"
 	if string(data) != want {
 		t.Errorf("updated file:\n%s\nwant:\n%s", data, want)
 	}

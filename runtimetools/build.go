@@ -74,7 +74,7 @@ func (s *state) buildTool() (mcp.Tool, error) {
 		Title:        "Build of this process",
 		Description:  buildDescription,
 		Permission:   PermissionRead,
-		Annotations:  annotations(true),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent see the Go version, VCS revision, build settings and dependency versions of this binary.",
 		AdminExample: `{"module":"jsonschema"}`,
 		Guide: &mcp.Guide{

@@ -23,13 +23,13 @@ const goroutinesDescription = "List the live goroutines of this process grouped 
 	"substring or a state substring. Use it to find stuck or leaking goroutines."
 
 const goroutinesSchema = `{"type":"object","properties":{` +
-	`"since":{"type":"string","description":"The token of an earlier answer (its since line): each group's growth since then; groups that grew at every look are flagged as probable leaks."},` +
-	`"watch":{"type":"integer","description":"Also sample every second for this many seconds, 1..30, before answering, for growth within this call; default 0."},` +
-	`"function":{"type":"string","description":"Keep groups with a frame or creator whose function contains this text (case-insensitive), e.g. \"leakyWorker\" or \"net/http\"; at most 256 bytes."},` +
-	`"state":{"type":"string","description":"Keep groups with a state containing this text (case-insensitive), e.g. \"chan receive\", \"select\", \"IO wait\", \"running\"; at most 64 bytes."},` +
-	`"minCount":{"type":"integer","description":"Keep groups of at least this many goroutines, 1..1000000000; default 1."},` +
+	`"since":{"type":"string","description":"The since token of an earlier answer: growth per group since then; groups that grew at every look are flagged as probable leaks."},` +
+	`"watch":{"type":"integer","description":"Sample every second for this many seconds, 1..30, for growth within this call."},` +
+	`"function":{"type":"string","description":"Groups with a frame or creator whose function contains this text (case-insensitive)."},` +
+	`"state":{"type":"string","description":"Groups whose state contains this text: chan receive, select, IO wait, running..."},` +
+	`"minCount":{"type":"integer","description":"Groups of at least this many goroutines; default 1."},` +
 	`"limit":{"type":"integer","description":"Groups to answer, 1..100; default 20."},` +
-	`"states":{"type":"boolean","description":"Read each goroutine's state and wait from a goroutine dump, which stops the process for about a microsecond per frame of every goroutine. Default: only when that is at most about 50 ms and there are at most 10000 goroutines; true: also above that bound, for callers holding diagnostics.runtime.profile (refused for others, with a note); false: never (states unknown)."}},` +
+	`"states":{"type":"boolean","description":"Read states and waits from a goroutine dump, which pauses the process (about 1 µs per frame). Default: when that is at most 50 ms and 10000 goroutines; true: beyond that too, with diagnostics.runtime.profile; false: never."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_goroutines.
@@ -102,7 +102,7 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 		Title:        "Goroutines of this process",
 		Description:  goroutinesDescription,
 		Permission:   PermissionRead,
-		Annotations:  annotations(false),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent see the goroutines of this process grouped by stack, with their states and wait times.",
 		AdminExample: `{"state":"chan receive","minCount":10}`,
 		Guide: &mcp.Guide{

@@ -281,7 +281,7 @@ func (s *state) healthTool() (mcp.Tool, error) {
 		Title:        "Health checks of this service",
 		Description:  healthDescription,
 		Permission:   PermissionRead,
-		Annotations:  annotations(false),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent run the service's registered health checks; each check runs the host's code once per call.",
 		AdminExample: `{}`,
 		Guide: &mcp.Guide{

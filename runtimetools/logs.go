@@ -12,18 +12,17 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-const logsDescription = "Read the recent log records of this process, newest first, from the in-memory ring the host " +
-	"keeps (bounded by count and bytes; older records are gone). Filter by least level, age (since: a duration such " +
-	"as 15m or an RFC 3339 time), a text the message or an attribute value contains, and exact attribute values. " +
-	"Each record has time, level, message, attributes and its source (id for code_definition, file:line). " +
-	"Secret attributes were redacted before they were stored."
+const logsDescription = "Read the recent log records of this process from the in-memory ring the host keeps, newest " +
+	"first: identical records grouped with their count, warnings and errors kept apart from info floods, each with its " +
+	"source (id for code_definition, file:line). Filter by least level, age, text and attribute values. Secrets are " +
+	"redacted before records are stored."
 
 const logsSchema = `{"type":"object","properties":{` +
-	`"level":{"type":"string","description":"Least level: debug, info, warn or error (optionally with an offset such as warn+2); default: all kept."},` +
-	`"since":{"type":"string","description":"Only records this recent: a duration (30s, 15m, 2h) or an RFC 3339 time (2026-01-02T15:04:05Z)."},` +
-	`"contains":{"type":"string","description":"Only records whose message or an attribute value contains this text (case-insensitive); at most 256 bytes."},` +
-	`"attrs":{"type":"object","additionalProperties":{"type":["string","number","boolean"]},"description":"Only records with these attribute values, by key (a dotted path for groups: \"req.method\"); at most 16."},` +
-	`"group":{"type":"boolean","description":"Group records of the same level, message and source line into one, the newest, with count and first time; default true. false: every record."},` +
+	`"level":{"type":"string","description":"Least level: debug, info, warn or error (or warn+2); default all."},` +
+	`"since":{"type":"string","description":"Only records this recent: a duration (15m) or an RFC 3339 time."},` +
+	`"contains":{"type":"string","description":"Only records whose message or an attribute value contains this text (case-insensitive)."},` +
+	`"attrs":{"type":"object","additionalProperties":{"type":["string","number","boolean"]},"description":"Only records with these attribute values, by key (req.method for groups); at most 16."},` +
+	`"group":{"type":"boolean","description":"Group records of the same level, message and source line; default true."},` +
 	`"limit":{"type":"integer","description":"Records (groups) to answer, 1..200; default 50."}},` +
 	`"additionalProperties":false}`
 
@@ -82,7 +81,7 @@ func (s *state) logsTool() (mcp.Tool, error) {
 		Title:        "Recent logs of this process",
 		Description:  logsDescription,
 		Permission:   PermissionLogs,
-		Annotations:  annotations(false),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent read the recent log records this process kept in memory, with secret attributes redacted.",
 		AdminExample: `{"level":"error","since":"15m"}`,
 		Guide: &mcp.Guide{

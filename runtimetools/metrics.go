@@ -12,10 +12,9 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-const metricsDescription = "Read runtime metrics of this process (runtime/metrics: heap, GC, goroutines, scheduler latency, " +
-	"CPU classes, mutex wait) and process figures from the OS (/process/...: resident memory, open file descriptors and " +
-	"their limit, threads, CPU time, uptime), each with unit, kind and description; histograms are summarised as " +
-	"count, p50, p90, p99 and max. Without names or prefix it answers a curated overview."
+const metricsDescription = "Read runtime metrics of this process (heap, GC, goroutines, scheduler latency, CPU classes, " +
+	"mutex wait) and process figures from the OS (resident memory, file descriptors, threads, CPU time, uptime), with " +
+	"unit and kind; histograms as count, p50, p90, p99 and max. Without names or prefix: a curated overview."
 
 const metricsSchema = `{"type":"object","properties":{` +
 	`"names":{"type":"array","items":{"type":"string"},"description":"Metric names, with or without the unit: \"/gc/heap/live:bytes\", \"/sched/goroutines\", \"/process/rss:bytes\"; at most 100."},` +
@@ -96,7 +95,7 @@ func (s *state) metricsTool() (mcp.Tool, error) {
 		Title:        "Runtime metrics of this process",
 		Description:  metricsDescription,
 		Permission:   PermissionRead,
-		Annotations:  annotations(false),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent read runtime/metrics and the process's memory and file descriptor figures.",
 		AdminExample: `{"prefix":"/gc/"}`,
 		Guide: &mcp.Guide{

@@ -16,26 +16,23 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-const profileDescription = "Take a profile of this process and answer its top functions, one line each: flat and cum " +
-	"with percentages, id for code_definition, file:line, and for the first ones their hottest lines (with the source " +
-	"text when the host has a snapshot). Time in the runtime, sync and the standard library is counted to the host " +
-	"code that called it (frames: all shows them). kind: cpu (samples for `seconds`, 1..30, default 5; one at a time), " +
-	"heap (live memory), allocs, mutex and block (contention; mutex names the code that held the lock, at its unlock), " +
-	"goroutine. heap, allocs, mutex and block with seconds answer what changed during that window; without, since the " +
-	"start. cpu with window answers from the background profiler's history, compare against another window. " +
-	"raw: true attaches the pprof bytes for go tool pprof."
+const profileDescription = "Profile this process and answer its top functions, one line each: flat and cum with " +
+	"percentages, id for code_definition, file:line, and the hottest lines of the first ones. Time in the runtime, sync " +
+	"and the standard library counts to the host code that called it. kind: cpu (seconds 1..30, default 5), heap, " +
+	"allocs, mutex and block (the code that held the lock, at its unlock), goroutine. window answers a past CPU window " +
+	"of the background profiler; raw: true attaches the pprof bytes."
 
 const profileSchema = `{"type":"object","properties":{` +
 	`"kind":{"type":"string","description":"cpu, heap, allocs, mutex, block or goroutine."},` +
-	`"seconds":{"type":"integer","description":"cpu: how long to sample, 1..30 (default 5). heap, allocs, mutex, block: 1..30 to answer only what happened in that window; 0 or absent for everything since the process started. goroutine: 0 or absent."},` +
-	`"top":{"type":"integer","description":"Functions to answer, 1..50; default 10."},` +
-	`"sample":{"type":"string","description":"Which value to rank by. cpu: cpu (default) or samples; heap and allocs: inuse_space (heap default), inuse_objects, alloc_space (allocs default) or alloc_objects; mutex and block: delay (default) or contentions; goroutine: goroutine."},` +
-	`"sortBy":{"type":"string","description":"flat (default: time or memory in the function itself) or cum (including what it calls)."},` +
-	`"frames":{"type":"string","description":"host (default): the runtime's, sync's and the standard library's frames count to the host code that called them; all: every function on its own, as go tool pprof -top."},` +
-	`"lines":{"type":"integer","description":"Top functions whose hottest lines are answered, 0..10; default 3."},` +
-	`"window":{"type":"string","description":"cpu only, with the background profiler: answer from its history instead of sampling now. last (the newest window), a duration (10m: the windows of the last 10 minutes merged) or a time (RFC 3339 or 14:05 UTC: the window around it)."},` +
-	`"compare":{"type":"string","description":"cpu with window: a second window, same forms, to compare against; the answer lists the functions whose CPU share changed most."},` +
-	`"raw":{"type":"boolean","description":"Attach the raw pprof profile (gzip-compressed protobuf, for go tool pprof) as an embedded resource; default false."}},` +
+	`"seconds":{"type":"integer","description":"cpu: 1..30, default 5. heap, allocs, mutex, block: 1..30 for only that window; absent: since start."},` +
+	`"top":{"type":"integer","description":"Functions, 1..50; default 10."},` +
+	`"sample":{"type":"string","description":"Value to rank by: cpu or samples; inuse_space, inuse_objects, alloc_space or alloc_objects; delay or contentions."},` +
+	`"sortBy":{"type":"string","description":"flat (default) or cum."},` +
+	`"frames":{"type":"string","description":"host (default): library frames count to their host caller; all: every function."},` +
+	`"lines":{"type":"integer","description":"Top functions with their hottest lines, 0..10; default 3."},` +
+	`"window":{"type":"string","description":"cpu from the background profiler: last, a duration (10m) or a time (14:05)."},` +
+	`"compare":{"type":"string","description":"cpu with window: a second window to compare against."},` +
+	`"raw":{"type":"boolean","description":"Attach the raw pprof profile; default false."}},` +
 	`"required":["kind"],"additionalProperties":false}`
 
 // profileMIME is the MIME type of the embedded raw profile.
@@ -132,7 +129,7 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		Title:       "Profile this process",
 		Description: profileDescription,
 		Permission:  PermissionProfile,
-		Annotations: annotations(false),
+		Annotations: readOnly(),
 		// A CPU profile samples for seconds: for clients that support the
 		// Tasks extension it runs as a task, which outlives the request.
 		TaskSupport:  mcp.TaskOptional,

@@ -193,16 +193,12 @@ func newTool[In, Out any](schema string, info mcp.ToolInfo, fn func(context.Cont
 	return textTool{Tool: t, texts: texts}, nil
 }
 
-// readOnly are the annotations of every runtime tool: they observe the
-// process and change nothing.
-var readOnly = mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false),
-	OpenWorldHint: mcp.Bool(false)}
-
-// annotations returns a copy of readOnly with the idempotent hint.
-func annotations(idempotent bool) *mcp.ToolAnnotations {
-	a := readOnly
-	a.IdempotentHint = mcp.Bool(idempotent)
-	return &a
+// readOnly returns the annotations of every runtime tool: they observe the
+// process and change nothing. destructiveHint and idempotentHint mean
+// something only when readOnlyHint is false (MCP's ToolAnnotations), so
+// they are not sent.
+func readOnly() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 }
 
 // Frame is one function of a stack or a profile.

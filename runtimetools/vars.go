@@ -57,7 +57,7 @@ func (s *state) varsTool() (mcp.Tool, error) {
 		Title:        "expvar variables of this process",
 		Description:  varsDescription,
 		Permission:   PermissionRead,
-		Annotations:  annotations(false),
+		Annotations:  readOnly(),
 		AdminSummary: "Lets an agent read the expvar variables of this process (not the command line or memstats unless named).",
 		AdminExample: `{"names":["memstats"]}`,
 		Guide: &mcp.Guide{

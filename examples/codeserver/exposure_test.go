@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 )
@@ -12,7 +13,7 @@ import (
 func startExposed(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, catalog, err := newServer(logger)
+	server, catalog, err := newServer(logger, os.DirFS(snapshotDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

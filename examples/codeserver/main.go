@@ -37,6 +37,11 @@ import (
 	"github.com/embedmcp/mcp/codetools"
 )
 
+// snapshotFS holds the snapshot that go generate writes. It is not
+// committed: a fresh clone embeds the README alone, and the catalog then
+// serves the binary's function table and reports that no snapshot was
+// generated yet.
+//
 //go:embed snapshot
 var snapshotFS embed.FS
 
@@ -68,7 +73,11 @@ func main() {
 func run(cfg config, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	server, catalog, err := newServer(logger)
+	snap, err := fs.Sub(snapshotFS, "snapshot")
+	if err != nil {
+		return err
+	}
+	server, catalog, err := newServer(logger, snap)
 	if err != nil {
 		return err
 	}
@@ -119,14 +128,11 @@ func anonymous(cfg config) mcp.Caller {
 	return mcp.Caller{Principal: "anonymous", Grants: callerGrants(cfg)}
 }
 
-// newServer builds the MCP server: the catalog over the embedded snapshot,
-// the code tools, the enquiry tools, the runtime tools and the example
-// tools. It returns the catalog too, for the HTTP routes.
-func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
-	snap, err := fs.Sub(snapshotFS, "snapshot")
-	if err != nil {
-		return nil, nil, err
-	}
+// newServer builds the MCP server: the catalog over the snapshot snap
+// (the embedded one; tests pass one they generate), the code tools, the
+// enquiry tools, the runtime tools and the example tools. It returns the
+// catalog too, for the HTTP routes.
+func newServer(logger *slog.Logger, snap fs.FS) (*mcp.Server, *codetools.Catalog, error) {
 	ts := mcp.NewToolSet()
 	if err := registerExamples(ts); err != nil {
 		return nil, nil, err
@@ -139,7 +145,8 @@ func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
 	if err := registerEnquiry(ts); err != nil {
 		return nil, nil, err
 	}
-	if logger, err = registerRuntime(ts, logger, snap, catalog); err != nil {
+	logger, err := registerRuntime(ts, logger, snap, catalog)
+	if err != nil {
 		return nil, nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{

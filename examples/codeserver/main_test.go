@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func post(t *testing.T, url, token, body string) (int, map[string]any) {
@@ -39,7 +41,7 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func start(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, catalog, err := newServer(logger)
+	server, catalog, err := newServer(logger, os.DirFS(snapshotDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +80,41 @@ func TestCodeServerReadsItsOwnSource(t *testing.T) {
 	if !strings.HasPrefix(src, "// newMux mounts the MCP handler at /mcp.\nfunc newMux(") || def["linked"] != true {
 		t.Errorf("definition of main.newMux = %q (linked %v)", src, def["linked"])
 	}
-	// The embedded copy is the file this test was built from.
+	// The snapshot's copy is the file this test was built from.
 	disk, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(disk, []byte(strings.TrimSuffix(src, "\n"))) {
-		t.Errorf("the snapshot is stale: run go generate ./examples/codeserver")
+		t.Errorf("the generated snapshot does not hold main.go as it is")
+	}
+}
+
+// TestCodeServerBeforeGenerate serves from a fresh clone's snapshot
+// directory, which holds only its README: the code tools answer from the
+// binary and say that no snapshot was generated yet, and the health check
+// names the command.
+func TestCodeServerBeforeGenerate(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	fresh := fstest.MapFS{"README.md": {Data: []byte("This directory holds the source snapshot.\n")}}
+	server, catalog, err := newServer(logger, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux, _ := newMux(server, catalog, config{}, logger)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/mcp"
+	def := call(t, url, "", "code_definition", `{"name":"main.newMux"}`)
+	if def["source"] != "runtime" || def["linked"] != true {
+		t.Errorf("definition of main.newMux without a snapshot: source %v, linked %v", def["source"], def["linked"])
+	}
+	if lim, _ := def["limitations"].(string); !strings.Contains(lim, "no snapshot generated yet") {
+		t.Errorf("limitations %q do not say that no snapshot was generated yet", lim)
+	}
+	health := call(t, url, "", "runtime_health", `{}`)
+	if text := fmt.Sprint(health); !strings.Contains(text, "go generate ./examples/codeserver") {
+		t.Errorf("runtime_health does not name the command: %s", text)
 	}
 }
 

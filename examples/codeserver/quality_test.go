@@ -12,7 +12,7 @@ import (
 
 func qualityClient(t *testing.T) *searcheval.Client {
 	t.Helper()
-	srv, _, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, _, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), os.DirFS(snapshotDir(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"expvar"
 	"fmt"
 	"io/fs"
@@ -33,8 +34,12 @@ func registerRuntime(ts *mcp.ToolSet, logger *slog.Logger, snap fs.FS, catalog *
 		return nil, err
 	}
 	err = health.Add("snapshot", func(context.Context) error {
-		_, err := fs.Stat(snap, "manifest.json")
-		return err
+		if _, err := fs.Stat(snap, "manifest.json"); errors.Is(err, fs.ErrNotExist) {
+			return errors.New("no snapshot generated yet: run go generate ./examples/codeserver and build again")
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -25,6 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "codetools-adopter: $*" >&2; exit 1; }
+# port returns a loopback port for a service: BASE_PORT+offset+attempt
+# when BASE_PORT is set, else a random one.
+port() {
+  if [ -n "${BASE_PORT:-}" ]; then echo $((BASE_PORT + $1 + attempt)); else echo $((20000 + RANDOM % 20000)); fi
+}
 
 # The README's block after <!-- codetools-adopter: NAME -->.
 block() {
@@ -76,11 +81,11 @@ git checkout -q main.go
 # Build from the clean checkout (VCS-stamped), start, ask.
 go build -buildvcs=true -o myservice .
 for attempt in 1 2 3 4 5; do
-  PORT=$((20000 + RANDOM % 20000))
+  PORT=$(port 0)
   ADDR=127.0.0.1:$PORT MCP_TOKEN=s3cret ./myservice 2>"$WORK/service.log" &
   PID=$!
   for _ in $(seq 1 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp"; then break 2; fi
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" && sleep 0.2 && kill -0 "$PID" 2>/dev/null; then break 2; fi
     kill -0 "$PID" 2>/dev/null || break
     sleep 0.1
   done
@@ -135,13 +140,49 @@ print("codetools-adopter: code_references callers, code_file go.mod and the rout
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/mcp" -H 'Content-Type: application/json' \
   -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
 [ "$STATUS" = 401 ] || fail "a caller without the token got $STATUS, want 401"
+kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=
 
 cd "$ROOT"
 echo "codetools-adopter: catalog budgets and lookup speed"
 go test -count=1 -run XXX -bench CatalogBuild -benchtime 1x ./examples/codeserver
 go test -count=1 -run XXX -bench References -benchtime 2000x ./examples/codeserver
 
-# The README's main job regenerates examples/codeserver/snapshot: it must
-# already be what go generate writes, so that a fresh clone stays clean.
-go run ./codetools/cmd/mcpsnapshot -check -o examples/codeserver/snapshot ./examples/codeserver ||
-  fail "examples/codeserver/snapshot is out of date: run go generate ./examples/codeserver and commit it"
+# The README's main job fills examples/codeserver/snapshot, which is not
+# committed (only its marker and README are): in a clone of this checkout,
+# build and vet work before generating, go generate writes the snapshot,
+# the service starts with it, and git status stays clean.
+CLONE=$WORK/clone
+git clone -q "$ROOT" "$CLONE"
+cd "$CLONE"
+[ -f examples/codeserver/snapshot/.mcpsnapshot ] && [ -f examples/codeserver/snapshot/README.md ] ||
+  fail "examples/codeserver/snapshot lacks its committed marker or README"
+[ ! -e examples/codeserver/snapshot/manifest.json ] || fail "a generated snapshot is committed in examples/codeserver/snapshot"
+go build ./examples/... || fail "go build before go generate"
+go vet ./examples/codeserver || fail "go vet before go generate"
+go generate ./examples/codeserver
+[ -f examples/codeserver/snapshot/manifest.json ] || fail "go generate ./examples/codeserver wrote no snapshot"
+[ -z "$(git status --porcelain)" ] || { git status --short | head; fail "go generate ./examples/codeserver left git status unclean"; }
+go build -o "$WORK/codeserver" ./examples/codeserver
+for attempt in 1 2 3 4 5; do
+  PORT=$(port 5)
+  "$WORK/codeserver" -addr "127.0.0.1:$PORT" -token s3cret 2>"$WORK/codeserver.log" &
+  PID=$!
+  for _ in $(seq 1 50); do
+    if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" && sleep 0.2 && kill -0 "$PID" 2>/dev/null; then break 2; fi
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=
+done
+[ -n "$PID" ] || { cat "$WORK/codeserver.log"; fail "codeserver did not start"; }
+call s3cret code_search '{"query":"newMux"}' | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["result"]
+assert not r.get("isError"), r
+d = r["structuredContent"]
+assert not d["coverage"].get("snapshotError"), d["coverage"]
+assert d["results"] and d["results"][0]["id"] == "github.com/embedmcp/mcp/examples/codeserver.newMux", d["results"][:3]
+print("codetools-adopter: codeserver from a fresh clone: generated, served from its snapshot, git status clean")
+' || fail "codeserver's answer after go generate"
+kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=
+[ -z "$(git status --porcelain)" ] || { git status --short | head; fail "running codeserver left git status unclean"; }

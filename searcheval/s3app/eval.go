@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/embedmcp/mcp"
@@ -23,10 +22,23 @@ func WriteSnapshot(module, dir string) error {
 	return nil
 }
 
+// WriteRepositorySnapshot writes the snapshot of the codeserver example
+// into dir with mcpsnapshot, as its go generate would (that snapshot is
+// not committed); repo is the repository's root.
+func WriteRepositorySnapshot(repo, dir string) error {
+	cmd := exec.Command("go", "run", "./codetools/cmd/mcpsnapshot", "-o", dir, "./examples/codeserver")
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("mcpsnapshot: %v\n%s", err, out)
+	}
+	return nil
+}
+
 // RepositoryServer returns an MCP server with the code tools over this
-// repository's code as the codeserver example embeds it: its snapshot (in
-// repo/examples/codeserver/snapshot) and its main module.
-func RepositoryServer(repo string) (*mcp.Server, error) {
+// repository's code as the codeserver example embeds it: its snapshot,
+// which it writes into snap with [WriteRepositorySnapshot], and its main
+// module; repo is the repository's root.
+func RepositoryServer(repo, snap string) (*mcp.Server, error) {
 	bi, _ := debug.ReadBuildInfo()
 	if bi == nil {
 		bi = &debug.BuildInfo{}
@@ -34,8 +46,7 @@ func RepositoryServer(repo string) (*mcp.Server, error) {
 	own := *bi
 	own.Main = debug.Module{Path: "github.com/embedmcp/mcp"}
 	own.Path = "github.com/embedmcp/mcp/examples/codeserver"
-	snap := filepath.Join(repo, "examples", "codeserver", "snapshot")
-	if _, err := os.Stat(snap); err != nil {
+	if err := WriteRepositorySnapshot(repo, snap); err != nil {
 		return nil, err
 	}
 	ts := mcp.NewToolSet()

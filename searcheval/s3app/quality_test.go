@@ -52,10 +52,11 @@ func evaluate(t *testing.T, c *searcheval.Client, file string) ([]searcheval.Out
 }
 
 // repositoryClient serves the code tools over this repository's code as
-// the codeserver example embeds it (its snapshot, its main module).
+// the codeserver example embeds it (its snapshot, generated into a
+// temporary directory, and its main module).
 func repositoryClient(t *testing.T) *searcheval.Client {
 	t.Helper()
-	srv, err := RepositoryServer("../..")
+	srv, err := RepositoryServer("../..", filepath.Join(t.TempDir(), "snapshot"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func run(gopls string, load time.Duration) error {
 	if err != nil {
 		return err
 	}
-	repoSrv, err := s3app.RepositoryServer(repo)
+	repoSrv, err := s3app.RepositoryServer(repo, filepath.Join(tmp, "repository-snapshot"))
 	if err != nil {
 		return err
 	}
