@@ -76,7 +76,11 @@ func newFixture(t *testing.T) *fixture {
 	f.console = c
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Middleware: []mcp.Middleware{c.Record},
 		Tasks: mcp.TaskOptions{Store: f.store}})
-	t.Cleanup(func() { _ = server.Shutdown(context.Background()) })
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		_ = server.Shutdown(ctx)
+	})
 	mux := http.NewServeMux()
 	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth})
 	mux.Handle("/mcp", handler)
@@ -88,9 +92,12 @@ func newFixture(t *testing.T) *fixture {
 
 // mcpCall posts a JSON-RPC request to /mcp with token and returns the
 // decoded response.
-func (f *fixture) mcpCall(token, body string) map[string]any {
+func (f *fixture) mcpCall(token, body string, header ...string) map[string]any {
 	f.t.Helper()
 	req, _ := http.NewRequest("POST", f.srv.URL+"/mcp", strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -118,7 +125,8 @@ func (f *fixture) startTask(token string) string {
 	f.t.Helper()
 	out := f.mcpCall(token, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"secret":"task-arg-value"},`+
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},`+
-		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`)
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`,
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "slow")
 	res, _ := out["result"].(map[string]any)
 	id, _ := res["taskId"].(string)
 	if id == "" {
@@ -183,4 +191,24 @@ func bearer(token string) string { return "Bearer " + token }
 
 func basic(token string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte("anyone:"+token))
+}
+
+func newFormRequest(t *testing.T, url, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return req
+}
+
+func doRequest(t *testing.T, req *http.Request) int {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -35,17 +35,17 @@ type page struct {
 // parsePages parses the layout with each page's template.
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"dur":     formatDuration,
-		"count":   func(v uint32) string { return formatCount(float64(v)) },
-		"pct":     formatPercent,
-		"age":     formatAge,
-		"spark":   func(s [toolSlots]uint32) string { return sparkline(s[:]) },
-		"join":    strings.Join,
-		"inc":     func(i int) int { return i + 1 },
-		"chartW":  func() int { return chartW },
-		"chartH":  func() int { return chartH },
-		"sparkW":  func() int { return sparkW },
-		"sparkH":  func() int { return sparkH },
+		"dur":    formatDuration,
+		"count":  func(v uint32) string { return formatCount(float64(v)) },
+		"pct":    formatPercent,
+		"age":    formatAge,
+		"spark":  func(s [toolSlots]uint32) string { return sparkline(s[:]) },
+		"join":   strings.Join,
+		"inc":    func(i int) int { return i + 1 },
+		"chartW": func() int { return chartW },
+		"chartH": func() int { return chartH },
+		"sparkW": func() int { return sparkW },
+		"sparkH": func() int { return sparkH },
 	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/chart.html")
 	if err != nil {
@@ -144,13 +144,13 @@ func nameParam(q url.Values, key string) (string, error) {
 
 // toolsData is the Tools page.
 type toolsData struct {
-	Query     string
-	Preview   bool   // the "who may call" preview is on
-	Grants    string // as typed
-	As        string // the preview's principal
-	Rows      []toolRow
-	Total     int
-	Allowed   int
+	Query   string
+	Preview bool   // the "who may call" preview is on
+	Grants  string // as typed
+	As      string // the preview's principal
+	Rows    []toolRow
+	Total   int
+	Allowed int
 }
 
 type toolRow struct {

@@ -34,9 +34,9 @@ type sampler struct {
 
 	mu      sync.Mutex
 	ring    []sample
-	n       int                // samples taken
-	reading []metrics.Sample   // reused
-	pauses  []uint64           // the pause histogram's counts at the previous sample
+	n       int              // samples taken
+	reading []metrics.Sample // reused
+	pauses  []uint64         // the pause histogram's counts at the previous sample
 	quit    chan struct{}
 	done    chan struct{}
 	once    sync.Once

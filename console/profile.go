@@ -14,10 +14,6 @@ import (
 // profileKinds are the profiles the Process page links to, besides cpu.
 var profileKinds = []string{"heap", "allocs", "goroutine", "mutex", "block", "threadcreate"}
 
-
-
-
-
 // serveProfile answers profile?kind=heap (or cpu&seconds=N) with the
 // profile in pprof's format, its labels removed: pprof labels are set by
 // code the operator may not know, and may hold request values.

@@ -62,10 +62,10 @@ func canonicalMethod(method string) string {
 // (2^10 ns) up; bucket 0 holds everything faster, the last everything
 // slower than about 68 s.
 const (
-	histBase    = 10                     // log2 of the first bound, in nanoseconds
-	histBuckets = 2*(36-histBase) + 2    // half-octaves up to 2^36 ns, plus the two ends
-	toolSlots   = 12                     // per-tool slots of slotMinutes each: one hour
-	slotMinutes = 5                      // minutes per per-tool slot
+	histBase    = 10                      // log2 of the first bound, in nanoseconds
+	histBuckets = 2*(36-histBase) + 2     // half-octaves up to 2^36 ns, plus the two ends
+	toolSlots   = 12                      // per-tool slots of slotMinutes each: one hour
+	slotMinutes = 5                       // minutes per per-tool slot
 	hourMinutes = toolSlots * slotMinutes // the window of the statistics
 )
 

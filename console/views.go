@@ -103,9 +103,9 @@ func (c *Console) callsPage(r *http.Request, req *request) (*page, error) {
 
 // tasksData is the Tasks page.
 type tasksData struct {
-	Enabled bool
-	Status  string
-	Limit   int
+	Enabled   bool
+	Status    string
+	Limit     int
 	Rows      []taskRow
 	Error     string
 	Cancelled string // the task just cancelled from this page
