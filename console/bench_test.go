@@ -125,15 +125,38 @@ func BenchmarkPages(b *testing.B) {
 		b.Run(path, func(b *testing.B) {
 			b.ReportAllocs()
 			var size int
+			c.ServeHTTP(&countingWriter{header: http.Header{}}, httptest.NewRequest(http.MethodGet, path, nil)) // builds the Tools page's cache
+			cpu := cpuTime()
 			for b.Loop() {
-				w := httptest.NewRecorder()
+				w := &countingWriter{header: http.Header{}}
 				c.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
-				if w.Code != 200 {
-					b.Fatalf("%s: %d %s", path, w.Code, w.Body)
+				if w.code != 200 {
+					b.Fatalf("%s: %d", path, w.code)
 				}
-				size = w.Body.Len()
+				size = w.n
 			}
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 			b.ReportMetric(float64(size)/1024, "KiB/page")
 		})
 	}
+}
+
+// countingWriter is a ResponseWriter that counts what it is sent, as a
+// connection would take it, without keeping it.
+type countingWriter struct {
+	header http.Header
+	code   int
+	n      int
+}
+
+func (w *countingWriter) Header() http.Header { return w.header }
+func (w *countingWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.WriteHeader(200)
+	w.n += len(b)
+	return len(b), nil
 }

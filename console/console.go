@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/embedmcp/mcp"
@@ -92,6 +93,7 @@ type Console struct {
 	views   views
 	cpu     sync.Mutex // one CPU profile at a time (runtime/pprof allows no more)
 	pages   map[string]*template.Template
+	sizes   map[string]*atomic.Int64 // the last size of each page, to size the next one's buffer
 }
 
 // New returns a Console, whose process sampler runs until Close. opts is
@@ -127,8 +129,17 @@ func New(opts *Options) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
+	cells, err := parseCells()
+	if err != nil {
+		return nil, err
+	}
 	c := &Console{title: o.Title, reg: o.Registry, auth: o.Authenticator, az: o.Authorizer, logger: o.Logger,
 		keys: k, sessionTTL: o.SessionTTL, now: time.Now, rec: newRecorder(o.Calls), pages: pages}
+	c.views.cells = cells.Lookup("toolcells")
+	c.sizes = map[string]*atomic.Int64{}
+	for name := range pages {
+		c.sizes[name] = new(atomic.Int64)
+	}
 	c.started = c.now()
 	if o.Tasks != nil {
 		c.tasks = newTaskIndex(o.Tasks, c.now)

@@ -62,6 +62,11 @@ func parsePages() (map[string]*template.Template, error) {
 	return pages, nil
 }
 
+// parseCells parses the template of a tool's cells on the Tools page.
+func parseCells() (*template.Template, error) {
+	return template.ParseFS(templateFS, "templates/toolcells.html")
+}
+
 // render writes p, wrapped in the layout.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, req *request, p *page) {
 	style, _ := templateFS.ReadFile("templates/console.css")
@@ -74,11 +79,13 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, req *request, p
 		p.CSRF = c.keys.csrfToken(req.caller, c.now())
 	}
 	var buf bytes.Buffer
-	buf.Grow(64 << 10)
+	last := c.sizes[p.Name]
+	buf.Grow(int(last.Load()) + 8<<10)
 	if err := c.pages[p.Name].Execute(&buf, p); err != nil {
 		http.Error(w, "500 internal error: the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
+	last.Store(int64(buf.Len()))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	if r.Method == http.MethodHead {
@@ -154,9 +161,10 @@ type toolsData struct {
 }
 
 type toolRow struct {
-	*toolView
+	Name    string
+	Cells   template.HTML
 	Allowed bool
-	Calls   uint32
+	Calls   string
 }
 
 // maxGrants bounds the preview's grants.
@@ -188,10 +196,7 @@ func (c *Console) toolsPage(r *http.Request, req *request) (*page, error) {
 		preview = mcp.Caller{Principal: d.As, Grants: grants, Server: req.caller.Server}
 		pctx = mcp.ContextWithCaller(r.Context(), preview)
 	}
-	calls := map[string]uint32{}
-	for _, t := range c.rec.stats(c.now()).Tools {
-		calls[t.Name] = t.Count
-	}
+	calls := c.rec.toolCounts(c.now())
 	registered := 0
 	for range c.reg.All() {
 		registered++
@@ -208,7 +213,7 @@ func (c *Console) toolsPage(r *http.Request, req *request) (*page, error) {
 			!strings.Contains(strings.ToLower(tv.Permission), lq) {
 			continue
 		}
-		row := toolRow{toolView: tv, Calls: calls[tv.Name]}
+		row := toolRow{Name: tv.Name, Cells: tv.Cells, Calls: formatCount(float64(calls[tv.Name]))}
 		if d.Preview {
 			row.Allowed = c.allowed(pctx, preview, info.Permission)
 			if row.Allowed {

@@ -155,3 +155,24 @@ func (r *recorder) stats(now time.Time) *hourStats {
 	slices.SortFunc(hs.Tools, func(a, b toolSummary) int { return strings.Compare(a.Name, b.Name) })
 	return hs
 }
+
+// toolCounts returns how often each tool was called in the hour before now.
+func (r *recorder) toolCounts(now time.Time) map[string]uint32 {
+	slot := now.UnixNano() / int64(time.Minute) / slotMinutes
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	counts := make(map[string]uint32, len(r.tools))
+	for name, ts := range r.tools {
+		var n uint32
+		for i := range toolSlots {
+			s := slot - toolSlots + 1 + int64(i)
+			if b := &ts.slots[s%toolSlots]; b.period == s {
+				n += b.count
+			}
+		}
+		if n > 0 {
+			counts[name] = n
+		}
+	}
+	return counts
+}

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"maps"
 	"slices"
 	"strconv"
@@ -25,6 +26,8 @@ type toolView struct {
 	Schema                            []schemaRow
 	SchemaJSON                        string
 	OutputJSON                        string
+	// Cells are the row's cells on the Tools page, rendered once.
+	Cells template.HTML
 }
 
 // schemaRow is one property of an input schema, indented by Depth.
@@ -46,6 +49,8 @@ const (
 // views caches the toolViews by ToolInfo pointer; it is emptied when it
 // grows past twice the registry, so that replaced tools do not pile up.
 type views struct {
+	cells *template.Template // "toolcells"
+
 	mu sync.Mutex
 	m  map[*mcp.ToolInfo]*toolView
 }
@@ -60,6 +65,12 @@ func (v *views) get(info *mcp.ToolInfo, registered int) *toolView {
 		v.m = map[*mcp.ToolInfo]*toolView{}
 	}
 	tv := newToolView(info)
+	var b strings.Builder
+	if err := v.cells.Execute(&b, tv); err != nil {
+		b.Reset()
+		b.WriteString("<td><code>" + template.HTMLEscapeString(tv.Name) + "</code> (cannot be shown)</td><td></td><td></td><td></td>")
+	}
+	tv.Cells = template.HTML(b.String())
 	v.m[info] = tv
 	return tv
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -22,10 +23,13 @@ type callsData struct {
 	All     uint64
 	Charts  []chart
 	Hour    summary
-	Tools   []toolStatsRow
-	Names   []string // registered tools, for the filter's suggestions
+	Tools   []toolStatsRow // the busiest maxToolRows tools
+	Called  int            // tools called in the last hour
 	Methods []string
 }
+
+// maxToolRows bounds the Calls page's table of tools.
+const maxToolRows = 100
 
 type callRow struct {
 	Time, Age, Principal, Method, Tool, Version, Outcome, Duration string
@@ -34,8 +38,7 @@ type callRow struct {
 }
 
 type toolStatsRow struct {
-	toolSummary
-	Spark string
+	Name, Count, Failed, P50, P99, Spark string
 }
 
 var outcomes = []string{"ok", "error", "tool_error", "failed"}
@@ -90,13 +93,11 @@ func (c *Console) callsPage(r *http.Request, req *request) (*page, error) {
 		newChart("Requests per minute", "-60 min", formatCount, series{"all", x, count}, series{"failed", x, failed}),
 		newChart("Latency per minute", "-60 min", formatSeconds, series{"p99", x, p99}, series{"p50", x, p50}),
 	}
-	for _, t := range hs.Tools {
-		d.Tools = append(d.Tools, toolStatsRow{toolSummary: t, Spark: sparkline(t.Series[:])})
-	}
-	for t := range c.reg.All() {
-		if info := t.Info(); info != nil {
-			d.Names = append(d.Names, info.Name)
-		}
+	d.Called = len(hs.Tools)
+	busiest := slices.SortedStableFunc(slices.Values(hs.Tools), func(a, b toolSummary) int { return cmp.Compare(b.Count, a.Count) })
+	for _, t := range busiest[:min(len(busiest), maxToolRows)] {
+		d.Tools = append(d.Tools, toolStatsRow{Name: t.Name, Count: formatCount(float64(t.Count)), Failed: formatPercent(t.ErrorRate()),
+			P50: formatDuration(t.P50), P99: formatDuration(t.P99), Spark: sparkline(t.Series[:])})
 	}
 	return &page{Name: "calls", Data: d, Refresh: 1}, nil
 }
