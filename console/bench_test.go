@@ -64,7 +64,9 @@ func benchConsole(tb testing.TB, n int) (*Console, *mcp.Message, mcp.MessageHand
 }
 
 // noop is a Middleware that does nothing: the baseline of Record.
-func noop(ctx context.Context, m *mcp.Message, next mcp.MessageHandler) mcp.Outcome { return next(ctx, m) }
+func noop(ctx context.Context, m *mcp.Message, next mcp.MessageHandler) mcp.Outcome {
+	return next(ctx, m)
+}
 
 // callBody is a tools/call of tool0000.
 var callBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tool0000","arguments":{"query":"x","deep":{"flag":true}}}}`)
