@@ -32,6 +32,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/console"
 )
 
 //go:embed snapshot
@@ -62,10 +63,11 @@ func main() {
 func run(cfg config, logger *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	server, catalog, err := newServer(logger)
+	server, catalog, con, err := newServer(logger, authenticator(cfg))
 	if err != nil {
 		return err
 	}
+	defer con.Close()
 	if cfg.stdio {
 		return mcp.ServeStdio(ctx, server, caller(), os.Stdin, os.Stdout, nil)
 	}
@@ -73,10 +75,11 @@ func run(cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	mux, handler := newMux(server, catalog, cfg, logger)
+	mux, handler := newMux(server, catalog, con, cfg, logger)
 	srv := newHTTPServer(mux, handler)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
+	fmt.Fprintf(os.Stderr, "codeserver: operator console at http://%s/console/%s\n", ln.Addr(), consoleHint(cfg.token))
 	fmt.Fprintf(os.Stderr, "try:\n  npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/call --tool-name code_search --tool-arg query=ServeHTTP%s\n", url, authFlag(cfg.token, true))
 	fmt.Fprintf(os.Stderr, "  curl -s %s -H 'Content-Type: application/json'%s -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}'\n", url, authFlag(cfg.token, false))
 	errc := make(chan error, 1)
@@ -108,26 +111,32 @@ func caller() mcp.Caller {
 
 // newServer builds the MCP server: the catalog over the embedded snapshot,
 // the code tools, the enquiry tools, the runtime tools and the example
-// tools. It returns the catalog too, for the HTTP routes.
-func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
+// tools. It returns the catalog too, for the HTTP routes, and the operator
+// console, which records every request and lets auth's callers see it.
+func newServer(logger *slog.Logger, auth mcp.Authenticator) (*mcp.Server, *codetools.Catalog, *console.Console, error) {
 	snap, err := fs.Sub(snapshotFS, "snapshot")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ts := mcp.NewToolSet()
 	if err := registerExamples(ts); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver", Logger: logger})
 	go catalog.Warm(context.Background()) // build now; it logs its cost
 	if err := codetools.Register(ts, catalog); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := registerEnquiry(ts); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if logger, err = registerRuntime(ts, logger, snap); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	tasks := mcp.NewMemoryTaskStore(nil)
+	con, err := newConsole(ts, tasks, auth, logger)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name:         "codeserver",
@@ -136,7 +145,9 @@ func newServer(logger *slog.Logger) (*mcp.Server, *codetools.Catalog, error) {
 		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, code_references to follow calls and uses, code_file to read files, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
-	}), catalog, nil
+		Middleware:   []mcp.Middleware{con.Record},
+		Tasks:        mcp.TaskOptions{Store: tasks},
+	}), catalog, con, nil
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
@@ -156,13 +167,10 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 }
 
 // newMux mounts the MCP handler at /mcp.
-func newMux(server *mcp.Server, catalog *codetools.Catalog, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
-	var auth mcp.Authenticator = mcp.Anonymous(caller())
-	if cfg.token != "" {
-		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
-	}
+func newMux(server *mcp.Server, catalog *codetools.Catalog, con *console.Console, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
 	mux := codetools.NewServeMux(catalog, nil) // adds its routes to the catalog: code_search "/mcp" finds the handler
-	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger})
+	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: authenticator(cfg), Logger: logger})
 	mux.Handle("/mcp", handler)
+	mux.Handle("/console/", http.StripPrefix("/console", con)) // the operator console, behind the same Authenticator
 	return mux, handler
 }

@@ -39,11 +39,12 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func start(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, catalog, err := newServer(logger)
+	server, catalog, con, err := newServer(logger, authenticator(config{token: token}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, _ := newMux(server, catalog, config{token: token}, logger)
+	t.Cleanup(func() { _ = con.Close() })
+	mux, _ := newMux(server, catalog, con, config{token: token}, logger)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
