@@ -101,7 +101,7 @@ func TestCancelCrossOrigin(t *testing.T) {
 	f := newFixture(t)
 	id := f.startTask(userToken)
 	token := csrfOf(t, f.get("tasks", bearer(operatorToken)).body)
-	for _, h := range [][2]string{{"Origin", "https://evil.example"}, {"Sec-Fetch-Site", "cross-site"}} {
+	for _, h := range [][2]string{{"Origin", "https://evil.example"}, {"Origin", "null"}, {"Sec-Fetch-Site", "cross-site"}, {"Sec-Fetch-Site", "same-site"}} {
 		req := newFormRequest(t, f.srv.URL+"/console/cancel", "id="+id+"&csrf="+token)
 		req.Header.Set("Authorization", bearer(operatorToken))
 		req.Header.Set(h[0], h[1])

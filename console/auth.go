@@ -176,11 +176,12 @@ func mountPath(r *http.Request) string {
 }
 
 // sameOrigin reports whether a state-changing request comes from the
-// console's own pages: browsers send Origin (or Sec-Fetch-Site) with every
-// POST; scripts that send neither are judged by the CSRF token alone.
+// console's own pages: browsers send Sec-Fetch-Site or Origin with every
+// POST (the pages' Referrer-Policy, same-origin, keeps Origin); scripts
+// that send neither are judged by the CSRF token alone.
 func sameOrigin(r *http.Request) bool {
-	if s := r.Header.Get("Sec-Fetch-Site"); s != "" && s != "same-origin" && s != "none" {
-		return false
+	if s := r.Header.Get("Sec-Fetch-Site"); s != "" {
+		return s == "same-origin" || s == "none"
 	}
 	o := r.Header.Get("Origin")
 	if o == "" {

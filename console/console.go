@@ -184,7 +184,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 
 	caller, sealed, err := c.authenticate(r)

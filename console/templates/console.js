@@ -23,7 +23,11 @@
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (html) {
         if (!html) return;
-        var next = new DOMParser().parseFromString(html, "text/html").getElementById("main");
+        // Only <main> is parsed: the page's own <style> and <script> carry
+        // the nonce of another answer, which this page's CSP refuses.
+        var i = html.indexOf("<main"), j = html.lastIndexOf("</main>");
+        if (i < 0 || j < i) return;
+        var next = new DOMParser().parseFromString("<!doctype html><body>" + html.slice(i, j + 7), "text/html").getElementById("main");
         if (next) main.replaceChildren.apply(main, Array.prototype.slice.call(next.childNodes));
       })
       .catch(function () {})
