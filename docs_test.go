@@ -249,6 +249,7 @@ func readFile(t *testing.T, path string) string {
 var apiPackages = map[string]string{
 	"mcp": ".", "codetools": "codetools", "enquiry": "enquiry", "mcptest": "mcptest",
 	"runtimetools": "runtimetools", "otelmcp": "otelmcp", "redisstore": "redisstore",
+	"console": "console",
 }
 
 // packageAPI is what a package exports: its top-level names, and for each
@@ -476,6 +477,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 		"mcptest":      {"ExampleCheckTool", "ExampleRecord"},
 		"otelmcp":      {"ExampleMiddleware"},
 		"redisstore":   {"Example"},
+		"console":      {"ExampleNew"},
 	}
 	for pkg, dir := range apiPackages {
 		runnable := map[string]bool{}
