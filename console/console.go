@@ -8,6 +8,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,12 @@ type Options struct {
 	SessionKey []byte
 	// SessionTTL is how long a session cookie is valid. Default 12 hours.
 	SessionTTL time.Duration
+	// AllowedHosts are the Host names (without port) accepted on requests
+	// that arrive on a loopback address, besides the loopback names; any
+	// other Host is answered with 403, since it is how DNS rebinding
+	// reaches a local console. "*" turns the check off. As
+	// mcp.HandlerOptions.AllowedHosts.
+	AllowedHosts []string
 	// Logger receives refused requests at Debug and cancellations at Info.
 	// Nil discards.
 	Logger *slog.Logger
@@ -91,7 +98,8 @@ type Console struct {
 	sampler *sampler
 	tasks   *taskIndex
 	views   views
-	cpu     sync.Mutex // one CPU profile at a time (runtime/pprof allows no more)
+	hosts   map[string]bool // Options.AllowedHosts, lower case
+	cpu     sync.Mutex      // one CPU profile at a time (runtime/pprof allows no more)
 	pages   map[string]*template.Template
 	sizes   map[string]*atomic.Int64 // the last size of each page, to size the next one's buffer
 }
@@ -136,6 +144,10 @@ func New(opts *Options) (*Console, error) {
 	c := &Console{title: o.Title, reg: o.Registry, auth: o.Authenticator, az: o.Authorizer, logger: o.Logger,
 		keys: k, sessionTTL: o.SessionTTL, now: time.Now, rec: newRecorder(o.Calls), pages: pages}
 	c.views.cells = cells.Lookup("toolcells")
+	c.hosts = map[string]bool{}
+	for _, h := range o.AllowedHosts {
+		c.hosts[strings.ToLower(strings.Trim(h, "[]"))] = true
+	}
 	c.sizes = map[string]*atomic.Int64{}
 	for name := range pages {
 		c.sizes[name] = new(atomic.Int64)
@@ -187,6 +199,10 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 
+	if !hostAllowed(r, c.hosts) {
+		http.Error(w, "403 forbidden: this Host is not allowed on a loopback address (Options.AllowedHosts)", http.StatusForbidden)
+		return
+	}
 	caller, sealed, err := c.authenticate(r)
 	if err != nil {
 		c.logger.LogAttrs(r.Context(), slog.LevelDebug, "console: unauthenticated", slog.String("error", err.Error()))

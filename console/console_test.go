@@ -1,7 +1,10 @@
 package console
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -192,5 +195,29 @@ func TestWhoMayCall(t *testing.T) {
 	}
 	if p := f.get("?grants=", bearer(readerToken)); !strings.Contains(p.body, "may call <b>0</b>") {
 		t.Error("no grants: some tool allowed")
+	}
+}
+
+// TestDNSRebinding: on a loopback listener, a Host that is not a loopback
+// name (a rebound DNS name) is refused before anything else, unless
+// allowed.
+func TestDNSRebinding(t *testing.T) {
+	f := newFixture(t)
+	for host, want := range map[string]int{"evil.example": 403, "evil.example:80": 403, "localhost": 200, "app.localhost:1": 200, "[::1]:8080": 200} {
+		req, _ := http.NewRequest("GET", f.srv.URL+"/console/", nil)
+		req.Host = host
+		req.Header.Set("Authorization", bearer(operatorToken))
+		if got := doRequest(t, req); got != want {
+			t.Errorf("Host %q: %d, want %d", host, got, want)
+		}
+	}
+	req := httptest.NewRequest("GET", "/", nil) // no local address: not a loopback listener
+	req.Host = "evil.example"
+	if !hostAllowed(req, nil) {
+		t.Error("a request off a loopback listener is refused for its Host")
+	}
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)}))
+	if hostAllowed(req, nil) || !hostAllowed(req, map[string]bool{"evil.example": true}) || !hostAllowed(req, map[string]bool{"*": true}) {
+		t.Error("AllowedHosts not applied")
 	}
 }
