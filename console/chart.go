@@ -82,17 +82,26 @@ func polyline(x, y []float64, top float64, w, h float64) string {
 	return string(b)
 }
 
-// sparkline draws counts (equally spaced, oldest first) in a sparkline's box.
-func sparkline(counts []uint32) string {
+// sparklines draws series of counts (equally spaced, oldest first) on one
+// scale in a sparkline's box.
+func sparklines(series ...[]uint32) (a, b string) {
 	top := 1.0
-	x := make([]float64, len(counts))
-	y := make([]float64, len(counts))
-	for i, v := range counts {
-		top = math.Max(top, float64(v))
-		x[i] = float64(i) / float64(max(len(counts)-1, 1))
-		y[i] = float64(v)
+	for _, s := range series {
+		for _, v := range s {
+			top = math.Max(top, float64(v))
+		}
 	}
-	return polyline(x, y, top, sparkW, sparkH)
+	out := make([]string, 2)
+	for k, s := range series[:min(len(series), 2)] {
+		x := make([]float64, len(s))
+		y := make([]float64, len(s))
+		for i, v := range s {
+			x[i] = float64(i) / float64(max(len(s)-1, 1))
+			y[i] = float64(v)
+		}
+		out[k] = polyline(x, y, top, sparkW, sparkH)
+	}
+	return out[0], out[1]
 }
 
 // formatCount formats a count or a rate.

@@ -39,7 +39,6 @@ func parsePages() (map[string]*template.Template, error) {
 		"count":  func(v uint32) string { return formatCount(float64(v)) },
 		"pct":    formatPercent,
 		"age":    formatAge,
-		"spark":  func(s [toolSlots]uint32) string { return sparkline(s[:]) },
 		"join":   strings.Join,
 		"inc":    func(i int) int { return i + 1 },
 		"chartW": func() int { return chartW },

@@ -171,17 +171,25 @@ func (r *recorder) add(c *call) {
 func (c *Console) Record(ctx context.Context, msg *mcp.Message, next mcp.MessageHandler) mcp.Outcome {
 	start := time.Now()
 	out := next(ctx, msg)
+	tool := ""
+	if msg.Method == "tools/call" {
+		if t := msg.Tool(); t != nil {
+			tool = t.Info().Name
+		}
+	}
+	c.note(start, msg, tool, out)
+	return out
+}
+
+// note records a request that started at start and was answered with out.
+func (c *Console) note(start time.Time, msg *mcp.Message, tool string, out mcp.Outcome) {
 	rec := call{
 		at:        start.UnixNano(),
 		dur:       int64(time.Since(start)),
 		principal: msg.Caller.Principal,
 		method:    canonicalMethod(msg.Method),
 		version:   msg.ProtocolVersion,
-	}
-	if msg.Method == "tools/call" {
-		if t := msg.Tool(); t != nil {
-			rec.tool = t.Info().Name
-		}
+		tool:      tool,
 	}
 	switch {
 	case out.Err != nil:
@@ -190,5 +198,4 @@ func (c *Console) Record(ctx context.Context, msg *mcp.Message, next mcp.Message
 		rec.outcome = outcomeToolError
 	}
 	c.rec.add(&rec)
-	return out
 }

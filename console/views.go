@@ -38,7 +38,8 @@ type callRow struct {
 }
 
 type toolStatsRow struct {
-	Name, Count, Failed, P50, P99, Spark string
+	Name, Count, Failed, P50, P99 string
+	Spark, SparkFailed            string // calls and failed calls per slot
 }
 
 var outcomes = []string{"ok", "error", "tool_error", "failed"}
@@ -97,7 +98,9 @@ func (c *Console) callsPage(r *http.Request, req *request) (*page, error) {
 	busiest := slices.SortedStableFunc(slices.Values(hs.Tools), func(a, b toolSummary) int { return cmp.Compare(b.Count, a.Count) })
 	for _, t := range busiest[:min(len(busiest), maxToolRows)] {
 		d.Tools = append(d.Tools, toolStatsRow{Name: t.Name, Count: formatCount(float64(t.Count)), Failed: formatPercent(t.ErrorRate()),
-			P50: formatDuration(t.P50), P99: formatDuration(t.P99), Spark: sparkline(t.Series[:])})
+			P50: formatDuration(t.P50), P99: formatDuration(t.P99)})
+		row := &d.Tools[len(d.Tools)-1]
+		row.Spark, row.SparkFailed = sparklines(t.Series[:], t.Failed[:])
 	}
 	return &page{Name: "calls", Data: d, Refresh: 1}, nil
 }

@@ -99,6 +99,16 @@ async function codeserver() {
     await page.click("#tool-code_search summary");
     check(await page.isVisible("#tool-code_search table.schema"), "a tool's details show its input schema as a table");
     await shot(page, "tools.png");
+    // Who may call: the Authorizer's answer for grants typed in the form.
+    await page.fill("input[name=as]", "bob");
+    await page.fill("input[name=grants]", "demo.*");
+    await Promise.all([page.waitForURL(/grants=/), page.click("form.filters button")]);
+    const verdicts = await page.$$eval("tr[id^='tool-']", (trs) => trs.map((tr) => ({
+      yes: !!tr.querySelector(".yes"), perm: tr.children[2].textContent.trim() })));
+    const wrong = verdicts.filter((v) => v.yes !== (v.perm.startsWith("demo.") || v.perm === "(none)"));
+    check(verdicts.length === want.length && verdicts.some((v) => v.yes) && verdicts.some((v) => !v.yes) && wrong.length === 0,
+      "\"who may call\" with grants demo.* allows exactly the demo.* tools and those needing no permission", JSON.stringify(wrong));
+    await shot(page, "tools-who-may-call.png");
     const cookies = await ctx.cookies();
     const session = cookies.find((c) => c.name === "mcp_console");
     check(session && session.httpOnly && session.path === "/console/" && !session.value.includes(token),

@@ -11,13 +11,8 @@
     var a = document.activeElement;
     return a && a.form && (a.tagName === "INPUT" || a.tagName === "SELECT");
   }
-  function openDetails() {
-    var open = [];
-    main.querySelectorAll("details[open]").forEach(function (d) { if (d.parentElement) open.push(d.closest("[id]") ? d.closest("[id]").id : ""); });
-    return open;
-  }
   setInterval(function () {
-    if (busy || !box.checked || document.hidden || busyForm() || openDetails().length) return;
+    if (busy || !box.checked || document.hidden || busyForm() || main.querySelector("details[open]")) return;
     busy = true;
     fetch(location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (r) { return r.ok ? r.text() : null; })
