@@ -3,7 +3,8 @@
 // generate) and serves the code tools (code_search, code_definition,
 // code_references, code_file), the tool enquiry tools, the runtime tools
 // (goroutines, metrics, profiles, logs, build, expvar, health) and a few
-// example tools, echo among them, over MCP at http://127.0.0.1:8080/mcp.
+// example tools, echo among them, over MCP at http://127.0.0.1:8080/mcp,
+// and an operator console for people at http://127.0.0.1:8080/console/.
 //
 // Usage:
 //
