@@ -18,6 +18,9 @@
 //
 // [Console.Record] is the Middleware that feeds the Calls page: put it in
 // mcp.Options.Middleware of the Server whose Registry the console shows.
+// It sees every request the Server dispatches, not those refused before
+// (by the Authenticator, or as malformed JSON-RPC), which the Handler's
+// Logger reports.
 //
 //	con, err := console.New(&console.Options{Registry: tools, Authenticator: auth,
 //		Authorizer: mcp.GrantsAuthorizer{}, Tasks: store})
