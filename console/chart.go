@@ -170,3 +170,11 @@ func formatAge(d time.Duration) string {
 	}
 	return strconv.Itoa(int(d.Hours()/24)) + " d"
 }
+
+// ago formats how long ago something happened: "now", "5 s ago".
+func ago(d time.Duration) string {
+	if a := formatAge(d); a != "now" {
+		return a + " ago"
+	}
+	return "now"
+}

@@ -152,7 +152,7 @@ func (c *Console) tasksPage(r *http.Request, req *request) (*page, error) {
 		now := c.now()
 		for _, rec := range recs {
 			d.Rows = append(d.Rows, taskRow{ID: rec.ID, Status: string(rec.Status), Principal: rec.Principal, Tool: rec.Tool,
-				Owner: rec.Owner, Age: formatAge(now.Sub(rec.Created)), Updated: formatAge(now.Sub(rec.Updated)),
+				Owner: rec.Owner, Age: formatAge(now.Sub(rec.Created)), Updated: ago(now.Sub(rec.Updated)),
 				Message: truncate(rec.StatusMessage, 300), Expires: formatAge(rec.Expires.Sub(now)), Terminal: rec.Status.Terminal()})
 		}
 	}
