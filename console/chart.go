@@ -82,17 +82,17 @@ func polyline(x, y []float64, top float64, w, h float64) string {
 	return string(b)
 }
 
-// sparklines draws series of counts (equally spaced, oldest first) on one
-// scale in a sparkline's box.
-func sparklines(series ...[]uint32) (a, b string) {
+// sparklines draws series of values (equally spaced, oldest first) on
+// one scale from 0 in a sparkline's box.
+func sparklines[T uint32 | time.Duration](series ...[]T) []string {
 	top := 1.0
 	for _, s := range series {
 		for _, v := range s {
 			top = math.Max(top, float64(v))
 		}
 	}
-	out := make([]string, 2)
-	for k, s := range series[:min(len(series), 2)] {
+	out := make([]string, len(series))
+	for k, s := range series {
 		x := make([]float64, len(s))
 		y := make([]float64, len(s))
 		for i, v := range s {
@@ -101,7 +101,7 @@ func sparklines(series ...[]uint32) (a, b string) {
 		}
 		out[k] = polyline(x, y, top, sparkW, sparkH)
 	}
-	return out[0], out[1]
+	return out
 }
 
 // formatCount formats a count or a rate.

@@ -104,8 +104,9 @@ func percentile(h *[histBuckets]uint32, n uint32, q float64) time.Duration {
 type toolSummary struct {
 	Name string
 	summary
-	Series [toolSlots]uint32 // calls per slot, oldest first
-	Failed [toolSlots]uint32 // failed calls per slot, oldest first
+	Series [toolSlots]uint32        // calls per slot, oldest first
+	Failed [toolSlots]uint32        // failed calls per slot, oldest first
+	P99s   [toolSlots]time.Duration // p99 latency per slot, oldest first
 }
 
 // hourStats is the last hour of every request and of every tool.
@@ -138,6 +139,7 @@ func (r *recorder) stats(now time.Time) *hourStats {
 			if b := &ts.slots[s%toolSlots]; b.period == s {
 				t.merge(b)
 				t.Series[i], t.Failed[i] = b.count, b.errors
+				t.P99s[i] = percentile(&b.hist, b.count, 0.99)
 			}
 		}
 		if t.Count > 0 {

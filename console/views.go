@@ -40,6 +40,7 @@ type callRow struct {
 type toolStatsRow struct {
 	Name, Count, Failed, P50, P99 string
 	Spark, SparkFailed            string // calls and failed calls per slot
+	SparkP99                      string // p99 latency per slot
 }
 
 var outcomes = []string{"ok", "error", "tool_error", "failed"}
@@ -100,7 +101,8 @@ func (c *Console) callsPage(r *http.Request, req *request) (*page, error) {
 		d.Tools = append(d.Tools, toolStatsRow{Name: t.Name, Count: formatCount(float64(t.Count)), Failed: formatPercent(t.ErrorRate()),
 			P50: formatDuration(t.P50), P99: formatDuration(t.P99)})
 		row := &d.Tools[len(d.Tools)-1]
-		row.Spark, row.SparkFailed = sparklines(t.Series[:], t.Failed[:])
+		calls := sparklines(t.Series[:], t.Failed[:])
+		row.Spark, row.SparkFailed, row.SparkP99 = calls[0], calls[1], sparklines(t.P99s[:])[0]
 	}
 	return &page{Name: "calls", Data: d, Refresh: 1}, nil
 }
