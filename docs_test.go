@@ -250,6 +250,7 @@ var apiPackages = map[string]string{
 	"mcp": ".", "codetools": "codetools", "enquiry": "enquiry", "mcptest": "mcptest",
 	"runtimetools": "runtimetools", "otelmcp": "otelmcp", "redisstore": "redisstore",
 	"oauthmcp": "oauthmcp",
+	"console":  "console",
 }
 
 // packageAPI is what a package exports: its top-level names, and for each
@@ -478,6 +479,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 		"otelmcp":      {"ExampleMiddleware"},
 		"redisstore":   {"Example"},
 		"oauthmcp":     {"ExampleNew", "ExampleScopeMap"},
+		"console":      {"ExampleNew"},
 	}
 	for pkg, dir := range apiPackages {
 		runnable := map[string]bool{}

@@ -13,11 +13,13 @@ import (
 func startExposed(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, catalog, err := newServer(logger, os.DirFS(snapshotDir(t)))
+	cfg := config{token: token, exposed: true}
+	server, catalog, con, err := newServer(logger, os.DirFS(snapshotDir(t)), authenticator(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, _ := newMux(server, catalog, config{token: token, exposed: true}, logger)
+	t.Cleanup(func() { _ = con.Close() })
+	mux, _ := newMux(server, catalog, con, cfg, logger)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"

@@ -3,7 +3,8 @@
 // generate) and serves the code tools (code_search, code_definition,
 // code_references, code_file), the tool enquiry tools, the runtime tools
 // (goroutines, metrics, profiles, logs, build, expvar, health) and a few
-// example tools, echo among them, over MCP at http://127.0.0.1:8080/mcp.
+// example tools, echo among them, over MCP at http://127.0.0.1:8080/mcp,
+// and an operator console for people at http://127.0.0.1:8080/console/.
 //
 // Usage:
 //
@@ -35,6 +36,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/console"
 )
 
 // snapshotFS holds the snapshot that go generate writes. It is not
@@ -77,11 +79,12 @@ func run(cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	server, catalog, err := newServer(logger, snap)
-	if err != nil {
-		return err
-	}
 	if cfg.stdio {
+		server, _, con, err := newServer(logger, snap, authenticator(cfg))
+		if err != nil {
+			return err
+		}
+		defer con.Close()
 		return mcp.ServeStdio(ctx, server, caller(), os.Stdin, os.Stdout, nil)
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
@@ -89,11 +92,18 @@ func run(cfg config, logger *slog.Logger) error {
 		return err
 	}
 	cfg.exposed = !isLoopback(ln.Addr())
-	mux, handler := newMux(server, catalog, cfg, logger)
+	server, catalog, con, err := newServer(logger, snap, authenticator(cfg))
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer con.Close()
+	mux, handler := newMux(server, catalog, con, cfg, logger)
 	srv := newHTTPServer(mux, handler)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
 	fmt.Fprintf(os.Stderr, "codeserver: %s\n", grantsNote(cfg))
+	fmt.Fprintf(os.Stderr, "codeserver: operator console at http://%s/console/%s\n", ln.Addr(), consoleHint(cfg.token))
 	fmt.Fprintf(os.Stderr, "try:\n  npx @modelcontextprotocol/inspector --cli %s --transport http --method tools/call --tool-name code_search --tool-arg query=ServeHTTP%s\n", url, authFlag(cfg.token, true))
 	fmt.Fprintf(os.Stderr, "  curl -s %s -H 'Content-Type: application/json'%s -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello\"}}}'\n", url, authFlag(cfg.token, false))
 	errc := make(chan error, 1)
@@ -131,23 +141,29 @@ func anonymous(cfg config) mcp.Caller {
 // newServer builds the MCP server: the catalog over the snapshot snap
 // (the embedded one; tests pass one they generate), the code tools, the
 // enquiry tools, the runtime tools and the example tools. It returns the
-// catalog too, for the HTTP routes.
-func newServer(logger *slog.Logger, snap fs.FS) (*mcp.Server, *codetools.Catalog, error) {
+// catalog too, for the HTTP routes, and the operator console, which
+// records every request and lets auth's callers see it.
+func newServer(logger *slog.Logger, snap fs.FS, auth mcp.Authenticator) (*mcp.Server, *codetools.Catalog, *console.Console, error) {
 	ts := mcp.NewToolSet()
 	if err := registerExamples(ts); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snap, Server: "codeserver", Logger: logger})
 	go catalog.Warm(context.Background()) // build now; it logs its cost
 	if err := codetools.Register(ts, catalog); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := registerEnquiry(ts); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	logger, err := registerRuntime(ts, logger, snap, catalog)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	tasks := mcp.NewMemoryTaskStore(nil)
+	con, err := newConsole(ts, tasks, auth, logger)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name:         "codeserver",
@@ -156,7 +172,9 @@ func newServer(logger *slog.Logger, snap fs.FS) (*mcp.Server, *codetools.Catalog
 		Instructions: "This server can show you its own Go code. Use code_search to find ids, code_definition to read them, code_references to follow calls and uses, code_file to read files, the runtime_* tools to see inside the running process, and tool_detail to find the right tool.",
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
-	}), catalog, nil
+		Middleware:   []mcp.Middleware{con.Record},
+		Tasks:        mcp.TaskOptions{Store: tasks},
+	}), catalog, con, nil
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
@@ -176,13 +194,10 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 }
 
 // newMux mounts the MCP handler at /mcp.
-func newMux(server *mcp.Server, catalog *codetools.Catalog, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
-	var auth mcp.Authenticator = mcp.Anonymous(anonymous(cfg))
-	if cfg.token != "" {
-		auth = mcp.StaticTokens(map[string]mcp.Caller{cfg.token: caller()})
-	}
+func newMux(server *mcp.Server, catalog *codetools.Catalog, con *console.Console, cfg config, logger *slog.Logger) (http.Handler, *mcp.Handler) {
 	mux := codetools.NewServeMux(catalog, nil) // adds its routes to the catalog: code_search "/mcp" finds the handler
-	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: auth, Logger: logger})
+	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Authenticator: authenticator(cfg), Logger: logger})
 	mux.Handle("/mcp", handler)
+	mux.Handle("/console/", http.StripPrefix("/console", con)) // the operator console, behind the same Authenticator
 	return mux, handler
 }

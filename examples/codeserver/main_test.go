@@ -41,11 +41,12 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func start(t *testing.T, token string) string {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	server, catalog, err := newServer(logger, os.DirFS(snapshotDir(t)))
+	server, catalog, con, err := newServer(logger, os.DirFS(snapshotDir(t)), authenticator(config{token: token}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, _ := newMux(server, catalog, config{token: token}, logger)
+	t.Cleanup(func() { _ = con.Close() })
+	mux, _ := newMux(server, catalog, con, config{token: token}, logger)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
@@ -97,11 +98,12 @@ func TestCodeServerReadsItsOwnSource(t *testing.T) {
 func TestCodeServerBeforeGenerate(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	fresh := fstest.MapFS{"README.md": {Data: []byte("This directory holds the source snapshot.\n")}}
-	server, catalog, err := newServer(logger, fresh)
+	server, catalog, con, err := newServer(logger, fresh, authenticator(config{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, _ := newMux(server, catalog, config{}, logger)
+	t.Cleanup(func() { _ = con.Close() })
+	mux, _ := newMux(server, catalog, con, config{}, logger)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	url := srv.URL + "/mcp"

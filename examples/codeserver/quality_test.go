@@ -12,10 +12,11 @@ import (
 
 func qualityClient(t *testing.T) *searcheval.Client {
 	t.Helper()
-	srv, _, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), os.DirFS(snapshotDir(t)))
+	srv, _, con, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), os.DirFS(snapshotDir(t)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = con.Close() })
 	return &searcheval.Client{Server: srv, Caller: caller()}
 }
 
