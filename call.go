@@ -191,10 +191,23 @@ func (s *Server) execute(ctx context.Context, req *Request) (*Result, error) {
 		defer cancel()
 	}
 	if s.toolChain != nil {
-		res, err := s.toolChain(ctx, req)
+		res, err := s.runChain(ctx, req)
 		return outcome(req, res, err)
 	}
 	return s.run(ctx, req)
+}
+
+// runChain runs Options.ToolMiddleware around the tool. A panic in a
+// middleware is the call's failure (ErrToolPanic), whatever the path the
+// call took (at once, in a batch, as a task, over stdio): the tool's own
+// panics are recovered in run, so each panic is logged once.
+func (s *Server) runChain(ctx context.Context, req *Request) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, s.panicked(ctx, req, "mcp: tool middleware panicked", r)
+		}
+	}()
+	return s.toolChain(ctx, req)
 }
 
 // outcome sorts what a tool (or a ToolMiddleware) returned: errors the
@@ -290,7 +303,13 @@ func (s *Server) validate(ctx context.Context, req *Request) (err error) {
 
 // toolPanic logs a tool's panic and returns the error it becomes.
 func (s *Server) toolPanic(ctx context.Context, req *Request, r any) error {
-	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool panicked",
+	return s.panicked(ctx, req, "mcp: tool panicked", r)
+}
+
+// panicked logs a panic of what ran a call (msg says what), with its
+// stack, and returns the error the call fails with.
+func (s *Server) panicked(ctx context.Context, req *Request, msg string, r any) error {
+	s.logger.LogAttrs(ctx, slog.LevelError, msg,
 		slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
 		slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
 	return fmt.Errorf("%w: %s", ErrToolPanic, req.Name)

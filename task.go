@@ -137,6 +137,9 @@ var (
 	ErrTaskConflict = errors.New("mcp: task changed concurrently")
 	// ErrTaskStoreFull: the store holds as many tasks as it may.
 	ErrTaskStoreFull = errors.New("mcp: task store full")
+	// ErrTaskQuota: the store holds as many tasks of the record's caller
+	// (Principal and Server) as it keeps for one caller.
+	ErrTaskQuota = errors.New("mcp: task store holds as many tasks of this caller as it keeps for one")
 )
 
 // A TaskStore keeps tasks where every replica of a service sees them. Its

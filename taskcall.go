@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -103,6 +104,10 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	if err != nil {
 		return nil, err
 	}
+	// The record owns what it keeps, in allocations of their own size: the
+	// arguments are a slice of the request body, which must not stay alive
+	// with the task (nor while its tool runs).
+	req.Arguments, meta = bytes.Clone(req.Arguments), bytes.Clone(meta)
 	now := e.now()
 	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
@@ -175,6 +180,11 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 		defer s.tasks.release(tr.id)
 		defer tr.cancel(nil)
 		defer tr.stopDeadline()
+		defer func() {
+			if r := recover(); r != nil {
+				s.taskPanicked(tr.ctx, rec, req, r)
+			}
+		}()
 		s.runTask(tr.ctx, rec, req)
 	}()
 }
