@@ -74,6 +74,13 @@ type HandlerOptions struct {
 	// must do the same for the cap to hold. Zero means
 	// DefaultMaxListenStreams (1000); negative means no cap.
 	MaxListenStreams int
+	// MaxListenStreamsPerPrincipal caps the subscriptions/listen streams
+	// one caller (one Principal of one Server; anonymous callers share one)
+	// has open at once on this Handler, refused like one beyond
+	// MaxListenStreams, so that one caller cannot take every stream. Zero
+	// means DefaultMaxListenStreamsPerPrincipal (100); negative means no
+	// cap.
+	MaxListenStreamsPerPrincipal int
 	// ListenLifetime is how long a subscriptions/listen stream lasts: it
 	// then ends cleanly, with its completion result, and the client listens
 	// again. Zero means DefaultListenLifetime (10 minutes); negative means
@@ -160,7 +167,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	if h.bodyTimeout == 0 {
 		h.bodyTimeout = DefaultBodyTimeout
 	}
-	h.listens = newListenStreams(o.MaxListenStreams, o.ListenLifetime)
+	h.listens = newListenStreams(o.MaxListenStreams, o.MaxListenStreamsPerPrincipal, o.ListenLifetime)
 	return h
 }
 
@@ -242,7 +249,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	if isListen(r.Header) {
-		lctx, release, err := h.listens.acquire(ctx)
+		lctx, release, err := h.listens.acquire(ctx, caller)
 		if err != nil {
 			h.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: listen stream refused", slog.String("remote", r.RemoteAddr),
 				slog.String("error", err.Error()))
@@ -260,6 +267,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		st.ex.Notify = st.notify
 	}
 	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
+	if _, set := hdr["Retry-After"]; status == http.StatusServiceUnavailable && !set {
+		hdr.Set("Retry-After", strconv.Itoa(listenRetryAfter)) // a server limit refused the request
+	}
 	st.finish(status, resp)
 }
 

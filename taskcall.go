@@ -74,11 +74,20 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 	req.validated = true
 	resp, err = s.createTask(ctx, req, m)
 	var se *taskStoreError
+	var rpc *Error
+	if errors.As(err, &rpc) && rpc.Code == CodeLimitExceeded && ts == TaskOptional {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: no task slot; the call runs at once", slog.String("tool", req.Name),
+			slog.String("principal", req.Caller.Principal), slog.String("limit", rpc.Message))
+		return nil, false, nil // run it now instead
+	}
 	if errors.As(err, &se) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: the task store refused a task", slog.String("tool", req.Name),
 			slog.String("error", se.err.Error()))
 		if ts == TaskOptional {
 			return nil, false, nil // run it now instead
+		}
+		if errors.Is(err, ErrTaskQuota) {
+			return nil, true, taskQuotaError(req.Name)
 		}
 		why := "the task store is unavailable"
 		if errors.Is(err, errShutdown) {
@@ -136,6 +145,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 // runs under.
 type taskRun struct {
 	id           string
+	owner        ownerKey // the caller, whose running slot it takes
 	ctx          context.Context
 	cancel       context.CancelCauseFunc
 	stopDeadline context.CancelFunc
@@ -154,7 +164,14 @@ func (s *Server) prepareRun(ctx context.Context, tr transport, id string, known 
 	ctx = ContextWithExchange(ctx, &Exchange{ProtocolVersion: tr.version, Transport: tr.name})
 	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run, stop := context.WithDeadline(run, expires.Add(-margin))
+	owner := taskOwner(ctx)
+	if !e.quota.take(owner) {
+		stop()
+		cancel(nil)
+		return nil, e.quota.limitError()
+	}
 	if err := e.reserve(id, known, cancel); err != nil {
+		e.quota.give(owner)
 		stop()
 		cancel(nil)
 		if errors.Is(err, errShutdown) {
@@ -162,11 +179,12 @@ func (s *Server) prepareRun(ctx context.Context, tr transport, id string, known 
 		}
 		return nil, err
 	}
-	return &taskRun{id: id, ctx: run, cancel: cancel, stopDeadline: stop}, nil
+	return &taskRun{id: id, owner: owner, ctx: run, cancel: cancel, stopDeadline: stop}, nil
 }
 
 // abandon gives back the slot of a run that does not start.
 func (s *Server) abandon(tr *taskRun) {
+	s.tasks.quota.give(tr.owner)
 	s.tasks.release(tr.id)
 	tr.stopDeadline()
 	tr.cancel(nil)
@@ -177,6 +195,7 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 	req.notes = nil // a task sends no progress or log notifications (SEP-2663)
 	req.task = rec.ID
 	go func() {
+		defer s.tasks.quota.give(tr.owner)
 		defer s.tasks.release(tr.id)
 		defer tr.cancel(nil)
 		defer tr.stopDeadline()

@@ -30,7 +30,7 @@ func retainServer(t *testing.T, store mcp.TaskStore) *mcp.Server {
 	ts := mcp.NewToolSet()
 	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "done", Description: "Done.", TaskSupport: mcp.TaskRequired},
 		func(context.Context, *mcp.Request) (*mcp.Result, error) { return mcp.TextResult("ok"), nil })))
-	return mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
+	return mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store, MaxRunningPerPrincipal: -1}})
 }
 
 // junkMember is a params member of about n bytes the Server ignores.
