@@ -71,16 +71,13 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	}
 	bp := scratchBufs.Get().(*[]byte)
 	defer putScratch(bp)
-	b, err := appendResult((*bp)[:0], res)
+	b, err := appendResultCapped((*bp)[:0], res, s.maxRes)
 	*bp = b
-	if err != nil {
+	if err != nil && !errors.Is(err, errOverCap) {
 		return nil, fmt.Errorf("tool %q: encoding the result: %w", name, err)
 	}
-	if s.maxRes > 0 && len(b) > s.maxRes {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
-			slog.String("tool", name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
-		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
-			ErrResultTooLarge, name, len(b), s.maxRes)))
+	if err != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
+		b = s.overCapResult(ctx, b, name, res)
 		*bp = b
 	}
 	if m.modern {
@@ -260,6 +257,9 @@ func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error)
 		res = &Result{}
 	}
 	if _, checked := t.(outputChecker); !checked {
+		if s.maxRes > 0 && resultSize(res) > s.maxRes {
+			return res, nil // replaced by the cap's isError result when encoded, unchecked
+		}
 		if res.StructuredContent != nil {
 			return checkOutput(req.compiled, req.Name, res)
 		}

@@ -272,16 +272,13 @@ func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *R
 			failTask(r, rpc, "Tool execution failed: "+rpc.Message)
 		}, "failed"
 	}
-	b, encErr := appendResult(make([]byte, 0, 256), res)
-	if encErr != nil {
+	b, encErr := appendResultCapped(make([]byte, 0, 256), res, s.maxRes)
+	if encErr != nil && !errors.Is(encErr, errOverCap) {
 		rpc := s.rpcError(ctx, fmt.Errorf("tool %q: encoding the result: %w", req.Name, encErr))
 		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
 	}
-	if s.maxRes > 0 && len(b) > s.maxRes {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
-			slog.String("tool", req.Name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
-		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
-			ErrResultTooLarge, req.Name, len(b), s.maxRes)))
+	if encErr != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
+		b = s.overCapResult(ctx, b, req.Name, res)
 	}
 	b = append(b, `,"resultType":"complete"}`...)
 	return func(r *TaskRecord) {

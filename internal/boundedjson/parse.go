@@ -52,6 +52,7 @@ type Parser struct {
 	data     []byte
 	pos      int
 	depth    int
+	values   int         // values parsed so far
 	steps    [16]segment // the path to the value being parsed, its first steps
 	more     []segment   // and the steps past the sixteenth
 	nsteps   int
@@ -76,7 +77,7 @@ func Parse(data []byte, lim Limits) (any, error) {
 // Parse parses exactly one JSON value.
 func (p *Parser) Parse(data []byte) (any, error) {
 	p.Limits = p.Limits.OrDefault()
-	p.data, p.pos, p.depth, p.nsteps = data, 0, 0, 0
+	p.data, p.pos, p.depth, p.nsteps, p.values = data, 0, 0, 0, 0
 	for _, c := range p.Capture {
 		p.maxCap = max(p.maxCap, len(c))
 	}
@@ -192,6 +193,9 @@ func (p *Parser) skipSpace() {
 func (p *Parser) value() (any, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.fail("unexpected end of input")
+	}
+	if p.values++; p.values > p.Limits.MaxValues {
+		return nil, p.bound("more than " + Group(p.Limits.MaxValues) + " values in the document")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
