@@ -42,8 +42,8 @@ func panicServer(t *testing.T) (*mcp.Server, *bytes.Buffer) {
 	s := mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Logger: logger,
 		ToolMiddleware: []mcp.ToolMiddleware{func(ctx context.Context, req *mcp.Request, next mcp.ToolHandler) (*mcp.Result, error) {
 			if req.Name == "mwboom" {
-				var m map[string]int
-				m["x"] = 1 // assignment to entry in nil map
+				m := map[string]map[string]int{}
+				m[req.Name]["x"] = 1 // assignment to entry in nil map
 			}
 			return next(ctx, req)
 		}},
