@@ -35,10 +35,25 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 	return c, err
 }
 
+// stallWriter is a ResponseWriter whose writes wait for release: a client
+// that reads nothing, whatever the kernel's buffers.
+type stallWriter struct {
+	http.ResponseWriter
+	release <-chan struct{}
+}
+
+func (w stallWriter) Write(b []byte) (int, error) {
+	<-w.release
+	return w.ResponseWriter.Write(b)
+}
+
+func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // bigServer serves "big", a tool answering 8 MiB, through a Handler with
 // opts; active counts the requests being served, closed the connections
-// the server closed.
-func bigServer(t *testing.T, opts *mcp.HandlerOptions) (addr string, active, closed *atomic.Int64) {
+// the server closed. The writes of requests with an X-Stall header wait
+// until stall is closed.
+func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (addr string, active, closed *atomic.Int64) {
 	t.Helper()
 	ts := mcp.NewToolSet()
 	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "big", Description: "8 MiB."},
@@ -50,6 +65,9 @@ func bigServer(t *testing.T, opts *mcp.HandlerOptions) (addr string, active, clo
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		active.Add(1)
 		defer active.Add(-1)
+		if r.Header.Get("X-Stall") != "" {
+			w = stallWriter{w, stall}
+		}
 		h.ServeHTTP(w, r)
 	}))
 	srv.Listener = smallSendBuffers{srv.Listener}
@@ -99,7 +117,7 @@ func waitActive(t *testing.T, active *atomic.Int64, n int64, within time.Duratio
 // connections), their handlers return and the answers' memory is released (without the deadline they hold it as long
 // as their sockets stay open).
 func TestSlowReadersDisconnected(t *testing.T) {
-	addr, active, closed := bigServer(t, &mcp.HandlerOptions{WriteTimeout: 3 * time.Second})
+	addr, active, closed := bigServer(t, &mcp.HandlerOptions{WriteTimeout: 3 * time.Second}, nil)
 	const clients = 8
 	base := heapAfterGC()
 	conns := make([]net.Conn, clients)
@@ -119,31 +137,40 @@ func TestSlowReadersDisconnected(t *testing.T) {
 	}
 }
 
-// TestPendingBytesBudget: with two 8 MiB answers blocked on clients that
+// TestPendingBytesBudget: with two 8 MiB answers waiting on clients that
 // read nothing, a third beyond a 20 MiB MaxPendingBytes is refused with
-// 503, Retry-After and -32001 naming the limit; once those clients leave,
-// it is served.
+// 503, Retry-After and -32001 naming the limit; once those answers are
+// written, it is served.
 func TestPendingBytesBudget(t *testing.T) {
-	addr, active, _ := bigServer(t, &mcp.HandlerOptions{WriteTimeout: time.Minute, MaxPendingBytes: 20 << 20})
-	a, b := nonReader(t, addr), nonReader(t, addr)
-	defer a.Close()
-	defer b.Close()
-	waitActive(t, active, 2, time.Minute)
-	call := func() (*http.Response, []byte) {
+	stall := make(chan struct{})
+	addr, active, _ := bigServer(t, &mcp.HandlerOptions{MaxPendingBytes: 20 << 20}, stall)
+	call := func(stalled bool) (*http.Response, []byte) {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr, strings.NewReader(bigCall))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json")
+		if stalled {
+			req.Header.Set("X-Stall", "1")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			return &http.Response{}, nil
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
 		return resp, body
 	}
+	stalled := make(chan int, 2)
+	for range 2 {
+		go func() {
+			resp, _ := call(true)
+			stalled <- resp.StatusCode
+		}()
+	}
+	waitActive(t, active, 2, time.Minute)
 	deadline := time.Now().Add(time.Minute)
 	for {
-		resp, body := call()
+		resp, body := call(false)
 		if resp.StatusCode == http.StatusServiceUnavailable {
 			var e struct {
 				ID    json.RawMessage `json:"id"`
@@ -163,10 +190,13 @@ func TestPendingBytesBudget(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	a.Close()
-	b.Close()
-	waitActive(t, active, 0, time.Minute)
-	if resp, body := call(); resp.StatusCode != 200 || len(body) < bigAnswer {
-		t.Fatalf("after the slow clients left: %d, %d bytes", resp.StatusCode, len(body))
+	close(stall)
+	for range 2 {
+		if code := <-stalled; code != http.StatusOK {
+			t.Errorf("a stalled answer, once written: %d", code)
+		}
+	}
+	if resp, body := call(false); resp.StatusCode != 200 || len(body) < bigAnswer {
+		t.Fatalf("after the waiting answers were written: %d, %d bytes", resp.StatusCode, len(body))
 	}
 }
