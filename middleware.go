@@ -88,6 +88,7 @@ type Outcome struct {
 	IsError bool
 
 	response []byte // the encoded response; nil for Err
+	panicked bool   // a Middleware panicked: answered 500
 }
 
 // A MessageHandler answers one request.
@@ -160,7 +161,7 @@ func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) (out
 			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: middleware panicked",
 				slog.String("method", hm.m.method), slog.String("principal", hm.m.caller.Principal),
 				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
-			out = Outcome{Err: &Error{Code: CodeInternalError, Message: "Internal error"}}
+			out = Outcome{Err: &Error{Code: CodeInternalError, Message: "Internal error"}, panicked: true}
 		}
 	}()
 	m := &hm.m

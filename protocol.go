@@ -337,6 +337,9 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		if rpc.Code == CodeLimitExceeded {
 			status = http.StatusServiceUnavailable // a server limit: the Handler adds Retry-After
 		}
+		if out.panicked {
+			status = http.StatusInternalServerError
+		}
 		return status, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
 	s.logRequest(ctx, m, start, "ok")
