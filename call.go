@@ -71,16 +71,13 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	}
 	bp := scratchBufs.Get().(*[]byte)
 	defer putScratch(bp)
-	b, err := appendResult((*bp)[:0], res)
+	b, err := appendResultCapped((*bp)[:0], res, s.maxRes)
 	*bp = b
-	if err != nil {
+	if err != nil && !errors.Is(err, errOverCap) {
 		return nil, fmt.Errorf("tool %q: encoding the result: %w", name, err)
 	}
-	if s.maxRes > 0 && len(b) > s.maxRes {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
-			slog.String("tool", name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
-		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
-			ErrResultTooLarge, name, len(b), s.maxRes)))
+	if err != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
+		b = s.overCapResult(ctx, b, name, res)
 		*bp = b
 	}
 	if m.modern {
@@ -194,10 +191,23 @@ func (s *Server) execute(ctx context.Context, req *Request) (*Result, error) {
 		defer cancel()
 	}
 	if s.toolChain != nil {
-		res, err := s.toolChain(ctx, req)
+		res, err := s.runChain(ctx, req)
 		return outcome(req, res, err)
 	}
 	return s.run(ctx, req)
+}
+
+// runChain runs Options.ToolMiddleware around the tool. A panic in a
+// middleware is the call's failure (ErrToolPanic), whatever the path the
+// call took (at once, in a batch, as a task, over stdio): the tool's own
+// panics are recovered in run, so each panic is logged once.
+func (s *Server) runChain(ctx context.Context, req *Request) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, s.panicked(ctx, req, "mcp: tool middleware panicked", r)
+		}
+	}()
+	return s.toolChain(ctx, req)
 }
 
 // outcome sorts what a tool (or a ToolMiddleware) returned: errors the
@@ -250,6 +260,9 @@ func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error)
 		res = &Result{}
 	}
 	if _, checked := t.(outputChecker); !checked {
+		if s.maxRes > 0 && resultSize(res) > s.maxRes {
+			return res, nil // replaced by the cap's isError result when encoded, unchecked
+		}
 		if res.StructuredContent != nil {
 			return checkOutput(req.compiled, req.Name, res)
 		}
@@ -293,7 +306,13 @@ func (s *Server) validate(ctx context.Context, req *Request) (err error) {
 
 // toolPanic logs a tool's panic and returns the error it becomes.
 func (s *Server) toolPanic(ctx context.Context, req *Request, r any) error {
-	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: tool panicked",
+	return s.panicked(ctx, req, "mcp: tool panicked", r)
+}
+
+// panicked logs a panic of what ran a call (msg says what), with its
+// stack, and returns the error the call fails with.
+func (s *Server) panicked(ctx context.Context, req *Request, msg string, r any) error {
+	s.logger.LogAttrs(ctx, slog.LevelError, msg,
 		slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
 		slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
 	return fmt.Errorf("%w: %s", ErrToolPanic, req.Name)

@@ -43,7 +43,7 @@ func noteScopes(_ context.Context, _ mcp.Caller, permission string) []string {
 	return nil
 }
 
-func callBody(tool string) string {
+func challengeCallBody(tool string) string {
 	return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":{}}}`
 }
 
@@ -53,7 +53,7 @@ func TestScopeChallenge(t *testing.T) {
 		return serve(h, withAuth(newPost(body), "Bearer reader")).Result()
 	}
 
-	w := serve(h, withAuth(newPost(callBody("write")), "Bearer reader"))
+	w := serve(h, withAuth(newPost(challengeCallBody("write")), "Bearer reader"))
 	if w.Code != http.StatusForbidden {
 		t.Fatalf("write without its grant: status %d, want 403: %s", w.Code, w.Body)
 	}
@@ -66,13 +66,13 @@ func TestScopeChallenge(t *testing.T) {
 		t.Errorf("403 body does not say why: %s", w.Body)
 	}
 
-	if r := call(callBody("read")); r.StatusCode != http.StatusOK {
+	if r := call(challengeCallBody("read")); r.StatusCode != http.StatusOK {
 		t.Errorf("read with its grant: status %d", r.StatusCode)
 	}
 	// A permission for which no scope exists stays unknown: 200 and the
 	// ordinary unknown-tool error, as does a tool that does not exist.
 	for _, tool := range []string{"admin", "nosuch"} {
-		w := serve(h, withAuth(newPost(callBody(tool)), "Bearer reader"))
+		w := serve(h, withAuth(newPost(challengeCallBody(tool)), "Bearer reader"))
 		if w.Code != http.StatusOK || w.Header().Get("WWW-Authenticate") != "" {
 			t.Errorf("%s: status %d, WWW-Authenticate %q; want the unknown-tool answer", tool, w.Code,
 				w.Header().Get("WWW-Authenticate"))
@@ -87,7 +87,7 @@ func TestScopeChallenge(t *testing.T) {
 		t.Errorf("tools/list: status %d: %s", w.Code, w.Body)
 	}
 	// A batch is answered as a batch: the challenge would lose the other answers.
-	batch := "[" + callBody("write") + "," + strings.Replace(callBody("read"), `"id":7`, `"id":8`, 1) + "]"
+	batch := "[" + challengeCallBody("write") + "," + strings.Replace(challengeCallBody("read"), `"id":7`, `"id":8`, 1) + "]"
 	if r := call(batch); r.StatusCode != http.StatusOK {
 		t.Errorf("batch: status %d, want 200", r.StatusCode)
 	}
@@ -104,7 +104,7 @@ func TestScopeChallengeDefaultAndAnonymous(t *testing.T) {
 		{"a panicking ScopeChallenge", func(context.Context, mcp.Caller, string) []string { panic("broken") }, true},
 	} {
 		h := scopedHandler(t, tc.challenge, tc.auth)
-		r := newPost(callBody("write"))
+		r := newPost(challengeCallBody("write"))
 		if tc.auth {
 			r = withAuth(r, "Bearer reader")
 		}

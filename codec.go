@@ -23,17 +23,23 @@ type Limits struct {
 	// MaxMembers is the most members an object, or elements an array, may
 	// have. Default 256.
 	MaxMembers int
+	// MaxValues is the most values (objects, arrays, strings, numbers,
+	// literals) one message may hold, so that what parsing costs in memory
+	// stays near the body's size: a value costs some 40 bytes parsed, a
+	// body of small values can hold one every two bytes. Default 131 072
+	// (about 5 MiB parsed).
+	MaxValues int
 }
 
 // DefaultLimits returns nsmcp's bounds: depth 32, strings of 65 536 bytes,
-// 256 members per object or array.
+// 256 members per object or array; and 131 072 values per message.
 func DefaultLimits() Limits { return Limits(boundedjson.DefaultLimits()) }
 
 func (l Limits) orDefault() Limits { return Limits(boundedjson.Limits(l).OrDefault()) }
 
 // outputLimits bound a tool's own output as parsed for validation: deep and
 // wide, since the tool and not a client produced it.
-var outputLimits = Limits{MaxDepth: 256, MaxString: 1 << 30, MaxMembers: 1 << 30}
+var outputLimits = Limits{MaxDepth: 256, MaxString: 1 << 30, MaxMembers: 1 << 30, MaxValues: 1 << 30}
 
 // The paths the envelope parse captures (Parser.Captured, in this order)
 // and the objects whose maps it borrows: the envelope and its params never

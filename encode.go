@@ -80,12 +80,24 @@ func encodeInfo(info *ToolInfo, in, out []byte) ([]byte, error) {
 
 // appendResult encodes a tool result (CallToolResult) without its closing
 // brace, so callers can add protocol fields.
-func appendResult(b []byte, r *Result) ([]byte, error) {
+func appendResult(b []byte, r *Result) ([]byte, error) { return appendResultCapped(b, r, 0) }
+
+// appendResultCapped is appendResult that stops, with errOverCap, as soon
+// as the encoding would pass limit bytes (zero or negative: no limit):
+// each piece is measured before it is encoded (text, raw JSON, the bytes
+// of a binary block), so a result far over the cap costs at most the cap
+// and one piece's encoding, never the whole result.
+func appendResultCapped(b []byte, r *Result, limit int) ([]byte, error) {
+	start := len(b)
 	b = append(b, `{"content":[`...)
 	for i, c := range r.Content {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		if overCap(b, start, contentSize(&c), limit) {
+			return b, errOverCap
+		}
+		b = growCapped(b, start, contentSize(&c)+32, limit)
 		if c.Type == ContentText && c.Annotations == nil && c.Meta == nil {
 			b = append(b, `{"type":"text","text":`...)
 			b = appendString(b, c.Text)
@@ -96,14 +108,26 @@ func appendResult(b []byte, r *Result) ([]byte, error) {
 		if err != nil {
 			return b, err
 		}
+		if overCap(b, start, len(enc), limit) {
+			return b, errOverCap
+		}
 		b = append(b, enc...)
 	}
 	b = append(b, ']')
+	if overCap(b, start, 0, limit) {
+		return b, errOverCap
+	}
 	if r.StructuredContent != nil {
+		if raw, ok := r.StructuredContent.(json.RawMessage); ok && overCap(b, start, len(raw), limit) {
+			return b, errOverCap
+		}
 		b = append(b, `,"structuredContent":`...)
 		var err error
 		if b, err = appendJSON(b, r.StructuredContent); err != nil {
 			return b, err
+		}
+		if overCap(b, start, 0, limit) {
+			return b, errOverCap
 		}
 	}
 	if r.IsError {

@@ -86,6 +86,32 @@ type HandlerOptions struct {
 	// must do the same for the cap to hold. Zero means
 	// DefaultMaxListenStreams (1000); negative means no cap.
 	MaxListenStreams int
+	// MaxListenStreamsPerPrincipal caps the subscriptions/listen streams
+	// one caller (one Principal of one Server; anonymous callers share one)
+	// has open at once on this Handler, refused like one beyond
+	// MaxListenStreams, so that one caller cannot take every stream. Zero
+	// means DefaultMaxListenStreamsPerPrincipal (100); negative means no
+	// cap.
+	MaxListenStreamsPerPrincipal int
+	// WriteTimeout is the deadline of each write of an answer to the
+	// client: a JSON answer, each SSE event (and keep-alive comment). A
+	// client that stops reading is disconnected when it passes, and what
+	// its answer held is released. It is set as http.ResponseController
+	// sets it, so it needs a ResponseWriter that supports write deadlines
+	// (net/http's do; middleware wrapping them should implement Unwrap);
+	// net/http clears it once the response is finished. Unlike
+	// http.Server.WriteTimeout it bounds each write, not the whole
+	// response, so long streams are not cut. Zero means
+	// DefaultWriteTimeout (30 seconds); negative sets none.
+	WriteTimeout time.Duration
+	// MaxPendingBytes is the Handler's budget of answer bytes being
+	// written at once (to clients that read slowly, the bytes wait): an
+	// answer beyond it is refused with 503, a Retry-After header and a
+	// -32001 error (on a stream already started, its last event is that
+	// error), and a notification beyond it is dropped. One answer alone
+	// always goes. Zero means DefaultMaxPendingBytes (256 MiB); negative
+	// means no budget.
+	MaxPendingBytes int64
 	// ListenLifetime is how long a subscriptions/listen stream lasts: it
 	// then ends cleanly, with its completion result, and the client listens
 	// again. Zero means DefaultListenLifetime (10 minutes); negative means
@@ -112,11 +138,19 @@ type HandlerOptions struct {
 //     A missing Accept allows both.
 //   - Body larger than MaxBodyBytes: 413. Body not complete within
 //     BodyTimeout: 408, and the connection is closed.
+//   - A subscriptions/listen of a caller that has MaxListenStreamsPerPrincipal
+//     open: 503 with Retry-After and code -32001, like the next item.
 //   - A subscriptions/listen (named in the Mcp-Method header, as 2026-07-28
 //     requires) beyond MaxListenStreams, or after Close: 503 with
 //     Retry-After and code -32001, with the request's id; the connection
 //     is closed. An admitted stream ends after ListenLifetime with its
 //     completion result.
+//
+// Answers are written under bounds too: each write (a JSON answer, each SSE
+// event) has WriteTimeout to complete, and a client that stops reading is
+// disconnected then; an answer that would take the answers waiting to be
+// written beyond MaxPendingBytes is refused with 503, Retry-After and code
+// -32001. A Protocol's own 503 answer (a server limit) gets Retry-After.
 //
 // The body then goes to Protocol.Handle with the request, its headers and
 // its MCP-Protocol-Version in the Exchange; its status and body are the answer:
@@ -146,6 +180,8 @@ type Handler struct {
 	keepAlive   time.Duration
 	bodyTimeout time.Duration
 	listens     *listenStreams
+	writeTO     time.Duration
+	budget      writeBudget
 
 	scopeChallenge ScopeChallenge // nil: forbidden tools stay unknown
 }
@@ -176,7 +212,14 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	if h.bodyTimeout == 0 {
 		h.bodyTimeout = DefaultBodyTimeout
 	}
-	h.listens = newListenStreams(o.MaxListenStreams, o.ListenLifetime)
+	h.writeTO, h.budget.max = o.WriteTimeout, o.MaxPendingBytes
+	if h.writeTO == 0 {
+		h.writeTO = DefaultWriteTimeout
+	}
+	if h.budget.max == 0 {
+		h.budget.max = DefaultMaxPendingBytes
+	}
+	h.listens = newListenStreams(o.MaxListenStreams, o.MaxListenStreamsPerPrincipal, o.ListenLifetime)
 	return h
 }
 
@@ -257,7 +300,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	if isListen(r.Header) {
-		lctx, release, err := h.listens.acquire(ctx)
+		lctx, release, err := h.listens.acquire(ctx, caller)
 		if err != nil {
 			h.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: listen stream refused", slog.String("remote", r.RemoteAddr),
 				slog.String("error", err.Error()))
@@ -267,7 +310,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		ctx = lctx
 	}
-	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive}
+	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
@@ -285,6 +328,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if d := st.ex.retryAfter; d > 0 {
 		hdr.Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+	} else if _, set := hdr["Retry-After"]; status == http.StatusServiceUnavailable && !set {
+		hdr.Set("Retry-After", strconv.Itoa(listenRetryAfter)) // a server limit refused the request
 	}
 	st.finish(status, resp)
 }

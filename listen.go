@@ -17,6 +17,9 @@ const (
 	DefaultMaxListenStreams = 1000
 	// DefaultListenLifetime is the default of HandlerOptions.ListenLifetime.
 	DefaultListenLifetime = 10 * time.Minute
+	// DefaultMaxListenStreamsPerPrincipal is the default of
+	// HandlerOptions.MaxListenStreamsPerPrincipal.
+	DefaultMaxListenStreamsPerPrincipal = 100
 )
 
 // listenRetryAfter is the Retry-After of a listen refused at the cap, in
@@ -25,6 +28,7 @@ const listenRetryAfter = 5
 
 var (
 	errListenCap    = errors.New("mcp: too many listen streams")
+	errListenQuota  = errors.New("mcp: too many listen streams of one caller")
 	errListenClosed = errors.New("mcp: handler closed")
 )
 
@@ -37,24 +41,29 @@ var (
 // be one takes a slot for as long as it runs, and one that is a listen
 // cannot avoid taking one.
 type listenStreams struct {
-	max  int           // negative: no cap
-	life time.Duration // zero or negative: none
+	max      int           // negative: no cap
+	perOwner int           // per caller; negative: no cap
+	life     time.Duration // zero or negative: none
 
 	mu      sync.Mutex
 	closed  bool
 	open    map[*context.CancelFunc]*http.Server // the server of each stream, nil if unknown
 	servers map[*http.Server]bool                // registered for Shutdown; true once it started
+	owners  map[ownerKey]int                     // open streams by caller
 }
 
-func newListenStreams(max int, life time.Duration) *listenStreams {
+func newListenStreams(max, perOwner int, life time.Duration) *listenStreams {
 	if max == 0 {
 		max = DefaultMaxListenStreams
+	}
+	if perOwner == 0 {
+		perOwner = DefaultMaxListenStreamsPerPrincipal
 	}
 	if life == 0 {
 		life = DefaultListenLifetime
 	}
-	return &listenStreams{max: max, life: life, open: make(map[*context.CancelFunc]*http.Server),
-		servers: make(map[*http.Server]bool)}
+	return &listenStreams{max: max, perOwner: perOwner, life: life, open: make(map[*context.CancelFunc]*http.Server),
+		servers: make(map[*http.Server]bool), owners: map[ownerKey]int{}}
 }
 
 // isListen reports whether the request says it is a subscriptions/listen.
@@ -67,15 +76,16 @@ func isListen(h http.Header) bool {
 	return false
 }
 
-// acquire takes a slot for one stream and returns the context it runs
-// under (ended by its lifetime, by Close, or by the Shutdown of the
+// acquire takes a slot for one stream of caller and returns the context it
+// runs under (ended by its lifetime, by Close, or by the Shutdown of the
 // http.Server serving it) and the function that gives the slot back.
 //
 // The first stream a server serves registers the streams with it
 // (http.ServerContextKey, RegisterOnShutdown), so that its Shutdown ends
 // them without a line from the host.
-func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), error) {
+func (l *listenStreams) acquire(ctx context.Context, caller Caller) (context.Context, func(), error) {
 	srv, _ := ctx.Value(http.ServerContextKey).(*http.Server)
+	owner := ownerKey{caller.Principal, caller.Server}
 	var cancel context.CancelFunc
 	if l.life > 0 {
 		ctx, cancel = context.WithTimeout(ctx, l.life)
@@ -93,9 +103,14 @@ func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), e
 		l.mu.Unlock()
 		cancel()
 		return nil, nil, errListenCap
+	case l.perOwner >= 0 && l.owners[owner] >= l.perOwner:
+		l.mu.Unlock()
+		cancel()
+		return nil, nil, errListenQuota
 	}
 	key := &cancel
 	l.open[key] = srv
+	l.owners[owner]++
 	register := srv != nil && !known
 	if register {
 		l.servers[srv] = false
@@ -107,6 +122,11 @@ func (l *listenStreams) acquire(ctx context.Context) (context.Context, func(), e
 	return ctx, func() {
 		l.mu.Lock()
 		delete(l.open, key)
+		if l.owners[owner] <= 1 {
+			delete(l.owners, owner)
+		} else {
+			l.owners[owner]--
+		}
 		l.mu.Unlock()
 		cancel()
 	}, nil
@@ -168,9 +188,14 @@ func (h *Handler) Close() error {
 func (h *Handler) refuseListen(w http.ResponseWriter, body []byte, err error) {
 	msg := "The server is shutting down and opens no new subscriptions/listen streams; listen again on another server"
 	retry := "1"
-	if errors.Is(err, errListenCap) {
+	switch {
+	case errors.Is(err, errListenCap):
 		msg = "Too many subscriptions/listen streams: " + strconv.Itoa(h.listens.max) +
 			" are open, the most this server allows (HandlerOptions.MaxListenStreams); retry later"
+		retry = strconv.Itoa(listenRetryAfter)
+	case errors.Is(err, errListenQuota):
+		msg = "Too many subscriptions/listen streams: " + strconv.Itoa(h.listens.perOwner) +
+			" of yours are open, the most this server allows one caller (HandlerOptions.MaxListenStreamsPerPrincipal); close one or retry later"
 		retry = strconv.Itoa(listenRetryAfter)
 	}
 	hdr := w.Header()

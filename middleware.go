@@ -3,6 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"runtime/debug"
 	"sync"
 )
 
@@ -86,6 +88,7 @@ type Outcome struct {
 	IsError bool
 
 	response []byte // the encoded response; nil for Err
+	panicked bool   // a Middleware panicked: answered 500
 }
 
 // A MessageHandler answers one request.
@@ -149,8 +152,18 @@ func (hm *heapMessage) release() {
 	heapMessages.Put(hm)
 }
 
-// answerWithMiddleware runs the request through Options.Middleware.
-func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) Outcome {
+// answerWithMiddleware runs the request through Options.Middleware. A
+// panic in a Middleware fails the request with -32603, logged once with
+// its stack.
+func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) (out Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.logger.LogAttrs(ctx, slog.LevelError, "mcp: middleware panicked",
+				slog.String("method", hm.m.method), slog.String("principal", hm.m.caller.Principal),
+				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			out = Outcome{Err: &Error{Code: CodeInternalError, Message: "Internal error"}, panicked: true}
+		}
+	}()
 	m := &hm.m
 	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: m}
 	switch m.method {

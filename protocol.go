@@ -28,8 +28,9 @@ type Protocol interface {
 	// and client responses; 400 with a JSON-RPC error for bodies that are
 	// not acceptable requests (parse errors, invalid requests, a protocol
 	// version not served, revision rules broken: malformed _meta, header
-	// mismatch); under 2026-07-28, 404 for unknown methods; 500 when the
-	// server itself failed.
+	// mismatch); under 2026-07-28, 404 for unknown methods; 503 when a
+	// server limit refused the request (-32001, CodeLimitExceeded: the
+	// Handler adds Retry-After); 500 when the server itself failed.
 	Handle(ctx context.Context, caller Caller, body []byte) (status int, response []byte)
 	// Versions returns the protocol revisions served, oldest first.
 	Versions() []string
@@ -332,6 +333,12 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		status := http.StatusOK
 		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
 			status = modernStatus(rpc.Code)
+		}
+		if rpc.Code == CodeLimitExceeded {
+			status = http.StatusServiceUnavailable // a server limit: the Handler adds Retry-After
+		}
+		if out.panicked {
+			status = http.StatusInternalServerError
 		}
 		return status, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}

@@ -279,7 +279,7 @@ func TestSoakListen(t *testing.T) {
 	const lifetime = 3 * time.Second
 	n := *soakConns
 	max := n / 2
-	srv, _ := listenServer(t, &mcp.HandlerOptions{MaxListenStreams: max, ListenLifetime: lifetime})
+	srv, _ := listenServer(t, &mcp.HandlerOptions{MaxListenStreams: max, MaxListenStreamsPerPrincipal: -1, ListenLifetime: lifetime})
 	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: n}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}

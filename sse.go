@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -13,10 +14,13 @@ import (
 // be called from any goroutine while Handle runs; after finish, it does
 // nothing, so nothing is ever written after ServeHTTP returns.
 type stream struct {
-	ex        Exchange
-	w         http.ResponseWriter
-	sseOnly   bool // the client accepts text/event-stream but not JSON
-	keepAlive time.Duration
+	ex           Exchange
+	w            http.ResponseWriter
+	sseOnly      bool // the client accepts text/event-stream but not JSON
+	keepAlive    time.Duration
+	writeTimeout time.Duration // of each write; zero or negative: none
+	budget       *writeBudget  // the Handler's bytes being written
+	body         []byte        // the request, for the id of a refusal
 
 	mu      sync.Mutex
 	started bool          // SSE headers sent
@@ -84,9 +88,8 @@ func (s *stream) keepAliveLoop(stop chan struct{}) {
 		case <-t.C:
 			s.mu.Lock()
 			if !s.done && s.err == nil {
-				if _, err := s.w.Write([]byte(":\n\n")); err != nil {
-					s.err = err
-				} else {
+				s.deadline()
+				if s.put([]byte(":\n\n")) {
 					s.flush()
 				}
 			}
@@ -95,31 +98,68 @@ func (s *stream) keepAliveLoop(stop chan struct{}) {
 	}
 }
 
-// event writes one SSE "message" event carrying data and flushes it. A
-// line break inside data (a tool's raw JSON may hold some) starts a new
-// "data:" line, which the client joins back with "\n". Called with mu held.
+// event writes one SSE "message" event carrying data and flushes it,
+// under one write deadline and counted in the Handler's budget of bytes
+// being written (errPendingBudget when it does not fit). A line break
+// inside data (a tool's raw JSON may hold some) starts a new "data:" line,
+// which the client joins back with "\n". data is written as it is, in
+// pieces, not copied. Called with mu held.
 func (s *stream) event(data []byte) error {
-	out := make([]byte, 0, len(data)+32)
-	out = append(out, "event: message\ndata: "...)
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '\r':
-			if i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			out = append(out, "\ndata: "...)
-		case '\n':
-			out = append(out, "\ndata: "...)
-		default:
-			out = append(out, c)
-		}
+	if !s.budget.take(len(data)) {
+		return errPendingBudget
 	}
-	out = append(out, "\n\n"...)
-	if _, err := s.w.Write(out); err != nil {
-		s.err = err
-		return err
+	defer s.budget.give(len(data))
+	return s.writeEvent(data)
+}
+
+// writeEvent writes an event whose bytes the budget already counts.
+// Called with mu held.
+func (s *stream) writeEvent(data []byte) error {
+	s.deadline()
+	if !s.put(eventPrefix) {
+		return s.err
+	}
+	start := 0
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c != '\r' && c != '\n' {
+			continue
+		}
+		if !s.put(data[start:i]) {
+			return s.err
+		}
+		if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		if !s.put(eventNewLine) {
+			return s.err
+		}
+		start = i + 1
+	}
+	if !s.put(data[start:]) || !s.put(eventEnd) {
+		return s.err
 	}
 	return s.flush()
+}
+
+var (
+	eventPrefix  = []byte("event: message\ndata: ")
+	eventNewLine = []byte("\ndata: ")
+	eventEnd     = []byte("\n\n")
+)
+
+// put writes b, and reports whether it was written; a failed write (the
+// client is gone, or stopped reading past the write deadline) ends the
+// stream. Called with mu held.
+func (s *stream) put(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if _, err := s.w.Write(b); err != nil {
+		s.err = err
+		return false
+	}
+	return true
 }
 
 func (s *stream) flush() error {
@@ -133,6 +173,9 @@ func (s *stream) flush() error {
 
 // finish writes Handle's answer: the last event of a stream that started,
 // or a JSON body (a one-event stream for clients that accept only SSE).
+// An answer beyond the Handler's budget of bytes being written is replaced
+// by a -32001 error: 503 with Retry-After, or, on a stream already
+// started, its last event.
 func (s *stream) finish(status int, resp []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -140,19 +183,37 @@ func (s *stream) finish(status int, resp []byte) {
 	if s.stop != nil {
 		close(s.stop)
 	}
+	defer s.flushLast()
 	if s.started {
 		if len(resp) > 0 && s.err == nil {
-			_ = s.event(resp)
+			if err := s.event(resp); errors.Is(err, errPendingBudget) {
+				_ = s.event(appendError(nil, requestID(s.body), CodeLimitExceeded, s.budget.message(), nil))
+			}
 		}
 		return
 	}
-	switch {
-	case len(resp) == 0:
+	if len(resp) == 0 {
 		s.w.WriteHeader(status)
-	case status == http.StatusOK && s.sseOnly:
-		s.start(false)
-		_ = s.event(resp)
-	default:
-		writeJSON(s.w, status, resp)
+		return
 	}
+	if !s.budget.take(len(resp)) {
+		hdr := s.w.Header()
+		hdr.Set("Retry-After", strconv.Itoa(pendingRetryAfter))
+		s.deadline()
+		writeJSON(s.w, http.StatusServiceUnavailable,
+			appendError(nil, requestID(s.body), CodeLimitExceeded, s.budget.message(), nil))
+		return
+	}
+	defer s.budget.give(len(resp))
+	if status == http.StatusOK && s.sseOnly {
+		s.start(false)
+		_ = s.writeEvent(resp)
+		return
+	}
+	hdr := s.w.Header()
+	hdr["Content-Type"] = hdrJSON
+	hdr["Content-Length"] = []string{strconv.Itoa(len(resp))}
+	s.w.WriteHeader(status)
+	s.deadline()
+	s.put(resp)
 }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 )
@@ -307,7 +309,7 @@ func (c *stdioConn) run(call *stdioCall, data []byte) {
 	c.imu.Unlock()
 
 	ex := &Exchange{ProtocolVersion: version, Transport: TransportStdio, Notify: call.notify}
-	status, resp := c.p.Handle(ContextWithExchange(call.ctx, ex), c.caller, data)
+	status, resp := c.handle(ContextWithExchange(call.ctx, ex), call, data)
 	if call.sem != nil {
 		<-call.sem // free before the answer is written: an answered request holds no slot
 	}
@@ -460,4 +462,18 @@ func canonicalID(raw json.RawMessage) string {
 		return ""
 	}
 	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// handle passes one message to the Protocol. A Protocol that panics (Server
+// recovers its own) fails that request with -32603, logged once with its
+// stack, and the connection goes on.
+func (c *stdioConn) handle(ctx context.Context, call *stdioCall, data []byte) (status int, resp []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.LogAttrs(ctx, slog.LevelError, "mcp: stdio: panic while handling a request",
+				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			status, resp = http.StatusInternalServerError, appendError(nil, validID(call.id), CodeInternalError, "Internal error", nil)
+		}
+	}()
+	return c.p.Handle(ctx, c.caller, data)
 }

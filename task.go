@@ -137,6 +137,9 @@ var (
 	ErrTaskConflict = errors.New("mcp: task changed concurrently")
 	// ErrTaskStoreFull: the store holds as many tasks as it may.
 	ErrTaskStoreFull = errors.New("mcp: task store full")
+	// ErrTaskQuota: the store holds as many tasks of the record's caller
+	// (Principal and Server) as it keeps for one caller.
+	ErrTaskQuota = errors.New("mcp: task store holds as many tasks of this caller as it keeps for one")
 )
 
 // A TaskStore keeps tasks where every replica of a service sees them. Its
@@ -224,9 +227,17 @@ type TaskOptions struct {
 	// records and logs. Default: the host name and a random suffix.
 	Replica string
 	// MaxRunning caps the tasks this Server runs at once; a tools/call
-	// that would start one more is refused with -32001. Default 1000;
-	// negative means no cap.
+	// that would start one more runs at once instead if its tool is
+	// TaskOptional, and is refused otherwise (-32001; 503 with Retry-After
+	// over HTTP). Default 1000; negative means no cap.
 	MaxRunning int
+	// MaxRunningPerPrincipal caps the tasks this Server runs at once for
+	// one caller (one Principal of one Server; anonymous callers share
+	// one), so that one caller cannot take every slot of MaxRunning: beyond
+	// it a TaskOptional tool runs at once, and a TaskRequired one is refused
+	// like beyond MaxRunning. Default DefaultTaskMaxRunningPerPrincipal
+	// (100); negative means no cap.
+	MaxRunningPerPrincipal int
 }
 
 // Defaults of TaskOptions.

@@ -176,16 +176,25 @@ func TestTaskShutdown(t *testing.T) {
 	}
 }
 
+// TestTaskMaxRunning: beyond MaxRunning a task-only tool is refused with
+// -32001 (503) naming the limit, and an optional one runs at once.
 func TestTaskMaxRunning(t *testing.T) {
 	t.Parallel()
 	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: 1}})
 	c.start("slow", `{}`)
 	g.awaitStart(t)
-	r := c.call("slow", `{}`)
-	if r.Error == nil || r.Error.Code != mcp.CodeLimitExceeded || !strings.Contains(r.Error.Message, "MaxRunning") {
-		t.Errorf("beyond MaxRunning: %s", r.Raw)
+	r := c.call("must", `{}`)
+	if r.Status != 503 || r.Error == nil || r.Error.Code != mcp.CodeLimitExceeded || !strings.Contains(r.Error.Message, "MaxRunning") {
+		t.Errorf("beyond MaxRunning: %d %s", r.Status, r.Raw)
 	}
+	done := make(chan taskReply, 1)
+	go func() { done <- c.call("slow", `{}`) }()
+	g.awaitStart(t)
 	g.release <- "x"
+	g.release <- "x"
+	if r := <-done; r.Error != nil || r.str("resultType") != "complete" {
+		t.Errorf("optional tool beyond MaxRunning: %s, want it answered at once", r.Raw)
+	}
 }
 
 func TestTaskDisabled(t *testing.T) {

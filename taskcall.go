@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,12 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 	req.validated = true
 	resp, err = s.createTask(ctx, req, m)
 	var se *taskStoreError
+	var rpc *Error
+	if errors.As(err, &rpc) && rpc.Code == CodeLimitExceeded && ts == TaskOptional {
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: no task slot; the call runs at once", slog.String("tool", req.Name),
+			slog.String("principal", req.Caller.Principal), slog.String("limit", rpc.Message))
+		return nil, false, nil // run it now instead
+	}
 	if errors.As(err, &se) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: the task store refused a task", slog.String("tool", req.Name),
 			slog.String("error", se.err.Error()))
@@ -95,6 +102,9 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 		}
 		if errors.Is(err, ErrTaskStoreFull) {
 			return nil, true, storeFull(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is full")
+		}
+		if errors.Is(err, ErrTaskQuota) {
+			return nil, true, taskQuotaError(req.Name)
 		}
 		why := "the task store is unavailable"
 		if errors.Is(err, errShutdown) {
@@ -118,6 +128,10 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	if err != nil {
 		return nil, err
 	}
+	// The record owns what it keeps, in allocations of their own size: the
+	// arguments are a slice of the request body, which must not stay alive
+	// with the task (nor while its tool runs).
+	req.Arguments, meta = bytes.Clone(req.Arguments), bytes.Clone(meta)
 	now := e.now()
 	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
@@ -146,6 +160,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 // runs under.
 type taskRun struct {
 	id           string
+	owner        ownerKey // the caller, whose running slot it takes
 	ctx          context.Context
 	cancel       context.CancelCauseFunc
 	stopDeadline context.CancelFunc
@@ -164,7 +179,14 @@ func (s *Server) prepareRun(ctx context.Context, tr transport, id string, known 
 	ctx = ContextWithExchange(ctx, &Exchange{ProtocolVersion: tr.version, Transport: tr.name})
 	run, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	run, stop := context.WithDeadline(run, expires.Add(-margin))
+	owner := taskOwner(ctx)
+	if !e.quota.take(owner) {
+		stop()
+		cancel(nil)
+		return nil, e.quota.limitError()
+	}
 	if err := e.reserve(id, known, cancel); err != nil {
+		e.quota.give(owner)
 		stop()
 		cancel(nil)
 		if errors.Is(err, errShutdown) {
@@ -172,11 +194,12 @@ func (s *Server) prepareRun(ctx context.Context, tr transport, id string, known 
 		}
 		return nil, err
 	}
-	return &taskRun{id: id, ctx: run, cancel: cancel, stopDeadline: stop}, nil
+	return &taskRun{id: id, owner: owner, ctx: run, cancel: cancel, stopDeadline: stop}, nil
 }
 
 // abandon gives back the slot of a run that does not start.
 func (s *Server) abandon(tr *taskRun) {
+	s.tasks.quota.give(tr.owner)
 	s.tasks.release(tr.id)
 	tr.stopDeadline()
 	tr.cancel(nil)
@@ -188,9 +211,15 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 	req.task = rec.ID
 	s.tasks.activate(rec) // stored: from now on its lease is renewed
 	go func() {
+		defer s.tasks.quota.give(tr.owner)
 		defer s.tasks.release(tr.id)
 		defer tr.cancel(nil)
 		defer tr.stopDeadline()
+		defer func() {
+			if r := recover(); r != nil {
+				s.taskPanicked(tr.ctx, rec, req, r)
+			}
+		}()
 		s.runTask(tr.ctx, rec, req)
 	}()
 }
@@ -315,16 +344,13 @@ func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *R
 			failTask(r, rpc, "Tool execution failed: "+rpc.Message)
 		}, "failed"
 	}
-	b, encErr := appendResult(make([]byte, 0, 256), res)
-	if encErr != nil {
+	b, encErr := appendResultCapped(make([]byte, 0, 256), res, s.maxRes)
+	if encErr != nil && !errors.Is(encErr, errOverCap) {
 		rpc := s.rpcError(ctx, fmt.Errorf("tool %q: encoding the result: %w", req.Name, encErr))
 		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
 	}
-	if s.maxRes > 0 && len(b) > s.maxRes {
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool result over the size cap",
-			slog.String("tool", req.Name), slog.Int("bytes", len(b)), slog.Int("cap", s.maxRes))
-		b, _ = appendResult(b[:0], ErrorResult(fmt.Sprintf("%v: %s returned %d bytes, more than the server's cap of %d bytes; ask for less (narrower query, smaller page)",
-			ErrResultTooLarge, req.Name, len(b), s.maxRes)))
+	if encErr != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
+		b = s.overCapResult(ctx, b, req.Name, res)
 	}
 	b = append(b, `,"resultType":"complete"}`...)
 	return func(r *TaskRecord) {

@@ -26,6 +26,7 @@ type taskEngine struct {
 	lease   time.Duration
 	replica string
 	max     int
+	quota   runQuota // running tasks per caller
 	logger  *slog.Logger
 	now     func() time.Time
 
@@ -84,6 +85,9 @@ func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
 	}
 	if e.max == 0 {
 		e.max = DefaultTaskMaxRunning
+	}
+	if e.quota.max = o.MaxRunningPerPrincipal; e.quota.max == 0 {
+		e.quota.max = DefaultTaskMaxRunningPerPrincipal
 	}
 	if e.replica == "" {
 		host, _ := os.Hostname()

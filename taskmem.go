@@ -15,11 +15,23 @@ type MemoryTaskStoreOptions struct {
 	// they expire; Create beyond it fails with ErrTaskStoreFull. Default
 	// 10 000; negative means no cap.
 	MaxTasks int
-	// MaxBytes caps the bytes of arguments, results, errors and state held
-	// at once; Create and Swap beyond it fail with ErrTaskStoreFull.
+	// MaxBytes caps the bytes the tasks held at once take: every byte a
+	// record keeps (arguments, _meta, results, errors, state, input
+	// requests and responses, its strings) and what the store spends on
+	// keeping it. Create and Swap beyond it fail with ErrTaskStoreFull.
 	// Default 256 MiB; negative means no cap.
 	MaxBytes int64
+	// MaxTasksPerPrincipal caps the tasks kept at once for one caller (one
+	// Principal of one Server; anonymous callers share one), so that one
+	// caller cannot take the whole store: Create beyond it fails with
+	// ErrTaskQuota. Default DefaultMaxTasksPerPrincipal (1 000, a tenth of
+	// MaxTasks); negative means no cap.
+	MaxTasksPerPrincipal int
 }
+
+// DefaultMaxTasksPerPrincipal is the default of
+// MemoryTaskStoreOptions.MaxTasksPerPrincipal.
+const DefaultMaxTasksPerPrincipal = 1000
 
 // MemoryTaskStore is the default TaskStore: tasks in this process's memory,
 // seen by this process only. Expired tasks are forgotten when read and
@@ -28,11 +40,13 @@ type MemoryTaskStoreOptions struct {
 type MemoryTaskStore struct {
 	maxTasks int
 	maxBytes int64
+	maxOwned int // tasks per principal
 	now      func() time.Time
 
 	mu        sync.Mutex
 	tasks     map[string]*memTask
 	bytes     int64
+	owned     map[ownerKey]int // tasks held, by caller
 	nextSweep time.Time
 
 	wmu      sync.Mutex // guards watchers and nextW
@@ -58,20 +72,11 @@ func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
 	if o.MaxBytes == 0 {
 		o.MaxBytes = 256 << 20
 	}
-	return &MemoryTaskStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, now: time.Now,
-		tasks: map[string]*memTask{}, watchers: map[uint64]func(TaskChange){}}
-}
-
-// recordSize is what a record holds that can be large.
-func recordSize(r *TaskRecord) int64 {
-	n := len(r.Arguments) + len(r.Meta) + len(r.State) + len(r.Result) + len(r.Error)
-	for k, v := range r.InputRequests {
-		n += len(k) + len(v)
+	if o.MaxTasksPerPrincipal == 0 {
+		o.MaxTasksPerPrincipal = DefaultMaxTasksPerPrincipal
 	}
-	for k, v := range r.InputResponses {
-		n += len(k) + len(v)
-	}
-	return int64(n)
+	return &MemoryTaskStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, maxOwned: o.MaxTasksPerPrincipal, now: time.Now,
+		tasks: map[string]*memTask{}, owned: map[ownerKey]int{}, watchers: map[uint64]func(TaskChange){}}
 }
 
 // clone copies a record's maps, so that neither side shares them.
@@ -88,7 +93,9 @@ func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease tim
 		return err
 	}
 	now := s.now()
-	size := recordSize(rec)
+	kept := own(rec, nil)
+	size := recordSize(kept)
+	owner := ownerKey{rec.Principal, rec.Server}
 	s.mu.Lock()
 	if now.After(s.nextSweep) {
 		s.sweep(now)
@@ -108,12 +115,20 @@ func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease tim
 			return ErrTaskStoreFull
 		}
 	}
-	t := &memTask{rec: *rec.clone(), size: size}
+	if s.maxOwned >= 0 && s.owned[owner] >= s.maxOwned {
+		s.sweep(now)
+		if s.owned[owner] >= s.maxOwned {
+			s.mu.Unlock()
+			return ErrTaskQuota
+		}
+	}
+	t := &memTask{rec: *kept, size: size}
 	t.rec.Lease = time.Time{}
 	if rec.Status == TaskWorking {
 		t.lease = now.Add(lease)
 	}
 	s.tasks[rec.ID] = t
+	s.owned[owner]++
 	s.bytes += size
 	s.mu.Unlock()
 	s.notify(rec)
@@ -149,12 +164,17 @@ func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.
 		return err
 	}
 	now := s.now()
-	size := recordSize(rec)
 	s.mu.Lock()
 	t, ok := s.tasks[rec.ID]
 	if ok && !now.Before(t.rec.Expires) {
 		s.drop(rec.ID, t)
 		ok = false
+	}
+	var kept *TaskRecord
+	var size int64
+	if ok {
+		kept = own(rec, &t.rec) // copies only what changed
+		size = recordSize(kept)
 	}
 	switch {
 	case !ok:
@@ -168,7 +188,7 @@ func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.
 		return ErrTaskStoreFull
 	}
 	s.bytes += size - t.size
-	t.rec, t.size = *rec.clone(), size
+	t.rec, t.size = *kept, size
 	t.rec.Lease = time.Time{}
 	t.lease = time.Time{}
 	if rec.Status == TaskWorking {
@@ -248,4 +268,18 @@ func (s *MemoryTaskStore) sweep(now time.Time) {
 func (s *MemoryTaskStore) drop(id string, t *memTask) {
 	delete(s.tasks, id)
 	s.bytes -= t.size
+	owner := ownerKey{t.rec.Principal, t.rec.Server}
+	if s.owned[owner] <= 1 {
+		delete(s.owned, owner)
+	} else {
+		s.owned[owner]--
+	}
+}
+
+// Bytes returns the bytes the tasks held take, as MaxBytes counts them
+// (expired ones not yet swept out included).
+func (s *MemoryTaskStore) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
 }

@@ -27,7 +27,7 @@ func memRecord(id string, ttl time.Duration, result string) *mcp.TaskRecord {
 func TestMemoryTaskStoreBounds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasks: 2, MaxBytes: 100})
+	s := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasks: 2, MaxBytes: 4096}) // a record costs some 500 bytes
 	if err := s.Create(ctx, memRecord("a", time.Minute, ""), time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestMemoryTaskStoreBounds(t *testing.T) {
 		t.Errorf("Len = %d, want 2", n)
 	}
 	// Bytes: a swap that grows past MaxBytes is refused and changes nothing.
-	big := memRecord("a", time.Minute, `"`+string(make([]byte, 120))+`"`)
+	big := memRecord("a", time.Minute, `"`+string(make([]byte, 4000))+`"`)
 	big.Version = 2
 	if err := s.Swap(ctx, big, time.Minute); !errors.Is(err, mcp.ErrTaskStoreFull) {
 		t.Fatalf("Swap past MaxBytes = %v, want ErrTaskStoreFull", err)

@@ -17,10 +17,17 @@ type Limits struct {
 	// MaxMembers is the most members an object, or elements an array, may
 	// have.
 	MaxMembers int
+	// MaxValues is the most values (objects, arrays, strings, numbers,
+	// literals) the whole document may hold: what a document costs parsed
+	// grows with its values (some 40 bytes each), not with its bytes.
+	MaxValues int
 }
 
-// DefaultLimits returns depth 32, strings of 65 536 bytes and 256 members.
-func DefaultLimits() Limits { return Limits{MaxDepth: 32, MaxString: 65536, MaxMembers: 256} }
+// DefaultLimits returns depth 32, strings of 65 536 bytes, 256 members and
+// 131 072 values.
+func DefaultLimits() Limits {
+	return Limits{MaxDepth: 32, MaxString: 65536, MaxMembers: 256, MaxValues: 1 << 17}
+}
 
 // OrDefault returns l with its zero (or negative) fields set to the
 // defaults.
@@ -34,6 +41,9 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.MaxMembers <= 0 {
 		l.MaxMembers = d.MaxMembers
+	}
+	if l.MaxValues <= 0 {
+		l.MaxValues = d.MaxValues
 	}
 	return l
 }

@@ -52,6 +52,8 @@ type Parser struct {
 	data     []byte
 	pos      int
 	depth    int
+	values   int         // values parsed so far
+	stack    []any       // the elements of the arrays being parsed, innermost last
 	steps    [16]segment // the path to the value being parsed, its first steps
 	more     []segment   // and the steps past the sixteenth
 	nsteps   int
@@ -76,7 +78,7 @@ func Parse(data []byte, lim Limits) (any, error) {
 // Parse parses exactly one JSON value.
 func (p *Parser) Parse(data []byte) (any, error) {
 	p.Limits = p.Limits.OrDefault()
-	p.data, p.pos, p.depth, p.nsteps = data, 0, 0, 0
+	p.data, p.pos, p.depth, p.nsteps, p.values = data, 0, 0, 0, 0
 	for _, c := range p.Capture {
 		p.maxCap = max(p.maxCap, len(c))
 	}
@@ -192,6 +194,9 @@ func (p *Parser) skipSpace() {
 func (p *Parser) value() (any, error) {
 	if p.pos >= len(p.data) {
 		return nil, p.fail("unexpected end of input")
+	}
+	if p.values++; p.values > p.Limits.MaxValues {
+		return nil, p.bound("more than " + Group(p.Limits.MaxValues) + " values in the document")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -328,19 +333,23 @@ func (p *Parser) array() (any, error) {
 		return nil, err
 	}
 	p.pos++ // '['
-	a := make([]any, 0, 4)
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		p.depth--
-		return a, nil
+		return []any{}, nil
 	}
+	// The elements go on the parser's stack, and the array is made once,
+	// of its size: growing each array by append would allocate about
+	// twice its size.
+	mark := len(p.stack)
 	for {
-		if len(a) >= p.Limits.MaxMembers {
+		n := len(p.stack) - mark
+		if n >= p.Limits.MaxMembers {
 			return nil, p.bound("array with more than " + Group(p.Limits.MaxMembers) + " elements")
 		}
 		start := p.pos
-		p.push(segment{index: len(a)})
+		p.push(segment{index: n})
 		v, err := p.value()
 		if err != nil {
 			return nil, err
@@ -349,7 +358,7 @@ func (p *Parser) array() (any, error) {
 		if p.Elements && p.depth == 1 {
 			p.Elems = append(p.Elems, p.data[start:p.pos])
 		}
-		a = append(a, v)
+		p.stack = append(p.stack, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in an array")
@@ -361,6 +370,10 @@ func (p *Parser) array() (any, error) {
 		case ']':
 			p.pos++
 			p.depth--
+			a := make([]any, len(p.stack)-mark)
+			copy(a, p.stack[mark:])
+			clear(p.stack[mark:])
+			p.stack = p.stack[:mark]
 			return a, nil
 		default:
 			return nil, p.fail("expected ',' or ']' in an array")
@@ -531,12 +544,43 @@ func (p *Parser) number() (any, error) {
 	if p.pos-start > MaxNumberLen {
 		return nil, p.bound("number longer than " + Group(MaxNumberLen) + " characters")
 	}
+	if p.pos-start <= 3 {
+		if v, ok := smallNumber(d[start:p.pos]); ok {
+			return v, nil
+		}
+	}
 	f, err := strconv.ParseFloat(string(d[start:p.pos]), 64)
 	if err != nil || math.IsInf(f, 0) {
 		p.pos = start
 		return nil, p.bound("number out of range")
 	}
 	return f, nil
+}
+
+// smallNumbers are the float64 values 0 to 255 as interface values, made
+// once: boxing a float64 allocates, and documents are full of small
+// numbers. They are never changed.
+var smallNumbers = func() (a [256]any) {
+	for i := range a {
+		a[i] = float64(i)
+	}
+	return a
+}()
+
+// smallNumber returns the value of b, the text of a number, if it is an
+// integer from 0 to 255 written without sign, fraction or exponent.
+func smallNumber(b []byte) (any, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n > 255 || len(b) == 0 || (len(b) > 1 && b[0] == '0') {
+		return nil, false
+	}
+	return smallNumbers[n], true
 }
 
 func (p *Parser) digits() bool {

@@ -1,0 +1,116 @@
+package mcp_test
+
+// Task records own exactly what they keep: nothing of the request body
+// beyond the arguments and _meta they store stays alive with a task, and
+// the memory store counts what its records hold.
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/embedmcp/mcp"
+)
+
+// heapAfterGC is the live heap once garbage is collected.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// retainServer serves "done", a tool that runs only as a task and finishes
+// at once, keeping its tasks in store.
+func retainServer(t *testing.T, store mcp.TaskStore) *mcp.Server {
+	t.Helper()
+	ts := mcp.NewToolSet()
+	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "done", Description: "Done.", TaskSupport: mcp.TaskRequired},
+		func(context.Context, *mcp.Request) (*mcp.Result, error) { return mcp.TextResult("ok"), nil })))
+	return mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store, MaxRunningPerPrincipal: -1}})
+}
+
+// junkMember is a params member of about n bytes the Server ignores.
+func junkMember(n int) string {
+	s := `"` + strings.Repeat("j", 60000) + `",`
+	return `"junk":[` + strings.Repeat(s, n/len(s)) + `"j"]`
+}
+
+// TestTaskRecordsDoNotPinBodies: 200 task creations, each carrying 3.9 MB
+// outside the stored fields, leave the heap at most 128 MiB above where it
+// started once the tasks are done (before the fix each task kept its whole
+// body alive for its time to live: about 800 MiB). Under -race, whose
+// instrumentation makes parsing slow, the junk is 1 MB a request: 200 MB
+// pinned would still fail.
+func TestTaskRecordsDoNotPinBodies(t *testing.T) {
+	store := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: -1})
+	s := retainServer(t, store)
+	c := newTaskClient(t, s, "alice")
+	junkBytes := 3_900_000
+	if raceEnabled {
+		junkBytes = 1_000_000
+	}
+	junk := junkMember(junkBytes)
+	c.start("done", `{"n":1}`) // warm up
+	before := heapAfterGC()
+	for range 200 {
+		r := c.do("tools/call", `"name":"done","arguments":{"n":1},`+junk)
+		if r.str("resultType") != "task" {
+			t.Fatalf("no task: %.300s", r.Raw)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil { // waits for the tasks to finish
+		t.Fatal(err)
+	}
+	after := heapAfterGC()
+	grew := int64(after) - int64(before)
+	t.Logf("201 tasks: heap grew %d KiB; the store counts %d KiB", grew>>10, store.Bytes()>>10)
+	if grew > 128<<20 {
+		t.Errorf("200 tasks made with %d-byte bodies keep %d MiB alive, want at most 128 MiB", junkBytes, grew>>20)
+	}
+	if store.Len() != 201 {
+		t.Errorf("store holds %d tasks, want 201", store.Len())
+	}
+	runtime.KeepAlive(s)
+}
+
+// TestTaskStoreCountsWhatItKeeps: the heap a finished task keeps alive is
+// at most 1.5 times what MemoryTaskStore counts against MaxBytes.
+func TestTaskStoreCountsWhatItKeeps(t *testing.T) {
+	var n int64 = 4000
+	if raceEnabled {
+		n = 1000
+	}
+	store := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: -1})
+	s := retainServer(t, store)
+	c := newTaskClient(t, s, "alice")
+	c.start("done", `{"n":1}`) // warm up
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	counted0 := store.Bytes()
+	before := heapAfterGC()
+	for i := range n {
+		// Some bytes outside what is stored, and arguments of varied sizes.
+		r := c.do("tools/call", `"name":"done","arguments":{"n":`+strings.Repeat("1", int(1+i%40))+`},"pad":"`+strings.Repeat("p", 2000)+`"`)
+		if r.str("resultType") != "task" {
+			t.Fatalf("no task: %.300s", r.Raw)
+		}
+	}
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := heapAfterGC()
+	counted := store.Bytes() - counted0
+	grew := int64(after) - int64(before)
+	ratio := float64(grew) / float64(counted)
+	t.Logf("%d tasks: heap grew %d bytes per task; the store counts %d per task (ratio %.2f)", n, grew/n, counted/n, ratio)
+	if ratio > 1.5 {
+		t.Errorf("a task keeps %d bytes alive, %.2f times the %d the store counts; want at most 1.5", grew/n, ratio, counted/n)
+	}
+	runtime.KeepAlive(s)
+}

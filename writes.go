@@ -1,0 +1,80 @@
+package mcp
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the write bounds of a Handler.
+const (
+	// DefaultWriteTimeout is the default of HandlerOptions.WriteTimeout.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMaxPendingBytes is the default of
+	// HandlerOptions.MaxPendingBytes.
+	DefaultMaxPendingBytes = 256 << 20
+)
+
+// pendingRetryAfter is the Retry-After of an answer refused for the
+// pending-bytes budget, in seconds.
+const pendingRetryAfter = 5
+
+// errPendingBudget refuses an event beyond HandlerOptions.MaxPendingBytes.
+var errPendingBudget = errors.New("mcp: too many answer bytes waiting to be written (HandlerOptions.MaxPendingBytes)")
+
+// writeBudget counts the answer bytes a Handler is writing at once, so
+// that clients that read slowly (or not at all) cannot make it hold more
+// than max of them.
+type writeBudget struct {
+	max  int64 // negative: no budget
+	used atomic.Int64
+}
+
+// take counts n more bytes, unless that goes over the budget (one answer
+// alone always goes, whatever its size).
+func (b *writeBudget) take(n int) bool {
+	if b.max < 0 {
+		return true
+	}
+	if now := b.used.Add(int64(n)); now > b.max && now != int64(n) {
+		b.used.Add(-int64(n))
+		return false
+	}
+	return true
+}
+
+// give counts n bytes less: they were written, or the write failed.
+func (b *writeBudget) give(n int) {
+	if b.max >= 0 {
+		b.used.Add(-int64(n))
+	}
+}
+
+// budgetMessage is the message of an answer refused for the budget.
+func (b *writeBudget) message() string {
+	return "Server busy: " + strconv.FormatInt(b.max, 10) + " bytes of answers are waiting to be written to slow clients, " +
+		"the most this server holds (HandlerOptions.MaxPendingBytes); retry later"
+}
+
+// deadline sets the write deadline of the next write to the client. A
+// ResponseWriter without deadlines (ErrNotSupported) writes without one.
+// Called with mu held.
+func (s *stream) deadline() {
+	if s.writeTimeout > 0 {
+		_ = http.NewResponseController(s.w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+// flushLast flushes what the last write left buffered, under a write
+// deadline of its own, so that the bytes net/http writes once the handler
+// returns are few; net/http clears the connection's write deadline once
+// the response is finished. Called with mu held.
+func (s *stream) flushLast() {
+	if s.writeTimeout <= 0 || s.err != nil {
+		return
+	}
+	s.deadline()
+	_ = http.NewResponseController(s.w).Flush()
+}
