@@ -113,12 +113,16 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 		}
 		n++
 		a := x.search.attr[i]
+		tier := x.search.tier[i]
+		if f.library && tier == tierLibrary && x.search.scope[i] != scStd {
+			tier = tierDirect
+		}
 		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]))/float64(len(terms))) *
-			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3))
+			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3)) * tierWeight[tier]
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
-		cands.push(termKey(base, x.search.scope[i], 0, i))
+		cands.push(termKey(base, x.search.tier[i], 0, i))
 	}
 	all := uint64(1)<<min(len(terms), bm25f.MaxQueryTerms) - 1
 	for _, key := range cands.heap {
@@ -128,7 +132,7 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 			score *= phraseBoost
 		}
 		score *= 1 + surfaceBonus*float64(x.surfaceWords(i, words))
-		add(termKey(score, x.search.scope[i], len(x.entries[i].id), i))
+		add(termKey(score, x.search.tier[i], len(x.entries[i].id), i))
 	}
 	*buf = cands.heap[:0]
 	return n

@@ -27,9 +27,12 @@ const (
 	KindIdent     = "ident"     // another exact identifier
 	KindQualified = "qualified" // a package- or receiver-qualified name
 	KindFile      = "file"      // a file name or file:line
+	KindMessage   = "message"   // a log line, reply or error pasted as the program prints it
+	KindHost      = "host"      // a phrase about the adopter's own code
+	KindDep       = "dep"       // a phrase about a dependency of the service
 )
 
-var kinds = []string{KindPhrase, KindStd, KindIdent, KindQualified, KindFile}
+var kinds = []string{KindPhrase, KindMessage, KindStd, KindIdent, KindQualified, KindFile, KindHost, KindDep}
 
 // Query is one code_search query and the ids that answer it.
 type Query struct {
@@ -480,4 +483,34 @@ func (c *Client) EvaluateFile(file string) ([]Outcome, Sizes, error) {
 	}
 	sizes, err := c.SizesOf(outs)
 	return outs, sizes, err
+}
+
+// PhraseRates counts the hits of the natural-language queries of os: the
+// phrases and the pasted messages.
+func PhraseRates(os []Outcome) Rates {
+	a, b := RatesOf(os, KindPhrase), RatesOf(os, KindMessage)
+	return Rates{N: a.N + b.N, Top1: a.Top1 + b.Top1, Top3: a.Top3 + b.Top3, Top10: a.Top10 + b.Top10}
+}
+
+// CheckHeldOut reports the targets that a held-out set misses (issue 25):
+// top-3 ≥ 80 %, top-1 ≥ 60 %, phrases and messages top-3 ≥ 70 %.
+func CheckHeldOut(os []Outcome) error {
+	var errs []error
+	r := RatesOf(os, "")
+	if 100*r.Top3 < 80*r.N || 100*r.Top1 < 60*r.N {
+		errs = append(errs, fmt.Errorf("top-1 %s, top-3 %s of %d queries: want ≥ 60 %% and ≥ 80 %%", Pct(r.Top1, r.N), Pct(r.Top3, r.N), r.N))
+	}
+	if p := PhraseRates(os); 100*p.Top3 < 70*p.N {
+		errs = append(errs, fmt.Errorf("phrases and messages top-3 %s of %d: want ≥ 70 %%", Pct(p.Top3, p.N), p.N))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckFloor reports a set whose top-3 rate is under 70 %, the floor of
+// every set.
+func CheckFloor(os []Outcome) error {
+	if r := RatesOf(os, ""); 100*r.Top3 < 70*r.N {
+		return fmt.Errorf("top-3 %s of %d queries: want ≥ 70 %%", Pct(r.Top3, r.N), r.N)
+	}
+	return nil
 }
