@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -386,7 +387,15 @@ type Sizes struct {
 }
 
 // ZeroHitQueries match nothing in any catalog of this project.
-var ZeroHitQueries = []string{"zzyzx frobnicate quux", "qqqqqqqq", strings.Repeat("nomatch ", 100)}
+// They are spelled backwards in the source, so that a binary that links
+// this package and indexes its own strings does not match them.
+var ZeroHitQueries = []string{reverse("xuuq etacinborf xyzzz"), strings.Repeat("q", 8), strings.Repeat(reverse(" hctamon"), 100)}
+
+func reverse(s string) string {
+	b := []byte(s)
+	slices.Reverse(b)
+	return string(b)
+}
 
 // SizesOf measures the answers of os (run with limit 10) and of the
 // zero-hit queries.
@@ -513,4 +522,21 @@ func CheckFloor(os []Outcome) error {
 		return fmt.Errorf("top-3 %s of %d queries: want ≥ 70 %%", Pct(r.Top3, r.N), r.N)
 	}
 	return nil
+}
+
+// Report is the evaluation of one set, as a service's own binary writes it
+// (EvaluateTo) for a test to read: the binary links that service alone.
+type Report struct {
+	Outcomes []Outcome
+	Sizes    Sizes
+}
+
+// EvaluateTo runs the query set in file through c (see EvaluateFile) and
+// writes the Report as JSON to w.
+func (c *Client) EvaluateTo(file string, w io.Writer) error {
+	outs, sizes, err := c.EvaluateFile(file)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(Report{Outcomes: outs, Sizes: sizes})
 }

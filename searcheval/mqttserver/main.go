@@ -15,6 +15,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/embedmcp/mcp/internal/searcheval"
 	"github.com/embedmcp/mcp/searcheval/mqttapp"
 )
 
@@ -23,16 +24,28 @@ func main() {
 	tcp := flag.String("mqtt", "127.0.0.1:1883", "MQTT listen `address`")
 	ws := flag.String("ws", "", "MQTT over websockets listen `address`")
 	snap := flag.String("snapshot", "", "source snapshot `directory` written by mcpsnapshot")
+	eval := flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var fsys fs.FS
 	if *snap != "" {
 		fsys = os.DirFS(*snap)
 	}
-	_, broker, h, err := mqttapp.NewService(fsys, mqttapp.Config{TCPAddr: *tcp, WebsocketAddr: *ws, AuditTopics: []string{"audit/"}}, logger)
+	if *eval != "" {
+		*tcp = ""
+	}
+	mcpSrv, broker, h, err := mqttapp.NewService(fsys, mqttapp.Config{TCPAddr: *tcp, WebsocketAddr: *ws, AuditTopics: []string{"audit/"}}, logger)
 	if err != nil {
 		logger.Error("mqttserver", "error", err)
 		os.Exit(1)
+	}
+	if *eval != "" {
+		c := &searcheval.Client{Server: mcpSrv, Caller: searcheval.Caller(mqttapp.Grants)}
+		if err := c.EvaluateTo(*eval, os.Stdout); err != nil {
+			logger.Error("evaluation", "error", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := broker.Serve(); err != nil {
 		logger.Error("mqttserver", "error", err)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/embedmcp/mcp/internal/searcheval"
 	"github.com/embedmcp/mcp/searcheval/redisapp"
 )
 
@@ -24,18 +25,30 @@ func main() {
 	redis := flag.String("redis", "127.0.0.1:6379", "Redis listen `address`")
 	password := flag.String("password", "", "Redis `password` (AUTH)")
 	snap := flag.String("snapshot", "", "source snapshot `directory` written by mcpsnapshot")
+	eval := flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var fsys fs.FS
 	if *snap != "" {
 		fsys = os.DirFS(*snap)
 	}
-	_, svc, h, err := redisapp.NewService(fsys, redisapp.Config{RedisAddr: *redis, Password: *password, TickEvery: time.Second}, logger)
+	if *eval != "" {
+		*redis = "127.0.0.1:0"
+	}
+	mcpSrv, svc, h, err := redisapp.NewService(fsys, redisapp.Config{RedisAddr: *redis, Password: *password, TickEvery: time.Second}, logger)
 	if err != nil {
 		logger.Error("redisserver", "error", err)
 		os.Exit(1)
 	}
 	defer svc.Close()
+	if *eval != "" {
+		c := &searcheval.Client{Server: mcpSrv, Caller: searcheval.Caller(redisapp.Grants)}
+		if err := c.EvaluateTo(*eval, os.Stdout); err != nil {
+			logger.Error("evaluation", "error", err)
+			os.Exit(1)
+		}
+		return
+	}
 	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	logger.Info("redisserver", "addr", *addr, "redis", svc.Addr())
 	if err := srv.ListenAndServe(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/embedmcp/mcp/internal/searcheval"
 	"github.com/embedmcp/mcp/searcheval/turnapp"
 )
 
@@ -25,6 +26,7 @@ func main() {
 	public := flag.String("public", "127.0.0.1", "public `IP` of the relayed addresses")
 	user := flag.String("user", "", "`name=password` of the one account")
 	snap := flag.String("snapshot", "", "source snapshot `directory` written by mcpsnapshot")
+	eval := flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var fsys fs.FS
@@ -37,10 +39,21 @@ func main() {
 	}
 	cfg := turnapp.Config{ListenUDP: *udp, PublicIP: *public, Realm: "example.org", Users: users,
 		MinPort: 50000, MaxPort: 55000, AllocationsPer: 10}
-	_, relay, h, err := turnapp.NewService(fsys, cfg, logger)
+	if *eval != "" {
+		cfg.ListenUDP = "127.0.0.1:0"
+	}
+	mcpSrv, relay, h, err := turnapp.NewService(fsys, cfg, logger)
 	if err != nil {
 		logger.Error("turnserver", "error", err)
 		os.Exit(1)
+	}
+	if *eval != "" {
+		c := &searcheval.Client{Server: mcpSrv, Caller: searcheval.Caller(turnapp.Grants)}
+		if err := c.EvaluateTo(*eval, os.Stdout); err != nil {
+			logger.Error("evaluation", "error", err)
+			os.Exit(1)
+		}
+		return
 	}
 	defer relay.Close()
 	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
