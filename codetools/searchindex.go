@@ -75,7 +75,7 @@ func parseScope(s string) (scopeSet, bool) {
 // Fields of the term index of code entries.
 const (
 	tfName      = iota // the words of the entry's name, and the name as one word (joinedMark)
-	tfQualifier        // the words of a method's receiver type
+	tfQualifier        // the words of a method's receiver type; of a type's fields and interface methods
 	tfDoc              // the documentation
 	tfPackage          // the import path, without its domain
 	tfFile             // the file name, without .go
@@ -90,7 +90,7 @@ const (
 var termParams = bm25f.Params{
 	K1:     1.2,
 	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8},
-	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.75},
+	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4},
 	Strong: 1<<tfName | 1<<tfQualifier,
 }
 
@@ -325,9 +325,11 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 		if e.words != "" || e.snap >= 0 && x.base.snap != nil && x.base.snap.words {
 			// Computed by mcpsnapshot: no source is read or tokenized.
 			if scopes[i] != scStd {
-				code, txt, _ := strings.Cut(e.words, " | ")
+				code, rest, _ := strings.Cut(e.words, " | ")
+				txt, members, _ := strings.Cut(rest, " | ")
 				body = appendFields(body, code)
 				text = appendFields(text, txt)
+				qual = appendFields(qual, members)
 			}
 			e.words = ""
 		} else if e.snap >= 0 && scopes[i] != scStd && x.base.snap != nil && e.kind != kPackage {

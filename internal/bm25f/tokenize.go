@@ -41,7 +41,7 @@ var canonical = map[string]string{
 	"specifi": "spec", "specification": "spec", "src": "sourc", "srv": "server",
 	"stat": "statistic", "str": "string", "svr": "server", "tmp": "temporari",
 	"temp": "temporari", "utiliti": "util", "val": "valu", "var": "variabl",
-	"cb": "callback", "cnt": "count", "elem": "element", "opt": "option", "perm": "permission",
+	"cb": "callback", "cmd": "command", "cnt": "count", "elem": "element", "opt": "option", "perm": "permission",
 	"pw": "password", "rand": "random", "seq": "sequenc", "sess": "session", "sz": "size", "usr": "user",
 }
 

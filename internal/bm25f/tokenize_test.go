@@ -97,7 +97,7 @@ func TestCanonical(t *testing.T) {
 		{"str", "string"}, {"svr", "server"}, {"tmp", "temporary"}, {"temp", "temporary"},
 		{"util", "utilities"}, {"val", "value"}, {"var", "variable"}, {"auto", "automatically"},
 		{"automatic", "automation"}, {"auto", "automate"},
-		{"cb", "callback"}, {"cnt", "count"}, {"elem", "element"}, {"opts", "options"}, {"perm", "permission"},
+		{"cb", "callback"}, {"cmd", "commands"}, {"cnt", "count"}, {"elem", "element"}, {"opts", "options"}, {"perm", "permission"},
 		{"pw", "password"}, {"rand", "random"}, {"seq", "sequence"}, {"sess", "session"}, {"sz", "size"},
 		{"usr", "user"},
 	}

@@ -15,20 +15,22 @@ import (
 // indexes them without tokenizing source at run time. They are written as
 // a "w" record before the declaration's record:
 //
-//	w <code words> | <text words>
+//	w <code words> | <text words> | <member words>
 //
 // Code words are the distinct identifiers of the declaration's source, in
 // order; text words are what names things in it: its string literals
 // (messages, header names, routes, SQL, config keys; a format string's
 // verbs dropped), the comments inside a function's body, and a type's
-// fields and interface methods with their types, tags and comments. Both
+// fields and interface methods with their types, tags and comments;
+// member words are the names of a type's fields and interface methods. All
 // are terms as internal/bm25f's tokenizer makes them (split, lower-cased,
 // stemmed), without Go's keywords and commonest names. Readers of an
 // earlier version skip the record.
 const (
 	// MaxCodeWords and MaxTextWords bound the words of one declaration.
-	MaxCodeWords = 16
-	MaxTextWords = 48
+	MaxCodeWords   = 16
+	MaxTextWords   = 96
+	MaxMemberWords = 32
 )
 
 // commonCode are words of Go source that say nothing about a declaration:
@@ -48,17 +50,35 @@ var commonCode = map[string]bool{
 
 // wordSet collects distinct terms up to a bound.
 type wordSet struct {
-	tok   bm25f.Tokenizer
-	terms []string
-	max   int
+	tok     bm25f.Tokenizer
+	terms   []string
+	max     int
+	scratch []string
 }
 
-func (w *wordSet) add(s string) {
+func (w *wordSet) add(s string) { w.addTerms(w.tok.AppendTerms(w.scratch[:0], s)) }
+
+// addPhrase adds the terms of a string literal and its pairs of adjacent
+// terms ("maximum+messag"), which a pasted message meets as written
+// (Bigram).
+func (w *wordSet) addPhrase(s string) {
+	ts := w.tok.AppendTerms(w.scratch[:0], s)
+	w.addTerms(ts)
+	for i := 1; i < len(ts) && len(w.terms) < w.max; i++ {
+		if b := Bigram(ts[i-1], ts[i]); !slices.Contains(w.terms, b) {
+			w.terms = append(w.terms, b)
+		}
+	}
+}
+
+// Bigram is the term of two adjacent terms of a string literal.
+func Bigram(a, b string) string { return a + "+" + b }
+
+func (w *wordSet) addTerms(ts []string) {
 	if len(w.terms) >= w.max {
 		return
 	}
-	var scratch [64]string
-	for _, t := range w.tok.AppendTerms(scratch[:0], s) {
+	for _, t := range ts {
 		if commonCode[t] || slices.Contains(w.terms, t) || strings.ContainsAny(t, "|\n") {
 			continue
 		}
@@ -75,6 +95,7 @@ func (w *wordSet) add(s string) {
 func Words(node ast.Node, comments []*ast.CommentGroup) string {
 	code := wordSet{max: MaxCodeWords}
 	text := wordSet{max: MaxTextWords}
+	members := wordSet{max: MaxMemberWords}
 	var body ast.Node = node
 	switch n := node.(type) {
 	case *ast.FuncDecl:
@@ -88,7 +109,7 @@ func Words(node ast.Node, comments []*ast.CommentGroup) string {
 			}
 		}
 	case *ast.TypeSpec:
-		typeWords(&text, n.Type)
+		typeWords(&members, &text, n.Type)
 	case *ast.ValueSpec:
 		if n.Comment != nil {
 			text.add(n.Comment.Text())
@@ -99,7 +120,7 @@ func Words(node ast.Node, comments []*ast.CommentGroup) string {
 		case *ast.BasicLit:
 			if x.Kind == token.STRING {
 				if s, err := strconv.Unquote(x.Value); err == nil {
-					text.add(dropVerbs(s))
+					text.addPhrase(dropVerbs(s))
 				}
 			}
 		case *ast.Ident:
@@ -109,15 +130,15 @@ func Words(node ast.Node, comments []*ast.CommentGroup) string {
 		}
 		return true
 	})
-	if len(code.terms) == 0 && len(text.terms) == 0 {
+	if len(code.terms) == 0 && len(text.terms) == 0 && len(members.terms) == 0 {
 		return ""
 	}
-	return strings.Join(code.terms, " ") + " | " + strings.Join(text.terms, " ")
+	return strings.Join(code.terms, " ") + " | " + strings.Join(text.terms, " ") + " | " + strings.Join(members.terms, " ")
 }
 
 // typeWords adds the fields of a struct and the methods of an interface:
-// their names, types, tags and comments.
-func typeWords(w *wordSet, t ast.Expr) {
+// their names to members, their types, tags and comments to w.
+func typeWords(members, w *wordSet, t ast.Expr) {
 	var fields *ast.FieldList
 	switch t := t.(type) {
 	case *ast.StructType:
@@ -130,7 +151,10 @@ func typeWords(w *wordSet, t ast.Expr) {
 	}
 	for _, f := range fields.List {
 		for _, n := range f.Names {
-			w.add(n.Name)
+			members.add(n.Name)
+		}
+		if len(f.Names) == 0 {
+			members.add(typeString(f.Type)) // an embedded field
 		}
 		if f.Doc != nil {
 			w.add(f.Doc.Text())
