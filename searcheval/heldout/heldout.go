@@ -67,3 +67,10 @@ func Run(module string, s Service, dir string) (*searcheval.Report, error) {
 	}
 	return &r, nil
 }
+
+// goCommand runs the go command in dir and returns its combined output.
+func goCommand(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
