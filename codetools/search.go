@@ -253,7 +253,7 @@ func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total in
 		// A fully qualified id, as a stack trace or pprof prints it,
 		// finds its declaration in any scope.
 		if i, ok := x.exactID(literal); ok {
-			if e := &x.entries[i]; f.kinds == 0 || f.kinds&(1<<e.kind) != 0 {
+			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.kind) != 0) && (f.pkg == "" || packageMatches(e.pkg, f.pkg)) {
 				top.push(x.rankKey(0, i))
 				if !f.scopes.has(x.search.scope[i]) {
 					f.scopes = allScopes
