@@ -72,17 +72,34 @@
 // documentation, in tiers — the exact name, a name that begins with the
 // query, a word of a name (camelCase, _, digits), elsewhere in a name,
 // elsewhere in the id, in the documentation — and within a tier the
-// host's main module first, then the other modules of the build, then the
-// standard library, functions linked into the binary before those that are
-// not, then shorter ids. Several words, or a word without literal match,
-// are ranked as terms with BM25F (internal/bm25f, the engine tool_detail
-// uses too) over the words of each entry's name, its receiver, its
-// documentation, its package path, its file name and, outside the standard
-// library, the words of its source. Words are split at case changes,
+// host's main module first, then the modules its go.mod requires directly,
+// then the other modules of the build, then this library's own packages
+// and the standard library, functions linked into the binary before those
+// that are not, then shorter ids. A fully qualified id or stack-trace frame
+// (net/http.(*Server).Serve(0xc0001e...)) answers its declaration in any
+// scope, and a package is named as Go code names it (mqtt.New for
+// github.com/mochi-mqtt/server/v2). Several words, or a word without
+// literal match, are ranked as terms with BM25F (internal/bm25f, the engine
+// tool_detail uses too) over the words of each entry's name, its receiver
+// (for a type: its fields and interface methods), its documentation, its
+// package path, its file name and, outside the standard library, the
+// identifiers of its source and what names things in it: string literals
+// (messages, headers, routes, SQL, config keys), comments inside function
+// bodies, and the types, tags and comments of a struct's fields. mcpsnapshot
+// computes those words (codeindex.Words), so the catalog tokenizes no
+// source at start; for a snapshot of an earlier mcpsnapshot it reads them
+// from the source. A pasted log line or error message meets the pairs of
+// adjacent words of the format string that printed it, verbs left out. The
+// host's main module, its direct requirements, the other modules and this
+// library weigh 1, 0.95, 0.85 and 0.5 (this library 1 when the query names
+// it or a package filter scopes the search). Words are split at case changes,
 // inflections removed, abbreviations of code joined to their words (max
-// and maximum, req and request, GC and garbage collection); other forms of
-// a word in the catalog (recover and recoverer) and a few synonyms
-// (complete and finish, several and multi) count at lower weights. The
+// and maximum, req and request, cfg and config, msg and message, ctx and
+// context, conn and connection, env and environment, GC and garbage
+// collection); other forms of a word in the catalog (recover and
+// recoverer) and synonyms common in Go code (complete and finish, several
+// and multi, max, limit and cap, refuse, reject and deny, remove, delete
+// and purge, expiry, TTL and timeout) count at lower weights. The
 // score is scaled by the share of the query's words an entry holds, and
 // raised for an entry that holds the whole phrase as written. The match
 // field says which mode answered.
@@ -128,7 +145,7 @@
 //
 // A snapshot file system holds manifest.json (the packages, modules and
 // files, with their hashes) and index.txt (the declarations of every file,
-// with lines and byte spans, then the references) at its root, and the
+// with lines, byte spans and search words, then the references) at its root, and the
 // files under src/<importpath>/<file>.txt: the Go files of each package,
 // its assembly and C files, and the go.mod of each module. The ".txt"
 // suffix keeps the go command from treating the copies as packages (or a

@@ -83,10 +83,13 @@ func (s sourceSet) names() []string {
 // entry is one compact catalog entry. It holds no syntax trees: snapshot
 // text is addressed by byte spans into the snapshot file.
 type entry struct {
-	id     string
-	pkg    string // interned import path
-	file   string // interned display path of the definition
-	doc    string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	id   string
+	pkg  string // interned import path
+	file string // interned display path of the definition
+	doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	// words are the search words mcpsnapshot computed (codeindex.Words),
+	// read by the term index when it is built and then dropped.
+	words  string
 	rtFile string // interned display path of the runtime evidence
 
 	line    int32 // line of the declaration (snapshot) or of the runtime evidence

@@ -28,6 +28,9 @@ type filter struct {
 	// widen allows searching every scope when the default scopes have no
 	// match (the scope was not given).
 	widen bool
+	// library keeps this library's packages at the rank of the other
+	// dependencies: the query names them, or a package filter scopes it.
+	library bool
 }
 
 func (f *filter) match(x *index, i int) bool {
@@ -73,7 +76,7 @@ const indexBits = 18
 // rankKey is the key of a literal match of entry i.
 func (x *index) rankKey(tier int, i int) uint64 {
 	e := &x.entries[i]
-	return uint64(tier)<<60 | uint64(x.search.scope[i])<<58 | uint64(unlinked(e))<<57 |
+	return uint64(tier)<<60 | uint64(x.search.tier[i])<<58 | uint64(unlinked(e))<<57 |
 		uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
 }
 
@@ -89,7 +92,7 @@ func unlinked(e *entry) int {
 }
 
 // termKey is the key of a term match of score s (≥ 0).
-func termKey(s float64, sc scope, idLen, i int) uint64 {
+func termKey(s float64, sc uint8, idLen, i int) uint64 {
 	q := uint64(min(s*1e6, float64(1<<32-1)))
 	return (1<<32-1-q)<<32 | uint64(sc)<<30 | uint64(min(idLen, 1<<12-1))<<indexBits | uint64(i)
 }
@@ -326,6 +329,10 @@ func (x *index) qualifies(i int, q string) bool {
 				return true
 			}
 		}
+	}
+	if name, ok := x.search.pkgNames[e.pkg]; ok && len(q) > len(name)+1 && q[len(name)] == '.' &&
+		strings.EqualFold(q[:len(name)], name) && len(e.id) > len(e.pkg)+1 {
+		return matchTail(e.id[len(e.pkg)+1:], q[len(name)+1:], true)
 	}
 	return matchTail(e.id, q, false)
 }

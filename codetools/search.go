@@ -174,6 +174,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return res, err // routes.go
 	}
 	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
+	f.library = f.pkg != "" || namesLibrary(query)
 	var ok bool
 	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
 		return nil, invalidf("unknown scope %q: use main, deps, std, all or routes (default: main and deps)", echoArg(q.Scope))
@@ -247,6 +248,19 @@ func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total in
 	}
 	if len(strings.Fields(literal)) > 1 {
 		literal = ""
+	}
+	if literal != "" && strings.ContainsAny(literal, "./") {
+		// A fully qualified id, as a stack trace or pprof prints it,
+		// finds its declaration in any scope.
+		if i, ok := x.exactID(literal); ok {
+			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.kind) != 0) && (f.pkg == "" || packageMatches(e.pkg, f.pkg)) {
+				top.push(x.rankKey(0, i))
+				if !f.scopes.has(x.search.scope[i]) {
+					f.scopes = allScopes
+				}
+				return keys, 1, MatchLiteral, note
+			}
+		}
 	}
 	if literal != "" {
 		lq := newLiteralQuery(literal)

@@ -75,11 +75,12 @@ func parseScope(s string) (scopeSet, bool) {
 // Fields of the term index of code entries.
 const (
 	tfName      = iota // the words of the entry's name, and the name as one word (joinedMark)
-	tfQualifier        // the words of a method's receiver type
+	tfQualifier        // the words of a method's receiver type; of a type's fields and interface methods
 	tfDoc              // the documentation
 	tfPackage          // the import path, without its domain
 	tfFile             // the file name, without .go
 	tfBody             // the words of the declaration's source (main and deps)
+	tfText             // its strings, body comments, fields and interface methods (codeindex.Words)
 	numTermFields
 )
 
@@ -88,8 +89,8 @@ const (
 // file name. Names are short, so their length is normalised little.
 var termParams = bm25f.Params{
 	K1:     1.2,
-	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4},
-	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75},
+	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8},
+	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4},
 	Strong: 1<<tfName | 1<<tfQualifier,
 }
 
@@ -121,6 +122,7 @@ const maxDocTerms = 24
 // the literal haystack. It is built with the index and immutable.
 type searchIndex struct {
 	scope   []scope  // by entry
+	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
 	// attr packs, by entry, its kind (bits 0-2) and whether it is an
 	// unlinked function (bit 3): ranking reads them for many entries, and
@@ -137,6 +139,10 @@ type searchIndex struct {
 	termStats bm25f.Stats
 	// mainPkgs are the import paths "main." stands for.
 	mainPkgs []string
+	// pkgNames are the names of the packages whose name is not the last
+	// element of their import path (mqtt for .../server/v2), which Go
+	// code qualifies their declarations with.
+	pkgNames map[string]string
 	counts   [numScopes]int
 	packages int
 }
@@ -196,6 +202,21 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		}
 		si.scope[i] = sc
 		si.counts[sc]++
+	}
+	si.pkgNames = packageNames(x.base.snap, pkgScope)
+	direct := directRequires(x.base.snap)
+	si.tier = make([]uint8, len(x.entries))
+	pkgTier := map[string]uint8{}
+	for i := range x.entries {
+		e := &x.entries[i]
+		t, ok := pkgTier[e.pkg]
+		if !ok || si.scope[i] == scStd {
+			t = tierOf(e.pkg, si.scope[i], mainMod, mods, direct)
+			if si.scope[i] != scStd {
+				pkgTier[e.pkg] = t
+			}
+		}
+		si.tier[i] = t
 	}
 	si.packages = len(pkgScope)
 	if _, ok := pkgScope[""]; ok {
@@ -266,7 +287,7 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	pkgTerms := map[string][]string{}
 	fileTerms := map[string][]string{}
 	files := map[int32]string{}
-	var name, qual, doc, body []string
+	var name, qual, doc, body, text []string
 	var tok bm25f.Tokenizer
 	for i := range entries {
 		e := &entries[i]
@@ -300,8 +321,18 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 			}
 			fileTerms[e.file] = ft
 		}
-		body = body[:0]
-		if e.snap >= 0 && scopes[i] != scStd && x.base.snap != nil && e.kind != kPackage {
+		body, text = body[:0], text[:0]
+		if e.words != "" || e.snap >= 0 && x.base.snap != nil && x.base.snap.words {
+			// Computed by mcpsnapshot: no source is read or tokenized.
+			if scopes[i] != scStd {
+				code, rest, _ := strings.Cut(e.words, " | ")
+				txt, members, _ := strings.Cut(rest, " | ")
+				body = appendFields(body, code)
+				text = appendFields(text, txt)
+				qual = appendFields(qual, members)
+			}
+			e.words = ""
+		} else if e.snap >= 0 && scopes[i] != scStd && x.base.snap != nil && e.kind != kPackage {
 			src, ok := files[e.snap]
 			if !ok {
 				f := &x.base.snap.files[e.snap]
@@ -319,9 +350,17 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 				body = appendBodyTerms(&tok, body, src[from:e.end])
 			}
 		}
-		b.AddTerms(name, qual, doc, pt, ft, body)
+		b.AddTerms(name, qual, doc, pt, ft, body, text)
 	}
 	return b.Build()
+}
+
+// appendFields appends the space-separated words of s.
+func appendFields(dst []string, s string) []string {
+	for w := range strings.FieldsSeq(s) {
+		dst = append(dst, w)
+	}
+	return dst
 }
 
 // appendBodyTerms appends the distinct words of source text, without Go's

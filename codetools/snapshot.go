@@ -39,6 +39,9 @@ type snapshot struct {
 	modFiles map[int]bool
 	// warning reports files that were left out.
 	warning error
+	// words reports an index with search words (codeindex.Words): the
+	// term index reads no source.
+	words bool
 }
 
 type snapFile struct {
@@ -223,7 +226,8 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			continue
 		}
 		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
-			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless}
+			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words}
+		s.words = s.words || d.Words != ""
 		if d.DocEnd > d.DocStart {
 			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
 			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)

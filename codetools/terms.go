@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/embedmcp/mcp/internal/bm25f"
+	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // scoresPool recycles the score accumulators of term searches.
@@ -21,6 +22,9 @@ const (
 	maxVariants    = 6
 	// synonymWeight is the weight of a word's synonyms (bm25f.Related).
 	synonymWeight = 0.5
+	// bigramWeight is the weight of a pair of adjacent query words met in
+	// a string literal.
+	bigramWeight = 1
 	// phraseBoost multiplies the score of an entry whose id or
 	// documentation holds the whole query as written.
 	phraseBoost = 2
@@ -77,6 +81,16 @@ func (x *index) queryTerms(query string) []bm25f.Concept {
 		}
 		out = append(out, c)
 	}
+	// Pairs of adjacent words meet the same pairs of a string literal: a
+	// pasted message finds the code that prints it (codeindex.Bigram).
+	// They follow the words, which the coordination counts alone.
+	ws := bm25f.Terms(query)
+	for i := 1; i < len(ws) && len(out) < bm25f.MaxQueryTerms; i++ {
+		b := codeindex.Bigram(ws[i-1], ws[i])
+		if x.search.terms.DocFreq(b) > 0 {
+			out = append(out, bm25f.Concept{Terms: []string{b}, Weights: []float64{bigramWeight}})
+		}
+	}
 	return out
 }
 
@@ -99,6 +113,13 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	}
 	ix := x.search.terms
 	st := x.search.termStats
+	// The words come first, then the pairs of adjacent words (queryTerms).
+	nw := 0
+	for nw < len(terms) && !strings.Contains(terms[nw].Terms[0], "+") {
+		nw++
+	}
+	nw = max(min(nw, bm25f.MaxQueryTerms), 1)
+	words1 := uint64(1)<<nw - 1
 	s := scoresPool.Get().(*bm25f.Scores)
 	defer scoresPool.Put(s)
 	ix.Score(terms, &termParams, &st, nil, s)
@@ -113,22 +134,26 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 		}
 		n++
 		a := x.search.attr[i]
-		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]))/float64(len(terms))) *
-			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3))
+		tier := x.search.tier[i]
+		if f.library && tier == tierLibrary && x.search.scope[i] != scStd {
+			tier = tierDirect
+		}
+		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]&words1))/float64(nw)) *
+			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3)) * tierWeight[tier]
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
-		cands.push(termKey(base, x.search.scope[i], 0, i))
+		cands.push(termKey(base, x.search.tier[i], 0, i))
 	}
-	all := uint64(1)<<min(len(terms), bm25f.MaxQueryTerms) - 1
+	all := words1
 	for _, key := range cands.heap {
 		i := keyEntry(key)
 		score := s.Score[i]
-		if phrase != "" && s.Matched[i] == all && x.holds(i, phrase) {
+		if phrase != "" && s.Matched[i]&all == all && x.holds(i, phrase) {
 			score *= phraseBoost
 		}
 		score *= 1 + surfaceBonus*float64(x.surfaceWords(i, words))
-		add(termKey(score, x.search.scope[i], len(x.entries[i].id), i))
+		add(termKey(score, x.search.tier[i], len(x.entries[i].id), i))
 	}
 	*buf = cands.heap[:0]
 	return n

@@ -2,11 +2,9 @@ module github.com/embedmcp/mcp/oauthmcp
 
 go 1.26.0
 
-require github.com/embedmcp/mcp v0.0.0
+require github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
 
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/jsonschema-go v0.4.3 // indirect
 )
-
-replace github.com/embedmcp/mcp => ../

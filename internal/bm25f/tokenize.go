@@ -41,6 +41,8 @@ var canonical = map[string]string{
 	"specifi": "spec", "specification": "spec", "src": "sourc", "srv": "server",
 	"stat": "statistic", "str": "string", "svr": "server", "tmp": "temporari",
 	"temp": "temporari", "utiliti": "util", "val": "valu", "var": "variabl",
+	"cb": "callback", "cmd": "command", "cnt": "count", "elem": "element", "opt": "option", "perm": "permission",
+	"pw": "password", "rand": "random", "seq": "sequenc", "sess": "session", "sz": "size", "usr": "user",
 }
 
 // synonyms groups the stems of words that code and the phrases about it
@@ -49,7 +51,7 @@ var canonical = map[string]string{
 // matches its group's other words, at a lower weight (see Related).
 var synonyms = [][]string{
 	{"complet", "finish"},
-	{"delet", "remov", "eras"},
+	{"delet", "remov", "eras", "purg", "evict"},
 	{"creat", "make", "new"},
 	{"several", "multipl", "multi", "mani", "batch", "bulk"},
 	{"verifi", "check", "validat", "valid", "ensur"},
@@ -61,7 +63,12 @@ var synonyms = [][]string{
 	{"enabl", "activat"},
 	{"disabl", "deactivat"},
 	{"size", "length"},
-	{"maximum", "limit", "bound"},
+	{"maximum", "limit", "bound", "cap"},
+	{"refus", "reject", "deni", "forbid", "disallow"},
+	{"expir", "expiri", "ttl", "lifetim", "deadlin", "timeout"},
+	{"callback", "hook"},
+	{"password", "secret", "credential"},
+	{"user", "account"},
 	{"pars", "decod", "unmarshal"},
 	{"encod", "marshal", "serializ"},
 	{"copi", "clone", "duplicat"},

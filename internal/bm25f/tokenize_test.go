@@ -97,6 +97,9 @@ func TestCanonical(t *testing.T) {
 		{"str", "string"}, {"svr", "server"}, {"tmp", "temporary"}, {"temp", "temporary"},
 		{"util", "utilities"}, {"val", "value"}, {"var", "variable"}, {"auto", "automatically"},
 		{"automatic", "automation"}, {"auto", "automate"},
+		{"cb", "callback"}, {"cmd", "commands"}, {"cnt", "count"}, {"elem", "element"}, {"opts", "options"}, {"perm", "permission"},
+		{"pw", "password"}, {"rand", "random"}, {"seq", "sequence"}, {"sess", "session"}, {"sz", "size"},
+		{"usr", "user"},
 	}
 	used := map[string]bool{}
 	for _, pair := range pairs {
@@ -123,7 +126,9 @@ func TestSynonyms(t *testing.T) {
 		"load", "find", "search", "lookup", "locate", "start", "begin", "launch", "stop", "halt", "shutdown", "terminate",
 		"error", "fail", "failure", "enable", "activate", "disable", "deactivate", "size", "length", "maximum", "limit",
 		"bound", "parse", "decode", "unmarshal", "encode", "marshal", "serialize", "copy", "clone", "duplicate", "wait",
-		"sleep", "delay", "time", "clock", "response", "reply", "answer", "route", "dispatch"}
+		"sleep", "delay", "time", "clock", "response", "reply", "answer", "route", "dispatch", "purge", "evict", "cap",
+		"refuse", "reject", "deny", "forbid", "disallow", "expire", "expiry", "ttl", "lifetime", "deadline", "timeout",
+		"callback", "hook", "password", "secret", "credentials", "user", "account"}
 	terms := map[string]bool{}
 	for _, w := range surface {
 		terms[Normalize(w)] = true

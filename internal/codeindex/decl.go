@@ -79,6 +79,9 @@ type Decl struct {
 	DocStart, DocEnd int32
 	// Bodyless reports a function declared without a body.
 	Bodyless bool
+	// Words are the declaration's search words in the "w" record's form
+	// (see Words), "" for none.
+	Words string
 }
 
 // Source is one Go file of a package, for Parse.
@@ -144,6 +147,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 			}
 			decl := mk(k, name, d.Doc, from(d.Doc, d.Pos()), d.End(), d.Pos())
 			decl.Bodyless = d.Body == nil
+			decl.Words = Words(d, f.Comments)
 			decls = append(decls, decl)
 		case *ast.GenDecl:
 			var k Kind
@@ -170,6 +174,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 					if sp.Name.Name != "_" {
 						decl := mk(k, sp.Name.Name, doc, start, d.End(), sp.Name.Pos())
 						decl.EndLine = line(sp.End())
+						decl.Words = Words(sp, nil)
 						decls = append(decls, decl)
 					}
 				case *ast.ValueSpec:
@@ -182,6 +187,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 						if n.Name != "_" {
 							decl := mk(k, n.Name, doc, start, d.End(), n.Pos())
 							decl.EndLine = line(sp.End())
+							decl.Words = Words(sp, nil)
 							decls = append(decls, decl)
 						}
 					}

@@ -24,6 +24,11 @@ func Encode(w io.Writer, files []File) error {
 		bw.WriteString(f.Path)
 		bw.WriteByte('\n')
 		for _, d := range f.Decls {
+			if d.Words != "" {
+				bw.WriteString("w ")
+				bw.WriteString(d.Words)
+				bw.WriteByte('\n')
+			}
 			bw.WriteByte(byte(d.Kind))
 			bw.WriteByte(' ')
 			if d.Name == "" {
@@ -54,6 +59,8 @@ type Reader struct {
 	Decls int
 	// held reports that the scanner holds a record not yet returned.
 	held bool
+	// words are those of the "w" record before the next declaration.
+	words string
 }
 
 // NewReader checks the header of the index read from r.
@@ -99,6 +106,11 @@ func (r *Reader) Next() (file string, d Decl, err error) {
 				return "", Decl{}, r.errorf("empty file path")
 			}
 			r.file = string(rest)
+			r.words = ""
+			continue
+		}
+		if rest, ok := bytes.CutPrefix(b, []byte("w ")); ok {
+			r.words = string(rest)
 			continue
 		}
 		if len(b) < 2 || b[1] != ' ' || !Kind(b[0]).valid() {
@@ -108,6 +120,7 @@ func (r *Reader) Next() (file string, d Decl, err error) {
 			return "", Decl{}, r.errorf("declaration before the first file record")
 		}
 		d, err := r.decl(b)
+		d.Words, r.words = r.words, ""
 		return r.file, d, err
 	}
 	if err := r.sc.Err(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -27,9 +28,12 @@ const (
 	KindIdent     = "ident"     // another exact identifier
 	KindQualified = "qualified" // a package- or receiver-qualified name
 	KindFile      = "file"      // a file name or file:line
+	KindMessage   = "message"   // a log line, reply or error pasted as the program prints it
+	KindHost      = "host"      // a phrase about the adopter's own code
+	KindDep       = "dep"       // a phrase about a dependency of the service
 )
 
-var kinds = []string{KindPhrase, KindStd, KindIdent, KindQualified, KindFile}
+var kinds = []string{KindPhrase, KindMessage, KindStd, KindIdent, KindQualified, KindFile, KindHost, KindDep}
 
 // Query is one code_search query and the ids that answer it.
 type Query struct {
@@ -383,7 +387,15 @@ type Sizes struct {
 }
 
 // ZeroHitQueries match nothing in any catalog of this project.
-var ZeroHitQueries = []string{"zzyzx frobnicate quux", "qqqqqqqq", strings.Repeat("nomatch ", 100)}
+// They are spelled backwards in the source, so that a binary that links
+// this package and indexes its own strings does not match them.
+var ZeroHitQueries = []string{reverse("xuuq etacinborf xyzzz"), strings.Repeat("q", 8), strings.Repeat(reverse(" hctamon"), 100)}
+
+func reverse(s string) string {
+	b := []byte(s)
+	slices.Reverse(b)
+	return string(b)
+}
 
 // SizesOf measures the answers of os (run with limit 10) and of the
 // zero-hit queries.
@@ -480,4 +492,51 @@ func (c *Client) EvaluateFile(file string) ([]Outcome, Sizes, error) {
 	}
 	sizes, err := c.SizesOf(outs)
 	return outs, sizes, err
+}
+
+// PhraseRates counts the hits of the natural-language queries of os: the
+// phrases and the pasted messages.
+func PhraseRates(os []Outcome) Rates {
+	a, b := RatesOf(os, KindPhrase), RatesOf(os, KindMessage)
+	return Rates{N: a.N + b.N, Top1: a.Top1 + b.Top1, Top3: a.Top3 + b.Top3, Top10: a.Top10 + b.Top10}
+}
+
+// CheckHeldOut reports the targets that a held-out set misses (issue 25):
+// top-3 ≥ 80 %, top-1 ≥ 60 %, phrases and messages top-3 ≥ 70 %.
+func CheckHeldOut(os []Outcome) error {
+	var errs []error
+	r := RatesOf(os, "")
+	if 100*r.Top3 < 80*r.N || 100*r.Top1 < 60*r.N {
+		errs = append(errs, fmt.Errorf("top-1 %s, top-3 %s of %d queries: want ≥ 60 %% and ≥ 80 %%", Pct(r.Top1, r.N), Pct(r.Top3, r.N), r.N))
+	}
+	if p := PhraseRates(os); 100*p.Top3 < 70*p.N {
+		errs = append(errs, fmt.Errorf("phrases and messages top-3 %s of %d: want ≥ 70 %%", Pct(p.Top3, p.N), p.N))
+	}
+	return errors.Join(errs...)
+}
+
+// CheckFloor reports a set whose top-3 rate is under 70 %, the floor of
+// every set.
+func CheckFloor(os []Outcome) error {
+	if r := RatesOf(os, ""); 100*r.Top3 < 70*r.N {
+		return fmt.Errorf("top-3 %s of %d queries: want ≥ 70 %%", Pct(r.Top3, r.N), r.N)
+	}
+	return nil
+}
+
+// Report is the evaluation of one set, as a service's own binary writes it
+// (EvaluateTo) for a test to read: the binary links that service alone.
+type Report struct {
+	Outcomes []Outcome
+	Sizes    Sizes
+}
+
+// EvaluateTo runs the query set in file through c (see EvaluateFile) and
+// writes the Report as JSON to w.
+func (c *Client) EvaluateTo(file string, w io.Writer) error {
+	outs, sizes, err := c.EvaluateFile(file)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(Report{Outcomes: outs, Sizes: sizes})
 }

@@ -37,7 +37,7 @@ if [ ! -x "$HYDRA" ]; then
   echo "building Ory Hydra v2.3.0 (cgo, once; cached as $HYDRA)"
   command -v gcc >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null; }
   mkdir -p "$ROOT/.cache/bin"
-  (cd oauthmcp/testdata/hydra && CGO_ENABLED=1 go build -tags sqlite,sqlite_omit_load_extension -o "$HYDRA.tmp" github.com/ory/hydra/v2)
+  (cd oauthmcp/testdata/hydra && GOWORK=off CGO_ENABLED=1 go build -tags sqlite,sqlite_omit_load_extension -o "$HYDRA.tmp" github.com/ory/hydra/v2)
   mv "$HYDRA.tmp" "$HYDRA"
 fi
 (cd oauthmcp && go build -o "$ROOT/.cache/bin/stepupserver" ./internal/stepupserver)

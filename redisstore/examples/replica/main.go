@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	server := mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{
 		Name: "replica", Version: "1.0.0", Logger: logger, Changes: changes,
 		Tasks: mcp.TaskOptions{Store: store, Replica: *name, Lease: *lease,
-			PollInterval: 100 * time.Millisecond, MaxRunning: -1},
+			PollInterval: 100 * time.Millisecond, MaxRunning: -1, MaxRunningPerPrincipal: -1},
 	})
 	handler := mcp.NewHandler(server, &mcp.HandlerOptions{Logger: logger,
 		Authenticator: mcp.StaticTokens(map[string]mcp.Caller{

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/searcheval/heldout"
 	"github.com/embedmcp/mcp/searcheval/s3app"
 )
 
@@ -55,6 +56,11 @@ func defaultGopls() string {
 type set struct {
 	name, file, workspace string
 	ours                  *searcheval.Client
+	// service, when set, evaluates code_search in the service's own
+	// binary (heldout.Run) instead of ours; heldOut sets print no
+	// per-query lines.
+	service *heldout.Service
+	heldOut bool
 }
 
 func run(gopls string, load time.Duration) error {
@@ -83,9 +89,17 @@ func run(gopls string, load time.Duration) error {
 	caller := searcheval.Caller(s3app.Grants)
 	sets := []set{
 		{"embedmcp", filepath.Join(repo, "examples", "codeserver", "testdata", "search-eval.tsv"), repo,
-			&searcheval.Client{Server: repoSrv, Caller: caller}},
+			&searcheval.Client{Server: repoSrv, Caller: caller}, nil, false},
 		{"gofakes3", filepath.Join(module, "testdata", "gofakes3.tsv"), module,
-			&searcheval.Client{Server: s3srv, Caller: caller}},
+			&searcheval.Client{Server: s3srv, Caller: caller}, nil, false},
+	}
+	for i := range heldout.Tuning {
+		sv := heldout.Tuning[i]
+		sets = append(sets, set{name: sv.Name + " (tuning)", file: filepath.Join(module, sv.Set), workspace: module, service: &sv})
+	}
+	for i := range heldout.Services {
+		sv := heldout.Services[i]
+		sets = append(sets, set{name: sv.Name + " (held-out)", file: filepath.Join(module, sv.Set), workspace: module, service: &sv, heldOut: true})
 	}
 	roots := moduleRoots{repo: "github.com/embedmcp/mcp", module: "github.com/embedmcp/mcp/searcheval"}
 	var allOurs, allGopls []searcheval.Outcome
@@ -100,10 +114,20 @@ func run(gopls string, load time.Duration) error {
 		if err != nil {
 			return err
 		}
-		ours, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
+		var ours []searcheval.Outcome
+		if s.service != nil {
+			dir, err := os.MkdirTemp(tmp, "set")
+			if err != nil {
+				return err
+			}
+			r, err := heldout.Run(module, *s.service, dir)
+			if err != nil {
+				return err
+			}
+			ours = r.Outcomes
+		} else if ours, err = searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
 			return s.ours.Search(map[string]any{"query": q.Text, "limit": 10})
-		})
-		if err != nil {
+		}); err != nil {
 			return err
 		}
 		g, err := startGopls(gopls, s.workspace, load)
@@ -115,7 +139,8 @@ func run(gopls string, load time.Duration) error {
 		if err != nil {
 			return err
 		}
-		for _, kind := range []string{searcheval.KindPhrase, searcheval.KindStd, searcheval.KindIdent, searcheval.KindQualified, searcheval.KindFile, ""} {
+		for _, kind := range []string{searcheval.KindPhrase, searcheval.KindMessage, searcheval.KindStd, searcheval.KindIdent,
+			searcheval.KindQualified, searcheval.KindFile, searcheval.KindHost, searcheval.KindDep, ""} {
 			o, t := searcheval.RatesOf(ours, kind), searcheval.RatesOf(theirs, kind)
 			if o.N == 0 {
 				continue
@@ -129,6 +154,9 @@ func run(gopls string, load time.Duration) error {
 		}
 		allOurs, allGopls = append(allOurs, ours...), append(allGopls, theirs...)
 		for i := range theirs {
+			if s.heldOut {
+				break // a held-out set's queries are not looked at one by one
+			}
 			if theirs[i].Rank != 1 || ours[i].Rank != 1 {
 				fmt.Fprintf(os.Stderr, "%s %q: code_search rank %d, go_search rank %d (first: %s)\n",
 					s.name, qs[i].Text, ours[i].Rank, theirs[i].Rank, first(theirs[i].IDs))
@@ -136,7 +164,7 @@ func run(gopls string, load time.Duration) error {
 		}
 	}
 	o, t := searcheval.RatesOf(allOurs, ""), searcheval.RatesOf(allGopls, "")
-	fmt.Printf("| both | **all** | %d | %s | %s | %s | %s |\n", o.N,
+	fmt.Printf("| every set | **all** | %d | %s | %s | %s | %s |\n", o.N,
 		searcheval.Pct(o.Top1, o.N), searcheval.Pct(o.Top3, o.N), searcheval.Pct(t.Top1, t.N), searcheval.Pct(t.Top3, t.N))
 	return nil
 }
