@@ -59,6 +59,7 @@ type compiledSchema struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	encoded  json.RawMessage
+	fast     *fastNode // nil: the schema needs jsonschema-go (see schemafast.go)
 }
 
 // anyObjectSchema is the input schema of tools that declare none.
@@ -88,12 +89,27 @@ func compileSchema(tool, which string, s *jsonschema.Schema) (*compiledSchema, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %s schema: %v", ErrInvalidSchema, tool, which, err)
 	}
-	return &compiledSchema{schema: s, resolved: rs, encoded: enc}, nil
+	return &compiledSchema{schema: s, resolved: rs, encoded: enc, fast: compileFast(s)}, nil
 }
 
-// check validates a generic value with jsonschema-go, the one validator,
-// and says where and why it failed (see explain).
+// check validates a generic value and says where and why it failed: on
+// the fast path when the schema and the value allow it, else with
+// jsonschema-go (checkSlow); both give the same path and message.
 func (c *compiledSchema) check(v any) (path, msg string, ok bool) {
+	if c.fast != nil {
+		if f, handled := c.fast.check(v); handled {
+			if f == nil {
+				return "", "", true
+			}
+			return f.path, f.message(), false
+		}
+	}
+	return c.checkSlow(v)
+}
+
+// checkSlow validates a generic value with jsonschema-go and explains a
+// failure (see explain).
+func (c *compiledSchema) checkSlow(v any) (path, msg string, ok bool) {
 	if err := c.resolved.Validate(v); err != nil {
 		path, msg = explain(err, c.schema, v)
 		return path, msg, false

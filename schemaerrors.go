@@ -42,8 +42,10 @@ var schemaMessages = map[string]func(f *failure) string{
 		if f.found {
 			return "expected " + want + ", got " + boundedjson.Describe(f.value)
 		}
-		if m := reGotType.FindStringSubmatch(f.leaf); m != nil {
-			return "expected " + want + ", got " + m[1]
+		// The leaf quotes the value before its type: the type is the
+		// last match, whatever a string value says.
+		if m := reGotType.FindAllStringSubmatch(f.leaf, -1); m != nil {
+			return "expected " + want + ", got " + m[len(m)-1][1]
 		}
 		return "expected " + want
 	},

@@ -1,0 +1,33 @@
+package mcp
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// SchemaFastPathDifferential lets the external tests run the fast path's
+// differential check (schemafast_test.go) on the schemas of the tool
+// packages, which import this one. It returns the names of the schemas
+// that took the fast path and how many instances it compared.
+func SchemaFastPathDifferential(t *testing.T, schemas map[string]*jsonschema.Schema) (fast []string, compared int) {
+	t.Helper()
+	_, literals := testSchemas(t)
+	for name, s := range schemas {
+		c, err := compileSchema(name, "input", s)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.fast == nil {
+			continue
+		}
+		fast = append(fast, name)
+		for _, v := range instancesFor(s, literals) {
+			diffCheck(t, name, c, v)
+			compared++
+		}
+	}
+	slices.Sort(fast)
+	return fast, compared
+}
