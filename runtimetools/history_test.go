@@ -183,7 +183,7 @@ func TestHostFramesFoldStd(t *testing.T) {
 		t.Errorf("frames all: %+v", all)
 	}
 	// The text puts the hot line with its figures under the function.
-	text := profileResult{Kind: "mutex", Sample: "delay", Unit: "nanoseconds", Frames: "host", Total: total, Functions: 4, Top: top}.text()
+	text := profileResult{Kind: "mutex", Sample: "delay", Unit: "nanoseconds", Frames: "host", Total: total, Functions: 4, Top: top}.Text()
 	if !strings.Contains(text, "example.com/app.(*Store).Put example.com/app/store.go:10\n    store.go:42 70.0% 70ns") {
 		t.Errorf("text:\n%s", text)
 	}

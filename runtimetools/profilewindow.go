@@ -154,9 +154,9 @@ func compareCPU(p *profile.Profile, secs float64, base *profile.Profile, baseSec
 	return out[:min(n, len(out))]
 }
 
-// text renders a profile answer: one line per function, its hot lines
+// Text renders a profile answer: one line per function, its hot lines
 // beneath it.
-func (r profileResult) text() string {
+func (r profileResult) Text() string {
 	t := textBuilder{max: 7 << 10}
 	what := r.Kind + " profile"
 	switch {

@@ -1,57 +1,12 @@
 package runtimetools
 
 import (
-	"context"
 	"fmt"
 	"path"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/embedmcp/mcp"
 )
-
-// texter is implemented by the tools' answers: the compact text a model
-// reads, one line per item, which replaces the JSON copy of the
-// structured content in the answer's first content block. The structured
-// content keeps every field.
-type texter interface{ text() string }
-
-// textTool is a typed tool whose text content is its answer's text().
-type textTool struct {
-	mcp.Tool
-	texts *sync.Map // *mcp.Request → string, from the function to Execute
-}
-
-// Execute runs the tool and puts the answer's text first.
-func (t textTool) Execute(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
-	res, err := t.Tool.Execute(ctx, req)
-	text, ok := t.texts.LoadAndDelete(req)
-	if err != nil || res == nil || !ok {
-		return res, err
-	}
-	if len(res.Content) > 0 && res.Content[0].Type == mcp.ContentText {
-		res.Content[0] = mcp.TextContent(text.(string))
-	}
-	return res, nil
-}
-
-// textFn wraps a tool function so that its answer's text is kept for
-// textTool.Execute.
-func textFn[In, Out any](texts *sync.Map, fn func(context.Context, *mcp.Request, In) (Out, error)) func(context.Context, *mcp.Request, In) (Out, error) {
-	return func(ctx context.Context, req *mcp.Request, in In) (Out, error) {
-		out, err := fn(ctx, req, in)
-		if err == nil {
-			if tx, ok := any(out).(texter); ok {
-				texts.Store(req, tx.text())
-			} else if tx, ok := any(&out).(texter); ok {
-				texts.Store(req, tx.text())
-			}
-		}
-		return out, err
-	}
-}
 
 // shortFile returns how the text answers name a function's source file:
 // its package's import path and the file's name

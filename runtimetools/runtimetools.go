@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/embedmcp/mcp/internal/boundedjson"
 
@@ -164,7 +163,8 @@ type state struct {
 
 // newTool is mcp.NewTool with the input schema given as JSON, the output
 // schema in the guide (tool_detail shows it; tools/list does not carry
-// it), and the answer's compact text (texter) as its text content: the tools
+// it), and the answer's compact text (its Text, an mcp.Texter) as its text
+// content: the tools
 // write theirs by hand, with the valid values in each description, and
 // check ranges themselves so that a bad argument gets a message that names
 // the valid values and quotes only the start of the input.
@@ -185,12 +185,7 @@ func newTool[In, Out any](schema string, info mcp.ToolInfo, fn func(context.Cont
 	g := *info.Guide
 	g.OutputSchema = out
 	info.Guide = &g
-	texts := new(sync.Map)
-	t, err := mcp.NewTool(info, textFn(texts, fn))
-	if err != nil {
-		return nil, err
-	}
-	return textTool{Tool: t, texts: texts}, nil
+	return mcp.NewTool(info, fn)
 }
 
 // readOnly returns the annotations of every runtime tool: they observe the

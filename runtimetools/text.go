@@ -14,7 +14,8 @@ const (
 	maxAttrText   = 240
 )
 
-func (r goroutinesResult) text() string {
+// Text renders the runtime_goroutines answer: a header line, then per group its count, state and frames, one per line.
+func (r goroutinesResult) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	more := ""
 	if r.Truncated {
@@ -86,7 +87,8 @@ func leakLine(g goroutineGroup) string {
 	return s
 }
 
-func (r metricsResult) text() string {
+// Text renders the runtime_metrics answer: one line per metric with its value, unit and change.
+func (r metricsResult) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	if r.SinceTime != "" {
 		t.line("change since %s (%.0f s)", r.SinceTime, r.Seconds)
@@ -144,7 +146,8 @@ func fmtMetric(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-func (r logsResult) text() string {
+// Text renders the runtime_logs answer: one line per record or group, with its source file:line.
+func (r logsResult) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	b := r.Buffer
 	head := fmt.Sprintf("%d records match", r.Matched)
@@ -208,7 +211,8 @@ func attrText(attrs map[string]any, n int) string {
 	return oneLine(strings.Join(parts, " "), n)
 }
 
-func (r buildResult) text() string {
+// Text renders the runtime_build answer: the build, its settings and modules, one per line.
+func (r buildResult) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	t.line("%s %s/%s main %s %s (%s)", r.GoVersion, r.GOOS, r.GOARCH, r.Path, r.Main.Version, r.Main.Path)
 	if v := r.VCS; v != nil {
@@ -242,7 +246,8 @@ func (r buildResult) text() string {
 	return t.String()
 }
 
-func (r varsResult) text() string {
+// Text renders the runtime_vars answer: one line per variable.
+func (r varsResult) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	for _, v := range r.Vars {
 		switch {
@@ -260,7 +265,8 @@ func (r varsResult) text() string {
 	return t.String()
 }
 
-func (r HealthReport) text() string {
+// Text renders the runtime_health answer: the status, then one line per check (an mcp.Texter).
+func (r HealthReport) Text() string {
 	t := textBuilder{max: maxTextBytes}
 	t.line("%s", r.Status)
 	for _, c := range r.Checks {
