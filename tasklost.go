@@ -33,16 +33,21 @@ const ledgerGrace = 2 * time.Second
 // ledger is a bounded record of the tasks this replica acknowledged.
 type ledger struct {
 	mu    sync.Mutex
-	tasks map[string]*ackedTask
+	tasks map[string]ackedTask
 	order []string // insertion order, a ring of up to ledgerMax
 	head  int
 }
 
 // ackedTask is what a replica remembers of a task it acknowledged: enough
-// to answer for it as a failed task.
+// to answer for it as a failed task, kept small (a value in the map, times
+// as Unix nanoseconds), since up to ledgerMax of them are kept.
 type ackedTask struct {
-	rec  TaskRecord // ID, ownership, tool and times; no arguments, result or input
-	lost bool       // reported lost already
+	version                             uint64
+	created, updated, expires           int64 // Unix nanoseconds
+	pollInterval                        time.Duration
+	principal, server, permission, tool string
+	protocolVersion                     string
+	lost                                bool // reported lost already
 }
 
 // note remembers rec (or updates what is remembered of it).
@@ -50,15 +55,16 @@ func (l *ledger) note(rec *TaskRecord) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tasks == nil {
-		l.tasks = map[string]*ackedTask{}
+		l.tasks = map[string]ackedTask{}
 	}
-	if a := l.tasks[rec.ID]; a != nil {
-		a.rec.Version = max(a.rec.Version, rec.Version)
+	if a, ok := l.tasks[rec.ID]; ok {
+		a.version = max(a.version, rec.Version)
+		l.tasks[rec.ID] = a
 		return
 	}
-	a := &ackedTask{rec: TaskRecord{ID: rec.ID, Version: rec.Version, Created: rec.Created, Updated: rec.Updated,
-		Expires: rec.Expires, PollInterval: rec.PollInterval, Principal: rec.Principal, Server: rec.Server,
-		Permission: rec.Permission, Tool: rec.Tool, ProtocolVersion: rec.ProtocolVersion}}
+	a := ackedTask{version: rec.Version, created: rec.Created.UnixNano(), updated: rec.Updated.UnixNano(),
+		expires: rec.Expires.UnixNano(), pollInterval: rec.PollInterval, principal: rec.Principal, server: rec.Server,
+		permission: rec.Permission, tool: rec.Tool, protocolVersion: rec.ProtocolVersion}
 	if len(l.order) < ledgerMax {
 		l.order = append(l.order, rec.ID)
 	} else {
@@ -69,17 +75,23 @@ func (l *ledger) note(rec *TaskRecord) {
 	l.tasks[rec.ID] = a
 }
 
-// lookup returns a copy of what is remembered of id, if it has not
-// expired at now, and whether it was reported lost before (marking it so).
+// lookup returns what is remembered of id as a record (ID, ownership, tool
+// and times; no arguments, result or input), if it has not expired at now,
+// and whether it was reported lost before (marking it so).
 func (l *ledger) lookup(id string, now time.Time) (rec TaskRecord, reported, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	a := l.tasks[id]
-	if a == nil || !now.Before(a.rec.Expires.Add(-ledgerGrace)) {
+	a, found := l.tasks[id]
+	expires := time.Unix(0, a.expires)
+	if !found || !now.Before(expires.Add(-ledgerGrace)) {
 		return TaskRecord{}, false, false
 	}
-	reported, a.lost = a.lost, true
-	return a.rec, reported, true
+	reported = a.lost
+	a.lost = true
+	l.tasks[id] = a
+	return TaskRecord{ID: id, Version: a.version, Created: time.Unix(0, a.created), Updated: time.Unix(0, a.updated),
+		Expires: expires, PollInterval: a.pollInterval, Principal: a.principal, Server: a.server,
+		Permission: a.permission, Tool: a.tool, ProtocolVersion: a.protocolVersion}, reported, true
 }
 
 // rtt follows the round trips of lease renewals: a maximum that decays by

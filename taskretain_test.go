@@ -80,7 +80,8 @@ func TestTaskRecordsDoNotPinBodies(t *testing.T) {
 }
 
 // TestTaskStoreCountsWhatItKeeps: the heap a finished task keeps alive is
-// at most 1.5 times what MemoryTaskStore counts against MaxBytes.
+// at most 1.5 times what MemoryTaskStore counts against MaxBytes, plus the
+// engine's bounded record of the tasks it acknowledged.
 func TestTaskStoreCountsWhatItKeeps(t *testing.T) {
 	var n int64 = 4000
 	if raceEnabled {
@@ -109,8 +110,14 @@ func TestTaskStoreCountsWhatItKeeps(t *testing.T) {
 	grew := int64(after) - int64(before)
 	ratio := float64(grew) / float64(counted)
 	t.Logf("%d tasks: heap grew %d bytes per task; the store counts %d per task (ratio %.2f)", n, grew/n, counted/n, ratio)
-	if ratio > 1.5 {
-		t.Errorf("a task keeps %d bytes alive, %.2f times the %d the store counts; want at most 1.5", grew/n, ratio, counted/n)
+	// The engine also remembers each task it acknowledged (its ledger, at
+	// most 10 000 of them, a few hundred bytes each: id, owner, tool and
+	// times), so that it can report a task the store lost; the store does
+	// not own that, so it is allowed for beside the 1.5 times.
+	const ledgerEntry = 512
+	if limit := 1.5*float64(counted/n) + ledgerEntry; float64(grew/n) > limit {
+		t.Errorf("a task keeps %d bytes alive, %.2f times the %d the store counts; want at most 1.5 times plus %d for the engine's ledger",
+			grew/n, ratio, counted/n, ledgerEntry)
 	}
 	runtime.KeepAlive(s)
 }
