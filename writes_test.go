@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,12 +38,17 @@ func (l smallSendBuffers) Accept() (net.Conn, error) {
 
 // stallWriter is a ResponseWriter whose writes wait for release: a client
 // that reads nothing, whatever the kernel's buffers.
+// waiting counts the writers whose first write has begun: their answer is
+// encoded and waiting to be written.
 type stallWriter struct {
 	http.ResponseWriter
 	release <-chan struct{}
+	waiting *atomic.Int64
+	once    *sync.Once
 }
 
 func (w stallWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { w.waiting.Add(1) })
 	<-w.release
 	return w.ResponseWriter.Write(b)
 }
@@ -53,7 +59,7 @@ func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // opts; active counts the requests being served, closed the connections
 // the server closed. The writes of requests with an X-Stall header wait
 // until stall is closed.
-func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (addr string, active, closed *atomic.Int64) {
+func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (addr string, active, closed, waiting *atomic.Int64) {
 	t.Helper()
 	ts := mcp.NewToolSet()
 	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "big", Description: "8 MiB."},
@@ -61,12 +67,12 @@ func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (a
 			return mcp.TextResult(strings.Repeat("x", bigAnswer)), nil
 		})))
 	h := mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{MaxResultBytes: 2 * bigAnswer}), opts)
-	active, closed = &atomic.Int64{}, &atomic.Int64{}
+	active, closed, waiting = &atomic.Int64{}, &atomic.Int64{}, &atomic.Int64{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		active.Add(1)
 		defer active.Add(-1)
 		if r.Header.Get("X-Stall") != "" {
-			w = stallWriter{w, stall}
+			w = stallWriter{w, stall, waiting, new(sync.Once)}
 		}
 		h.ServeHTTP(w, r)
 	}))
@@ -78,7 +84,7 @@ func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (a
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().String(), active, closed
+	return srv.Listener.Addr().String(), active, closed, waiting
 }
 
 const bigCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`
@@ -117,7 +123,7 @@ func waitActive(t *testing.T, active *atomic.Int64, n int64, within time.Duratio
 // connections), their handlers return and the answers' memory is released (without the deadline they hold it as long
 // as their sockets stay open).
 func TestSlowReadersDisconnected(t *testing.T) {
-	addr, active, closed := bigServer(t, &mcp.HandlerOptions{WriteTimeout: 3 * time.Second}, nil)
+	addr, active, closed, _ := bigServer(t, &mcp.HandlerOptions{WriteTimeout: 3 * time.Second}, nil)
 	const clients = 8
 	base := heapAfterGC()
 	conns := make([]net.Conn, clients)
@@ -143,7 +149,11 @@ func TestSlowReadersDisconnected(t *testing.T) {
 // written, it is served.
 func TestPendingBytesBudget(t *testing.T) {
 	stall := make(chan struct{})
-	addr, active, _ := bigServer(t, &mcp.HandlerOptions{MaxPendingBytes: 20 << 20}, stall)
+	addr, _, _, waiting := bigServer(t, &mcp.HandlerOptions{MaxPendingBytes: 20 << 20}, stall)
+	// The stalled requests end when stall is closed, also when the test
+	// fails first: the server's Close waits for them.
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(stall) }) })
 	call := func(stalled bool) (*http.Response, []byte) {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+addr, strings.NewReader(bigCall))
 		req.Header.Set("Content-Type", "application/json")
@@ -167,7 +177,7 @@ func TestPendingBytesBudget(t *testing.T) {
 			stalled <- resp.StatusCode
 		}()
 	}
-	waitActive(t, active, 2, time.Minute)
+	waitActive(t, waiting, 2, time.Minute) // both answers encoded and waiting to be written
 	deadline := time.Now().Add(time.Minute)
 	for {
 		resp, body := call(false)
@@ -190,7 +200,7 @@ func TestPendingBytesBudget(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	close(stall)
+	release.Do(func() { close(stall) })
 	for range 2 {
 		if code := <-stalled; code != http.StatusOK {
 			t.Errorf("a stalled answer, once written: %d", code)
