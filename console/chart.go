@@ -66,8 +66,19 @@ func newChart(title, from string, format func(float64) string, ss ...series) cha
 }
 
 // polyline returns the points attribute of a line through (x, y), x in
-// [0, 1] and y in [0, top], drawn in a w×h box with a margin of 2.
+// [0, 1] and y in [0, top], drawn in a w×h box with a margin of 2. A lone
+// sample is drawn as a short level stroke ending at it, which a browser
+// shows (a line of one point has no size).
 func polyline(x, y []float64, top float64, w, h float64) string {
+	if len(y) == 1 {
+		d := 6 / (w - 2)
+		if x[0] >= d {
+			x = []float64{x[0] - d, x[0]}
+		} else {
+			x = []float64{x[0], x[0] + d}
+		}
+		y = []float64{y[0], y[0]}
+	}
 	b := make([]byte, 0, len(y)*12)
 	for i := range y {
 		px := 1 + x[i]*(w-2)
