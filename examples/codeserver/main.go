@@ -98,8 +98,8 @@ func run(cfg config, logger *slog.Logger) error {
 		return err
 	}
 	defer con.Close()
-	mux, handler := newMux(server, catalog, con, cfg, logger)
-	srv := newHTTPServer(mux, handler)
+	mux, _ := newMux(server, catalog, con, cfg, logger)
+	srv := newHTTPServer(mux)
 	url := "http://" + ln.Addr().String() + "/mcp"
 	fmt.Fprintf(os.Stderr, "codeserver: serving MCP at %s\n", url)
 	fmt.Fprintf(os.Stderr, "codeserver: %s\n", grantsNote(cfg))
@@ -178,9 +178,10 @@ func newServer(logger *slog.Logger, snap fs.FS, auth mcp.Authenticator) (*mcp.Se
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
-// open to untrusted callers needs. Shutdown first ends the MCP handler's
-// listen streams, which would otherwise keep it waiting.
-func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+// open to untrusted callers needs. Its Shutdown ends the MCP handler's
+// listen streams by itself: the handler registers with the server that
+// serves its first stream.
+func newHTTPServer(mux http.Handler) *http.Server {
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
@@ -189,7 +190,6 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		// No WriteTimeout: it would cut progress and listen streams.
 	}
-	srv.RegisterOnShutdown(func() { handler.Close() })
 	return srv
 }
 

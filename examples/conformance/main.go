@@ -75,8 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	mux, handler := newMux(server, logger)
-	srv := newHTTPServer(mux, handler)
+	mux, _ := newMux(server, logger)
+	srv := newHTTPServer(mux)
 	fmt.Fprintf(stdout, "MCP conformance server listening on http://%s/mcp\n", ln.Addr())
 
 	errc := make(chan error, 1)
@@ -92,9 +92,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
-// open to untrusted callers needs. Shutdown first ends the MCP handler's
-// listen streams, which would otherwise keep it waiting.
-func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+// open to untrusted callers needs. Its Shutdown ends the MCP handler's
+// listen streams by itself: the handler registers with the server that
+// serves its first stream.
+func newHTTPServer(mux http.Handler) *http.Server {
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
@@ -103,7 +104,6 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		// No WriteTimeout: it would cut progress and listen streams.
 	}
-	srv.RegisterOnShutdown(func() { handler.Close() })
 	return srv
 }
 

@@ -74,8 +74,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	base := "http://" + ln.Addr().String()
-	mux, handler := newMux(server, cfg, base, logger)
-	srv := newHTTPServer(mux, handler)
+	mux, _ := newMux(server, cfg, base, logger)
+	srv := newHTTPServer(mux)
 	fmt.Fprintf(stdout, "MCP server listening on %s/mcp\n", base)
 	auth := ""
 	if cfg.token != "" {
@@ -104,9 +104,10 @@ func caller(principal string) mcp.Caller {
 }
 
 // newHTTPServer returns the http.Server for mux, with the limits a server
-// open to untrusted callers needs. Shutdown first ends the MCP handler's
-// listen streams, which would otherwise keep it waiting.
-func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
+// open to untrusted callers needs. Its Shutdown ends the MCP handler's
+// listen streams by itself: the handler registers with the server that
+// serves its first stream.
+func newHTTPServer(mux http.Handler) *http.Server {
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second, // headers sent slowly
@@ -115,7 +116,6 @@ func newHTTPServer(mux http.Handler, handler *mcp.Handler) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		// No WriteTimeout: it would cut progress and listen streams.
 	}
-	srv.RegisterOnShutdown(func() { handler.Close() })
 	return srv
 }
 
