@@ -10,49 +10,22 @@ package main
 
 import (
 	"flag"
-	"io/fs"
-	"log/slog"
-	"net/http"
-	"os"
 	"time"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/embedmcp/mcp/searcheval/redisapp"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:9001", "HTTP listen `address`")
+	f := evalcmd.New("redisserver", "127.0.0.1:9001")
 	redis := flag.String("redis", "127.0.0.1:6379", "Redis listen `address`")
 	password := flag.String("password", "", "Redis `password` (AUTH)")
-	snap := flag.String("snapshot", "", "source snapshot `directory` written by mcpsnapshot")
-	eval := flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit")
 	flag.Parse()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	var fsys fs.FS
-	if *snap != "" {
-		fsys = os.DirFS(*snap)
-	}
-	if *eval != "" {
+	if f.Evaluating() {
 		*redis = "127.0.0.1:0"
 	}
-	mcpSrv, svc, h, err := redisapp.NewService(fsys, redisapp.Config{RedisAddr: *redis, Password: *password, TickEvery: time.Second}, logger)
-	if err != nil {
-		logger.Error("redisserver", "error", err)
-		os.Exit(1)
-	}
+	mcpSrv, svc, h, err := redisapp.NewService(f.Snapshot(), redisapp.Config{RedisAddr: *redis, Password: *password, TickEvery: time.Second}, f.Logger)
+	f.Check(err)
 	defer svc.Close()
-	if *eval != "" {
-		c := &searcheval.Client{Server: mcpSrv, Caller: searcheval.Caller(redisapp.Grants)}
-		if err := c.EvaluateTo(*eval, os.Stdout); err != nil {
-			logger.Error("evaluation", "error", err)
-			os.Exit(1)
-		}
-		return
-	}
-	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("redisserver", "addr", *addr, "redis", svc.Addr())
-	if err := srv.ListenAndServe(); err != nil {
-		logger.Error("redisserver", "error", err)
-		os.Exit(1)
-	}
+	f.Serve(mcpSrv, redisapp.Grants, h, "redis", svc.Addr())
 }
