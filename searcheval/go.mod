@@ -6,14 +6,20 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
 	github.com/emersion/go-smtp v0.26.0
+	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/johannesboyne/gofakes3 v1.2.0
+	github.com/lor00x/goldap v0.0.0-20180618054307-a546dffdd1a3
 	github.com/mochi-mqtt/server/v2 v2.7.9
 	github.com/pion/turn/v4 v4.1.4
+	github.com/simonvetter/modbus v1.6.4
+	github.com/vjeantet/ldapserver v1.0.1
 )
 
 require (
+	github.com/anmitsu/go-shlex v0.0.0-20200514113438-38f4b401e2be // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
+	github.com/goburrow/serial v0.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/gorilla/websocket v1.5.0 // indirect
 	github.com/pion/dtls/v3 v3.0.7 // indirect
