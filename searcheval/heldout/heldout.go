@@ -1,14 +1,15 @@
 // Package heldout runs the code_search evaluation sets over real
 // open-source Go services: the held-out sets (miniredis, mochi-mqtt,
-// pion/turn; nobody here had worked with them, and the sets were written
-// from their source before any ranking ran on them) and the tuning set
+// pion/turn, gliderlabs/ssh, simonvetter/modbus, vjeantet/ldapserver;
+// nobody here had worked with them, and the sets were written from their
+// source before any ranking ran on them) and the tuning set
 // (go-smtp), each served by an adopter of this module with a -deps
 // snapshot that mcpsnapshot writes, as go generate would. Each service
 // runs in its own binary (its command's -eval flag), which links that
 // service alone, as an adopter's would.
 //
-// The held-out sets (../testdata/miniredis.tsv, mochi.tsv, pionturn.tsv)
-// are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their
+// The held-out sets (../testdata/miniredis.tsv, mochi.tsv, pionturn.tsv,
+// gliderssh.tsv, modbus.tsv, ldapserver.tsv) are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their
 // tests print the summary tables only; the per-query tables are printed
 // when SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
 // whoever reads them.
@@ -36,6 +37,9 @@ var Services = []Service{
 	{Name: "miniredis", Set: "testdata/miniredis.tsv", Main: "./redisserver"},
 	{Name: "mochi-mqtt", Set: "testdata/mochi.tsv", Main: "./mqttserver"},
 	{Name: "pion/turn", Set: "testdata/pionturn.tsv", Main: "./turnserver"},
+	{Name: "gliderlabs/ssh", Set: "testdata/gliderssh.tsv", Main: "./sshserver"},
+	{Name: "modbus", Set: "testdata/modbus.tsv", Main: "./modbusserver"},
+	{Name: "ldapserver", Set: "testdata/ldapserver.tsv", Main: "./ldapserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
@@ -48,14 +52,30 @@ var Tuning = []Service{
 // as an adopter's go generate would, and runs the service's set in the
 // service's own binary; module is the directory of the searcheval module.
 func Run(module string, s Service, dir string) (*searcheval.Report, error) {
+	snap, err := Snapshot(module, s, dir)
+	if err != nil {
+		return nil, err
+	}
+	return Evaluate(module, s, snap)
+}
+
+// Snapshot writes the -deps snapshot of the service into dir with
+// mcpsnapshot and returns its directory.
+func Snapshot(module string, s Service, dir string) (string, error) {
 	snap := filepath.Join(dir, "snapshot")
 	cmd := exec.Command("go", "run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snap, s.Main)
 	cmd.Dir = module
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("mcpsnapshot %s: %v\n%s", s.Main, err, out)
+		return "", fmt.Errorf("mcpsnapshot %s: %v\n%s", s.Main, err, out)
 	}
+	return snap, nil
+}
+
+// Evaluate runs the service's set over the snapshot snap in the service's
+// own binary (its -eval flag) and returns the report.
+func Evaluate(module string, s Service, snap string) (*searcheval.Report, error) {
 	var stdout, stderr bytes.Buffer
-	cmd = exec.Command("go", "run", s.Main, "-snapshot", snap, "-eval", s.Set)
+	cmd := exec.Command("go", "run", s.Main, "-snapshot", snap, "-eval", s.Set)
 	cmd.Dir = module
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -66,6 +86,19 @@ func Run(module string, s Service, dir string) (*searcheval.Report, error) {
 		return nil, fmt.Errorf("%s -eval: %v", s.Main, err)
 	}
 	return &r, nil
+}
+
+// CheckIDs checks, in the service's own binary (its -check flag), that
+// every id the service's set expects is a declaration of the snapshot
+// snap, as code_definition resolves it: a typo in a set would otherwise
+// count as a miss. It runs no search.
+func CheckIDs(module string, s Service, snap string) error {
+	cmd := exec.Command("go", "run", s.Main, "-snapshot", snap, "-check", s.Set)
+	cmd.Dir = module
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s -check: %v\n%s", s.Main, err, out)
+	}
+	return nil
 }
 
 // goCommand runs the go command in dir and returns its combined output.

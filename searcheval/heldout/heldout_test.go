@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/embedmcp/mcp/internal/searcheval"
@@ -47,6 +49,61 @@ func TestHeldOutFrozen(t *testing.T) {
 	}
 }
 
+// snaps are the -deps snapshots of the services, each written once for
+// all the tests of the package (TestHeldOutIDsExist and the quality tests
+// read the same one).
+var snaps = struct {
+	sync.Mutex
+	dir    string
+	byMain map[string]string
+}{byMain: map[string]string{}}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "heldout")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	snaps.dir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// snapshot returns the -deps snapshot of the service, writing it the first
+// time.
+func snapshot(t *testing.T, s Service) string {
+	t.Helper()
+	snaps.Lock()
+	defer snaps.Unlock()
+	if p, ok := snaps.byMain[s.Main]; ok {
+		return p
+	}
+	dir := filepath.Join(snaps.dir, filepath.Base(s.Main))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Snapshot("..", s, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps.byMain[s.Main] = p
+	return p
+}
+
+// TestHeldOutIDsExist checks that every id each set (held-out and tuning)
+// expects is a declaration of its service's snapshot, as code_definition
+// resolves it, so that a typo in a set fails here instead of counting as a
+// miss. It runs no search: it may run on a held-out set before anyone
+// looks at how the set ranks.
+func TestHeldOutIDsExist(t *testing.T) {
+	for _, s := range append(slices.Clone(Services), Tuning...) {
+		if err := CheckIDs("..", s, snapshot(t, s)); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+	}
+}
+
 // TestHeldOutQuality runs each held-out set over its service and prints
 // the summary tables (docs/search-quality.md). The targets of issue 25 —
 // top-3 ≥ 80 %, top-1 ≥ 60 %, phrases and messages top-3 ≥ 70 % over the
@@ -57,7 +114,7 @@ func TestHeldOutQuality(t *testing.T) {
 	var all []searcheval.Outcome
 	var sizes searcheval.Sizes
 	for _, s := range Services {
-		r, err := Run("..", s, t.TempDir())
+		r, err := Evaluate("..", s, snapshot(t, s))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +145,7 @@ func TestHeldOutQuality(t *testing.T) {
 // code nobody tuned for. A set under the 70 % floor fails the test.
 func TestTuningQuality(t *testing.T) {
 	for _, s := range Tuning {
-		r, err := Run("..", s, t.TempDir())
+		r, err := Evaluate("..", s, snapshot(t, s))
 		if err != nil {
 			t.Fatal(err)
 		}
