@@ -4,8 +4,10 @@
 # real services (in the searcheval module, which writes their -deps
 # snapshots with mcpsnapshot first): gofakes3 and the go-smtp tuning set,
 # whose per-query tables are printed, and the held-out sets (miniredis,
-# mochi-mqtt, pion/turn), whose summaries only are printed; then the
-# start-up cost of the search index. Prints the tables; fails below target.
+# mochi-mqtt, pion/turn, gliderlabs/ssh, modbus, ldapserver), whose
+# summaries only are printed, after TestHeldOutIDsExist has checked that
+# every id the sets expect exists; then the start-up cost of the search
+# index. Prints the tables; fails below target.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 show() { grep -v -E '^(=== RUN|--- PASS|PASS$)'; }
