@@ -61,9 +61,6 @@ func New(name, addr string) *Frame {
 // loopback ports.
 func (f *Frame) Evaluating() bool { return *f.eval != "" || *f.check != "" }
 
-// Addr is the HTTP listen address.
-func (f *Frame) Addr() string { return *f.addr }
-
 // Snapshot is the source snapshot of -snapshot, or nil when none was
 // given.
 func (f *Frame) Snapshot() fs.FS {
