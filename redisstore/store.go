@@ -49,6 +49,13 @@ type Options struct {
 	WaitReplicas int
 	// WaitTimeout bounds the wait for WaitReplicas. Default 1 second.
 	WaitTimeout time.Duration
+	// RememberTasks is how many of the most recent task creations (on any
+	// replica, heard on the change feed) the Store remembers, so that a
+	// task Redis lost (a failover before replicating it) is answered as
+	// failed, saying so, rather than as unknown (see Store.Get). About 200
+	// bytes each. Default DefaultRememberTasks; negative: none (and no
+	// subscription of the Store's own).
+	RememberTasks int
 }
 
 func (o *Options) prefix() string {
@@ -80,7 +87,12 @@ func (o *Options) logger() *slog.Logger {
 // What Redis must guarantee for tasks (Open checks what it can): no
 // eviction (maxmemory-policy noeviction; a full Redis then refuses new
 // tasks with mcp.ErrTaskStoreFull), and persistence (appendonly yes) when
-// tasks must survive a restart.
+// tasks must survive a restart. Errors that pass (no connection, a
+// failover under way) wrap mcp.ErrTaskStoreUnavailable, which the Server
+// answers -32001 with Retry-After.
+//
+// Once used, a Store follows the change feed to remember recent task
+// creations (Options.RememberTasks); Close stops that.
 type Store struct {
 	rdb     redis.UniversalClient
 	prefix  string
@@ -93,6 +105,10 @@ type Store struct {
 	logger  *slog.Logger
 	lease   time.Duration
 	evict   bool
+
+	births     *births // nil: none remembered
+	birthOnce  sync.Once
+	stopBirths func()
 }
 
 // NewStore returns a Store keeping tasks in rdb. opts may be nil. The Store
@@ -111,6 +127,12 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 		if opts.Lease > 0 {
 			s.lease = opts.Lease
 		}
+	}
+	if n := DefaultRememberTasks; opts == nil || opts.RememberTasks >= 0 {
+		if opts != nil && opts.RememberTasks > 0 {
+			n = opts.RememberTasks
+		}
+		s.births = &births{max: n}
 	}
 	if _, ok := rdb.(*redis.ClusterClient); ok {
 		n := 12
@@ -211,12 +233,21 @@ type wireChange struct {
 	Version uint64         `json:"v"`
 	Status  mcp.TaskStatus `json:"s"`
 	Owner   string         `json:"o,omitempty"`
+	Born    *wireBirth     `json:"b,omitempty"` // Create's
 }
 
 // change encodes the change that storing rec makes.
 func change(rec *mcp.TaskRecord) string {
-	b, _ := json.Marshal(wireChange{rec.ID, rec.Version, rec.Status, rec.Owner})
+	b, _ := json.Marshal(wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner})
 	return string(b)
+}
+
+// created is the change that Create makes: with the task's birth.
+func created(rec *mcp.TaskRecord) *wireChange {
+	return &wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner, Born: &wireBirth{
+		Created: rec.Created.UnixNano(), Expires: rec.Expires.UnixNano(), Poll: int64(rec.PollInterval),
+		Principal: rec.Principal, Server: rec.Server, Permission: rec.Permission, Tool: rec.Tool,
+		Protocol: rec.ProtocolVersion}}
 }
 
 // ttl is how long rec has left to live, by this process's clock (the one
@@ -233,15 +264,6 @@ func (s *Store) trouble(err error) {
 	if cc, ok := s.rdb.(*redis.ClusterClient); ok && err != nil && !errors.Is(err, redis.Nil) {
 		cc.ReloadState(context.Background())
 	}
-}
-
-// failed wraps a Redis error of op, as mcp.ErrTaskStoreFull too when Redis
-// refused for want of memory.
-func failed(op string, err error) error {
-	if redis.IsOOMError(err) {
-		return fmt.Errorf("redisstore: %s: %w: %w", op, mcp.ErrTaskStoreFull, err)
-	}
-	return fmt.Errorf("redisstore: %s: %w", op, err)
 }
 
 // run runs sc on keys (one slot), then, when the store waits for
@@ -288,7 +310,8 @@ func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args .
 
 // ErrNotReplicated: a write reached the Redis primary but not
 // Options.WaitReplicas of its replicas within Options.WaitTimeout; a
-// failover now may lose it.
+// failover now may lose it. The Store's operations wrap it with
+// mcp.ErrTaskStoreUnavailable: the caller is asked to retry.
 var ErrNotReplicated = errors.New("redisstore: write not replicated in time")
 
 // Create implements mcp.TaskStore.
@@ -297,8 +320,11 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", rec.ID, err)
 	}
+	s.rememberBirths()
+	w := created(rec)
+	msg, _ := json.Marshal(w)
 	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
-		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), change(rec), s.pub)
+		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), msg, s.pub)
 	if err != nil {
 		s.trouble(err)
 		return failed("creating task "+rec.ID, err)
@@ -306,12 +332,19 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	if n, _ := cmd.Int(); n == 0 {
 		return mcp.ErrTaskExists
 	}
+	if s.births != nil {
+		s.births.note(w)
+	}
 	return nil
 }
 
 // Get implements mcp.TaskStore: one round trip (the record and its lease,
-// pipelined, in one slot), and no write.
+// pipelined, in one slot), and no write. A task Redis no longer has though
+// it was created recently (Options.RememberTasks) and has not expired is
+// answered failed, saying that the store lost it (see DefaultRememberTasks),
+// not mcp.ErrTaskNotFound.
 func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+	s.rememberBirths()
 	var data *redis.StringCmd
 	var left *redis.DurationCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -320,11 +353,14 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 		return nil
 	})
 	if errors.Is(err, redis.Nil) || errors.Is(data.Err(), redis.Nil) {
+		if rec := s.lostTask(id); rec != nil {
+			return rec, nil
+		}
 		return nil, mcp.ErrTaskNotFound
 	}
 	if err != nil {
 		s.trouble(err)
-		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
+		return nil, failed("reading task "+id, err)
 	}
 	var rec mcp.TaskRecord
 	if err := json.Unmarshal([]byte(data.Val()), &rec); err != nil {

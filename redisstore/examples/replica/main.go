@@ -75,6 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	ts := mcp.NewToolSet()
 	if err := register(ts); err != nil {
 		return err
