@@ -81,7 +81,7 @@ func TestNoTaskStoppedAtBirth(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())}),
+		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: -1}),
 		Lease: 60 * time.Millisecond, MaxRunning: -1}})}
 	const n, workers = 3000, 32
 	var next, notDone atomic.Int32

@@ -143,7 +143,7 @@ func TestLostWrites(t *testing.T) {
 			sc := redis.NewClient(&redis.Options{Addr: standby.Addr})
 			t.Cleanup(func() { sc.Close() })
 			for i := 0; !strings.Contains(sc.Info(ctx, "replication").Val(), "master_link_status:up"); i++ {
-				if i == 250 {
+				if i == 1000 {
 					t.Fatal("the replica never synchronized")
 				}
 				time.Sleep(20 * time.Millisecond)

@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +58,17 @@ type Options struct {
 	// bytes each. Default DefaultRememberTasks; negative: none (and no
 	// subscription of the Store's own).
 	RememberTasks int
+	// MaxTasksPerPrincipal caps the tasks stored at once for one caller
+	// (one Principal of one Server), so that one caller cannot fill Redis
+	// for the others: Create beyond it fails with mcp.ErrTaskQuota, as
+	// mcp.MemoryTaskStore's does. Each caller's tasks are counted in a
+	// sorted set by expiry, checked and updated by the create script
+	// (atomically, no extra round trip). On a Redis Cluster the count is
+	// kept per shard, in the shard's slot, each allowed an equal part of
+	// the cap (rounded up; at least 1): a caller is refused once one shard
+	// holds its part, which may be a little before the whole cap is
+	// reached. Default mcp.DefaultMaxTasksPerPrincipal; negative: no cap.
+	MaxTasksPerPrincipal int
 }
 
 func (o *Options) prefix() string {
@@ -106,6 +119,8 @@ type Store struct {
 	lease   time.Duration
 	evict   bool
 
+	owned      int // cap of one caller's tasks (per shard on a cluster); 0: none
+
 	births     *births // nil: none remembered
 	birthOnce  sync.Once
 	stopBirths func()
@@ -128,6 +143,10 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 			s.lease = opts.Lease
 		}
 	}
+	s.owned = mcp.DefaultMaxTasksPerPrincipal
+	if opts != nil && opts.MaxTasksPerPrincipal != 0 {
+		s.owned = max(opts.MaxTasksPerPrincipal, 0)
+	}
 	if n := DefaultRememberTasks; opts == nil || opts.RememberTasks >= 0 {
 		if opts != nil && opts.RememberTasks > 0 {
 			n = opts.RememberTasks
@@ -140,6 +159,9 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 			n = min(opts.Shards, 1024)
 		}
 		s.cluster, s.pub, s.tags = true, "SPUBLISH", shardTags(n)
+		if s.owned > 0 {
+			s.owned = max((s.owned+n-1)/n, 1)
+		}
 		for _, tag := range s.tags {
 			s.feeds = append(s.feeds, newFeed(rdb, p+"tasks:{"+tag+"}", true))
 		}
@@ -181,16 +203,44 @@ func (s *Store) leaseKey(id string) string {
 	return s.prefix + "lease:{" + id + "}"
 }
 
+// ownedKey is the key counting the tasks of rec's caller: "owned:" and a
+// digest of its Principal and Server after the prefix; on a cluster, in
+// the slot of rec's shard ("owned:{shard}digest").
+func (s *Store) ownedKey(rec *mcp.TaskRecord) string {
+	d := sha256.Sum256([]byte(rec.Principal + "\x00" + rec.Server))
+	h := hex.EncodeToString(d[:16])
+	if s.cluster {
+		return s.prefix + "owned:{" + s.tag(rec.ID) + "}" + h
+	}
+	return s.prefix + "owned:" + h
+}
+
 // millis is d in whole milliseconds, at least 1 (PX and PEXPIRE refuse 0).
 func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
-// KEYS: task, lease. ARGV: record, status, owner, ttl ms, lease ms,
-// channel, change (the message published), publish command. The record's
-// lifetime is set here, from the time it has left, in Redis's clock; Swap
-// keeps it.
+// KEYS: task, lease, the caller's tasks (a sorted set of IDs by expiry).
+// ARGV: record, status, owner, ttl ms, lease ms, channel, change (the
+// message published), publish command, the caller's cap (0: none), ID.
+// The record's lifetime is set here, from the time it has left, in
+// Redis's clock; Swap keeps it. Returns 1, 0 (the ID is taken) or -2 (the
+// caller is at the cap).
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local cap = tonumber(ARGV[9])
+local now
+if cap > 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf') >= cap then return -2 end
+end
+-- The first write: refused (OOM) by a full Redis before any other.
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[2], 'o', ARGV[3], 'd', ARGV[1])
+if cap > 0 then
+  local ttl = tonumber(ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[10])
+  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[2] == 'working' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5]) end
 redis.call(ARGV[8], ARGV[6], ARGV[7])
@@ -323,14 +373,17 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	s.rememberBirths()
 	w := created(rec)
 	msg, _ := json.Marshal(w)
-	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
-		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), msg, s.pub)
+	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID), s.ownedKey(rec)},
+		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), msg, s.pub, s.owned, rec.ID)
 	if err != nil {
 		s.trouble(err)
 		return failed("creating task "+rec.ID, err)
 	}
-	if n, _ := cmd.Int(); n == 0 {
+	switch n, _ := cmd.Int(); n {
+	case 0:
 		return mcp.ErrTaskExists
+	case -2:
+		return mcp.ErrTaskQuota
 	}
 	if s.births != nil {
 		s.births.note(w)

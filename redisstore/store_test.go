@@ -144,7 +144,7 @@ func replicas(t *testing.T, n int, tl *tools, o mcp.TaskOptions) []replica {
 	var out []replica
 	for i := range n {
 		o := o
-		o.Store, o.Replica = redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix}), fmt.Sprintf("r%d", i)
+		o.Store, o.Replica = redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}), fmt.Sprintf("r%d", i)
 		out = append(out, replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: o})})
 	}
 	return out

@@ -23,7 +23,7 @@ import (
 // (REDIS_CLUSTER, the nodes' addresses) and a primary under Sentinel
 // (REDIS_SENTINEL, the sentinels' addresses; REDIS_SENTINEL_MASTER), as
 // scripts/tasks/topologies.sh starts them: the store's contract, the
-// multi-replica scenarios, one round trip per create and per get, the
+// per-caller cap, the multi-replica scenarios, one round trip per create and per get, the
 // throughput of 3 replicas and WAIT's cost, then the failover of a primary
 // while tasks run. It prints the figures as tables.
 func TestTopologies(t *testing.T) {
@@ -89,6 +89,17 @@ func TestTopologies(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
+			t.Run("quota", func(t *testing.T) {
+				if _, ok := mk(t).(*redis.ClusterClient); ok {
+					clusterQuota(t, mk(t))
+					return
+				}
+				store := redisstore.NewStore(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
+				defer store.Close()
+				if _, err := checkQuota(context.Background(), store, 5, true); err != nil {
+					t.Fatal(err)
+				}
+			})
 			t.Run("replicas", func(t *testing.T) { shareTasks(t, mk) })
 			t.Run("round trips", func(t *testing.T) { roundTrips(t, mk(t)) })
 			t.Run("throughput", func(t *testing.T) {
@@ -139,6 +150,9 @@ func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int
 			opts = *so
 		}
 		opts.Prefix = prefix
+		if opts.MaxTasksPerPrincipal == 0 { // one caller makes every task
+			opts.MaxTasksPerPrincipal = -1
+		}
 		o.Store, o.Replica = redisstore.NewStore(mk(t), &opts), fmt.Sprintf("r%d", i)
 		logger := slog.New(slog.DiscardHandler)
 		if so != nil && so.Logger != nil {
@@ -261,8 +275,10 @@ func pctl(d []time.Duration, p int) time.Duration {
 
 // failover kills a primary while 30 tasks run on 3 replicas and 4 callers
 // create and poll; it reports the window in which callers got errors, what
-// they got, and checks that every acknowledged task is then readable and
-// terminal (completed, or failed saying the store lost it: never missing).
+// they got, and checks that each of them was -32001 (retry), and that
+// every acknowledged task is then readable, on a replica that did not
+// create it, and terminal (completed, or failed saying the store lost it:
+// never missing).
 func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func(*testing.T) string) string {
 	ts, _ := jobTools(t)
 	var log syncBuffer
@@ -291,6 +307,7 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	stop := make(chan struct{})
 	var lastErr, firstErr atomic.Int64
 	errs := map[string]int{}
+	var total, wrong int // errors seen, those not -32001
 	var wg sync.WaitGroup
 	var killed time.Time
 	for c := range 4 {
@@ -316,6 +333,10 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 					mu.Lock()
 					msg := fmt.Sprint(e["message"])
 					errs[fmt.Sprintf("%v %s", e["code"], msg[:min(len(msg), 70)])]++
+					total++
+					if e["code"] != float64(mcp.CodeLimitExceeded) {
+						wrong++
+					}
 					mu.Unlock()
 				}
 				time.Sleep(10 * time.Millisecond)
@@ -332,11 +353,15 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	if l := lastErr.Load(); l > 0 {
 		window = time.Unix(0, l).Sub(killed)
 	}
+	if wrong > 0 {
+		t.Errorf("%d of the %d errors callers saw during the failover were not -32001 (retry): %v", wrong, total, errs)
+	}
 	var completed, lost, failed, missing int
 	for i, id := range ids {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			resp := r[owner[i]].do("tasks/get", `"taskId":"`+id+`"`)
+			// Asked of a replica that did not create the task.
+			resp := r[(owner[i]+1)%3].do("tasks/get", `"taskId":"`+id+`"`)
 			res := result(resp)
 			st, _ := res["status"].(string)
 			switch {
@@ -368,6 +393,6 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	if len(seen) == 0 {
 		seen = []string{"no errors"}
 	}
-	return fmt.Sprintf("killed %s: callers saw errors for %v after the kill (%s); %d acknowledged tasks: %d completed, %d reported lost, %d failed, %d missing",
-		addr, window.Round(10*time.Millisecond), strings.Join(seen, "; "), len(ids), completed, lost, failed, missing)
+	return fmt.Sprintf("killed %s: callers saw %d errors (%d not -32001) for %v after the kill (%s); %d acknowledged tasks, asked of another replica: %d completed, %d reported lost, %d failed, %d missing",
+		addr, total, wrong, window.Round(10*time.Millisecond), strings.Join(seen, "; "), len(ids), completed, lost, failed, missing)
 }

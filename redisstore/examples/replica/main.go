@@ -66,7 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	redis.SetLogger(redisstore.NewLogger(logger, nil)) // go-redis's own lines, rate-limited (one logger per process)
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, DialerRetries: 1, MaxRetries: 1})
 	defer rdb.Close()
-	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger, Lease: *lease}
+	// No cap on one caller's stored tasks: the bulk scenario of
+	// scripts/tasks/run.sh makes 10 000 as one caller.
+	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger, Lease: *lease, MaxTasksPerPrincipal: -1}
 	// Open checks Redis first: no eviction, a lease long enough for the
 	// round trip; it refuses to start otherwise.
 	octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
