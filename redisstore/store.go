@@ -119,7 +119,7 @@ type Store struct {
 	lease   time.Duration
 	evict   bool
 
-	owned      int // cap of one caller's tasks (per shard on a cluster); 0: none
+	owned int // cap of one caller's tasks (per shard on a cluster); 0: none
 
 	births     *births // nil: none remembered
 	birthOnce  sync.Once
