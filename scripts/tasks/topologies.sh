@@ -137,14 +137,14 @@ echo "redisstore topologies: single $REDIS_ADDR, cluster $REDIS_CLUSTER, sentine
 # PORT+1..3 with FLAGS (the Redis they share), nginx on PORT in front of
 # them, driven through the cross, listen and bulk scenarios; then stopped.
 echo "building the replica and the driver"
-(cd redisstore && go build -o "$WORK/replica" ./examples/replica && go build -o "$WORK/driver" ./internal/taskdriver)
+(cd redisstore && go build -o "$WORK/bin/replica" ./examples/replica && go build -o "$WORK/bin/driver" ./internal/taskdriver)
 behind_nginx() {
   local name=$1 port=$2 i p pids=() ups="" urls="" names=(a b c)
   shift 2
   mkdir -p "$WORK/nginx-$name"
   for i in 1 2 3; do
     p=$((port + i))
-    "$WORK/replica" -addr "127.0.0.1:$p" -name "${names[i - 1]}" -lease 3s -prefix "$name$$:" "$@" \
+    "$WORK/bin/replica" -addr "127.0.0.1:$p" -name "${names[i - 1]}" -lease 3s -prefix "$name$$:" "$@" \
       >"$WORK/nginx-$name/replica-$i.log" 2>&1 &
     pids+=($!); PIDS+=($!)
     disown $!
@@ -159,7 +159,7 @@ behind_nginx() {
     done
   done
   echo "$name: 3 replicas behind nginx (127.0.0.1:$port)"
-  "$WORK/driver" -nginx "http://127.0.0.1:$port/mcp" -replicas "$urls" -tasks "${TOPO_TASKS:-2000}" -lease 3s \
+  "$WORK/bin/driver" -nginx "http://127.0.0.1:$port/mcp" -replicas "$urls" -tasks "${TOPO_TASKS:-2000}" -lease 3s \
     -run cross,listen,bulk
   for i in 1 2 3; do # every replica answered through nginx
     if ! grep -q "^127.0.0.1:$((port + i)) " "$WORK/nginx-$name/access.log"; then
