@@ -153,13 +153,18 @@ func (s *Store) rememberBirths() {
 }
 
 // Close stops what the Store started: its subscription to the change
-// feed, by which it remembers the tasks created (Options.RememberTasks).
+// feed, by which it remembers the tasks created (Options.RememberTasks),
+// and the feed's subscription kept for a minute after the last Watch
+// stopped (ended at once if no Watch is running).
 // It does not close the Redis client. The Store stays usable, though it
 // remembers no more births.
 func (s *Store) Close() error {
 	s.birthOnce.Do(func() {}) // none started later
 	if s.stopBirths != nil {
 		s.stopBirths()
+	}
+	for _, f := range s.feeds { // not lingering
+		f.endIdle()
 	}
 	return nil
 }

@@ -168,6 +168,9 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 	} else {
 		s.feeds = []*feed{newFeed(rdb, p+"tasks", false)}
 	}
+	for _, f := range s.feeds {
+		f.linger = feedLinger
+	}
 	return s
 }
 
@@ -510,7 +513,10 @@ func (s *Store) renew(ctx context.Context, owner string, ids []string, lease tim
 
 // Watch implements mcp.TaskStore: fn gets every change of a task made
 // through any Store on the same Redis and prefix. The Store subscribes
-// while it has watchers (on a cluster, to each shard's channel); messages
+// while it has watchers (on a cluster, to each shard's channel), and for a
+// minute after the last stopped (as long as it is open when it remembers
+// births, Options.RememberTasks), so that a replica's next task does not
+// pay for subscribing again; messages
 // published while the connection is down are lost (the Server polls as
 // well).
 func (s *Store) Watch(fn func(mcp.TaskChange)) (stop func()) {
@@ -537,8 +543,14 @@ type feed struct {
 	rdb     redis.UniversalClient
 	channel string
 	sharded bool // SSUBSCRIBE (a cluster's shard channel), not SUBSCRIBE
+	// linger keeps the subscription that long after its last watcher
+	// stopped (0: it ends at once): subscribing again costs a connection
+	// and a round trip (per shard on a cluster) in the path of the next
+	// task, as a replica's last task ends and the next starts.
+	linger time.Duration
 
 	mu       sync.Mutex
+	idle     *time.Timer // ends the subscription after linger
 	watchers map[uint64]func(string)
 	next     uint64
 	sub      *redis.PubSub
@@ -555,6 +567,10 @@ func (f *feed) watch(fn func(string)) (stop func()) {
 	id := f.next
 	f.next++
 	f.watchers[id] = fn
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
 	if f.sub == nil {
 		if f.sharded {
 			f.sub = f.rdb.SSubscribe(context.Background(), f.channel)
@@ -569,19 +585,41 @@ func (f *feed) watch(fn func(string)) (stop func()) {
 		once.Do(func() {
 			f.mu.Lock()
 			delete(f.watchers, id)
-			var sub *redis.PubSub
-			var done chan struct{}
-			if len(f.watchers) == 0 && f.sub != nil {
-				sub, done, f.sub, f.done = f.sub, f.done, nil, nil
+			if len(f.watchers) == 0 && f.sub != nil && f.linger > 0 {
+				if f.idle == nil {
+					f.idle = time.AfterFunc(f.linger, f.endIdle)
+				}
+				f.mu.Unlock()
+				return
 			}
 			f.mu.Unlock()
-			if sub != nil {
-				_ = sub.Close()
-				<-done
-			}
+			f.endIdle()
 		})
 	}
 }
+
+// endIdle ends the subscription if it has no watcher.
+func (f *feed) endIdle() {
+	f.mu.Lock()
+	var sub *redis.PubSub
+	var done chan struct{}
+	if len(f.watchers) == 0 && f.sub != nil {
+		sub, done, f.sub, f.done = f.sub, f.done, nil, nil
+	}
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
+	f.mu.Unlock()
+	if sub != nil {
+		_ = sub.Close()
+		<-done
+	}
+}
+
+// feedLinger is how long a Store's task feed stays subscribed without
+// watchers.
+const feedLinger = time.Minute
 
 // read delivers a subscription's messages until it is closed.
 func (f *feed) read(sub *redis.PubSub, done chan struct{}) {
