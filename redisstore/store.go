@@ -66,8 +66,9 @@ type Options struct {
 	// (atomically, no extra round trip). On a Redis Cluster the count is
 	// kept per shard, in the shard's slot, each allowed an equal part of
 	// the cap (rounded up; at least 1): a caller is refused once one shard
-	// holds its part, which may be a little before the whole cap is
-	// reached. Default mcp.DefaultMaxTasksPerPrincipal; negative: no cap.
+	// holds its part, before the whole cap is reached (with the default
+	// 1 000 over 12 shards, 84 each, typically after about 850 tasks).
+	// Default mcp.DefaultMaxTasksPerPrincipal; negative: no cap.
 	MaxTasksPerPrincipal int
 }
 
