@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -108,12 +109,12 @@ func TestTopologies(t *testing.T) {
 					n = 1000
 				}
 				perf = append(perf, fmt.Sprintf("%-26s %s", top.name, throughput(t, mk, n, nil)))
-				// Without births remembered, the change feed still
-				// lingers subscribed between tasks: the next create does
-				// not subscribe again (one connection and SSUBSCRIBE per
-				// shard on a cluster), as it used to.
-				perf = append(perf, fmt.Sprintf("%-26s %s", top.name+", RememberTasks -1", throughput(t, mk, n/5,
-					&redisstore.Options{RememberTasks: -1})))
+				// As before: no births remembered, and the change feed
+				// unsubscribed as soon as no task ran on a replica, to
+				// subscribe again (a connection and SSUBSCRIBE per shard
+				// on a cluster) in the path of its next create.
+				perf = append(perf, fmt.Sprintf("%-26s %s", top.name+", as before (feed churn)", throughput(t, mk, n/5,
+					&redisstore.Options{RememberTasks: -1}, func(s *redisstore.Store) { redisstore.SetFeedLinger(s, 0) })))
 				if top.kill != nil {
 					perf = append(perf, fmt.Sprintf("%-26s %s", top.name+", WAIT 1", throughput(t, mk, n/5,
 						&redisstore.Options{WaitReplicas: 1, WaitTimeout: time.Second})))
@@ -146,7 +147,7 @@ func shutdown(t *testing.T, addr string) string {
 // topoReplicas returns n Servers, each with its own client, sharing one
 // prefix.
 func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, ts *mcp.ToolSet, o mcp.TaskOptions,
-	so *redisstore.Options) []replica {
+	so *redisstore.Options, adjust ...func(*redisstore.Store)) []replica {
 	prefix := redistest.Prefix(t.Name())
 	var out []replica
 	for i := range n {
@@ -159,7 +160,12 @@ func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int
 		if opts.MaxTasksPerPrincipal == 0 { // one caller makes every task
 			opts.MaxTasksPerPrincipal = -1
 		}
-		o.Store, o.Replica = redisstore.NewStore(mk(t), &opts), fmt.Sprintf("r%d", i)
+		st := redisstore.NewStore(mk(t), &opts)
+		for _, fn := range adjust {
+			fn(st)
+		}
+		t.Cleanup(func() { st.Close() })
+		o.Store, o.Replica = st, fmt.Sprintf("r%d", i)
 		logger := slog.New(slog.DiscardHandler)
 		if so != nil && so.Logger != nil {
 			logger = so.Logger
@@ -224,9 +230,20 @@ func roundTrips(t *testing.T, rdb redis.UniversalClient) {
 
 // throughput creates n tasks from 8 callers through 3 replicas, polling
 // each until completed, and returns create and get latencies.
-func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, so *redisstore.Options) string {
+func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, so *redisstore.Options,
+	adjust ...func(*redisstore.Store)) string {
 	ts, _ := jobTools(t)
-	r := topoReplicas(t, mk, 3, ts, mcp.TaskOptions{Lease: 10 * time.Second, MaxRunning: -1}, so)
+	var cnt nodeCounts // what the clients send, node by node
+	counted := func(t *testing.T) redis.UniversalClient {
+		c := mk(t)
+		if cc, ok := c.(*redis.ClusterClient); ok {
+			cc.OnNewNode(func(n *redis.Client) { n.AddHook(&cnt) })
+		} else {
+			c.AddHook(&cnt)
+		}
+		return c
+	}
+	r := topoReplicas(t, counted, 3, ts, mcp.TaskOptions{Lease: 10 * time.Second, MaxRunning: -1}, so, adjust...)
 	var next atomic.Int64
 	var mu sync.Mutex
 	var creates, gets []time.Duration
@@ -267,8 +284,57 @@ func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, 
 	}
 	wg.Wait()
 	el := time.Since(begin)
-	return fmt.Sprintf("%6d tasks: create %v / %v, get %v / %v, %.0f tasks/s", n, pctl(creates, 50), pctl(creates, 99),
-		pctl(gets, 50), pctl(gets, 99), float64(n)/el.Seconds())
+	return fmt.Sprintf("%6d tasks: create %v / %v, get %v / %v, %.0f tasks/s; %s", n, pctl(creates, 50), pctl(creates, 99),
+		pctl(gets, 50), pctl(gets, 99), float64(n)/el.Seconds(), cnt.String())
+}
+
+// nodeCounts is a hook on the clients of Redis nodes counting what they
+// send: connections dialled (subscriptions included), commands, MOVED and
+// ASK redirections answered, and slot map reloads (CLUSTER SLOTS/SHARDS).
+type nodeCounts struct {
+	dials, cmds, moved, reloads atomic.Int64
+}
+
+func (c *nodeCounts) String() string {
+	return fmt.Sprintf("%d dials, %d commands, %d MOVED/ASK, %d slot map reloads", c.dials.Load(), c.cmds.Load(),
+		c.moved.Load(), c.reloads.Load())
+}
+
+func (c *nodeCounts) note(cmd redis.Cmder) {
+	c.cmds.Add(1)
+	if cmd.Name() == "cluster" {
+		c.reloads.Add(1)
+	}
+	_, moved := redis.IsMovedError(cmd.Err())
+	_, ask := redis.IsAskError(cmd.Err())
+	if moved || ask {
+		c.moved.Add(1)
+	}
+}
+
+func (c *nodeCounts) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c.dials.Add(1)
+		return next(ctx, network, addr)
+	}
+}
+
+func (c *nodeCounts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		c.note(cmd)
+		return err
+	}
+}
+
+func (c *nodeCounts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			c.note(cmd)
+		}
+		return err
+	}
 }
 
 func pctl(d []time.Duration, p int) time.Duration {
