@@ -106,6 +106,9 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 		if errors.Is(err, ErrTaskQuota) {
 			return nil, true, taskQuotaError(req.Name)
 		}
+		if errors.Is(err, ErrTaskStoreUnavailable) {
+			return nil, true, storeUnavailable(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is failing over or unreachable")
+		}
 		why := "the task store is unavailable"
 		if errors.Is(err, errShutdown) {
 			why = "this server is shutting down"

@@ -66,6 +66,10 @@ func (s *Server) storeFailure(ctx context.Context, id string, err error) *Error 
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task store full", slog.String("task", id), slog.String("error", err.Error()))
 		return storeFull(ctx, "the task store is full")
 	}
+	if errors.Is(err, ErrTaskStoreUnavailable) {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task store unavailable", slog.String("task", id), slog.String("error", err.Error()))
+		return storeUnavailable(ctx, "the task store is failing over or unreachable")
+	}
 	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: task store failed", slog.String("task", id), slog.String("error", err.Error()))
 	return &Error{Code: CodeInternalError, Message: "Internal error: the task store is unavailable; retry later"}
 }

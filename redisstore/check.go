@@ -27,6 +27,8 @@ import (
 //
 // Settings Redis does not let it read (CONFIG GET refused, as on some
 // managed services) are logged as unchecked, not refused. opts may be nil.
+// The Store returned follows the change feed at once, remembering the
+// tasks created (Options.RememberTasks); Close stops it.
 func Open(ctx context.Context, rdb redis.UniversalClient, opts *Options) (*Store, error) {
 	s := NewStore(rdb, opts)
 	if opts != nil && strings.ContainsAny(opts.Prefix, "{}") {
@@ -35,6 +37,7 @@ func Open(ctx context.Context, rdb redis.UniversalClient, opts *Options) (*Store
 	if err := s.Check(ctx); err != nil {
 		return nil, err
 	}
+	s.rememberBirths()
 	return s, nil
 }
 

@@ -25,6 +25,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer store.Close() // its subscription to the change feed (after the Server's Shutdown)
 
 	ts := mcp.NewToolSet()
 	_, err = mcp.AddTool(ts, mcp.ToolInfo{Name: "reindex", Description: "Rebuild the search index.",

@@ -81,7 +81,7 @@ func TestNoTaskStoppedAtBirth(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())}),
+		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: -1}),
 		Lease: 60 * time.Millisecond, MaxRunning: -1}})}
 	const n, workers = 3000, 32
 	var next, notDone atomic.Int32
@@ -181,16 +181,17 @@ func TestOutcomeOutlivesOutage(t *testing.T) {
 }
 
 // TestLostTask: a running task whose record vanishes (FLUSHALL, as a
-// Redis restarted empty) is reported lost: ERROR log with its id, its tool
-// stopped, a failed notification on the listen stream following it, and
-// tasks/get says the store lost it.
+// Redis restarted empty) is reported lost by the replica that runs it, from
+// its own ledger (the Store remembering no births: RememberTasks -1): ERROR
+// log with its id, its tool stopped, a failed notification on the listen
+// stream following it, and tasks/get says the store lost it.
 func TestLostTask(t *testing.T) {
 	srv, _, rdb := ownRedis(t)
 	tl := newTools()
 	var log syncBuffer
 	s := replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Tasks: mcp.TaskOptions{Lease: 300 * time.Millisecond,
-			Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
+			Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), RememberTasks: -1})}})}
 	id, _ := result(s.do("tools/call", `"name":"slow"`))["taskId"].(string)
 	<-tl.started
 	notes := make(chan string, 16)

@@ -91,7 +91,7 @@ func TestFaultScenarios(t *testing.T) {
 			t.Cleanup(func() { rdb.Close() })
 			rs = append(rs, replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{
 				Logger: slog.New(slog.DiscardHandler),
-				Tasks: mcp.TaskOptions{Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix}),
+				Tasks: mcp.TaskOptions{Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}),
 					Replica: fmt.Sprintf("r%d", i), Lease: lease, PollInterval: 100 * time.Millisecond, MaxRunning: -1}})})
 		}
 		return env{srv, px, rs, direct, stops}
@@ -246,9 +246,9 @@ func TestFaultScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(200 * time.Millisecond)
-		t0 := time.Now()
+		t0, stops := time.Now(), e.stops.Load() // before the cancel, which may stop the tool before it returns
 		e.rs[1].do("tasks/cancel", `"taskId":"`+ids[0]+`"`)
-		for stops := e.stops.Load(); e.stops.Load() == stops && time.Since(t0) < 5*time.Second; {
+		for e.stops.Load() == stops && time.Since(t0) < 5*time.Second {
 			time.Sleep(5 * time.Millisecond)
 		}
 		r.saw = fmt.Sprintf("%d pub/sub connections killed; tool stopped %v after the cancel", n, time.Since(t0).Round(time.Millisecond))

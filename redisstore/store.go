@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,6 +51,25 @@ type Options struct {
 	WaitReplicas int
 	// WaitTimeout bounds the wait for WaitReplicas. Default 1 second.
 	WaitTimeout time.Duration
+	// RememberTasks is how many of the most recent task creations (on any
+	// replica, heard on the change feed) the Store remembers, so that a
+	// task Redis lost (a failover before replicating it) is answered as
+	// failed, saying so, rather than as unknown (see Store.Get). About 200
+	// bytes each. Default DefaultRememberTasks; negative: none (and no
+	// subscription of the Store's own).
+	RememberTasks int
+	// MaxTasksPerPrincipal caps the tasks stored at once for one caller
+	// (one Principal of one Server), so that one caller cannot fill Redis
+	// for the others: Create beyond it fails with mcp.ErrTaskQuota, as
+	// mcp.MemoryTaskStore's does. Each caller's tasks are counted in a
+	// sorted set by expiry, checked and updated by the create script
+	// (atomically, no extra round trip). On a Redis Cluster the count is
+	// kept per shard, in the shard's slot, each allowed an equal part of
+	// the cap (rounded up; at least 1): a caller is refused once one shard
+	// holds its part, before the whole cap is reached (with the default
+	// 1 000 over 12 shards, 84 each, typically after about 850 tasks).
+	// Default mcp.DefaultMaxTasksPerPrincipal; negative: no cap.
+	MaxTasksPerPrincipal int
 }
 
 func (o *Options) prefix() string {
@@ -80,7 +101,12 @@ func (o *Options) logger() *slog.Logger {
 // What Redis must guarantee for tasks (Open checks what it can): no
 // eviction (maxmemory-policy noeviction; a full Redis then refuses new
 // tasks with mcp.ErrTaskStoreFull), and persistence (appendonly yes) when
-// tasks must survive a restart.
+// tasks must survive a restart. Errors that pass (no connection, a
+// failover under way) wrap mcp.ErrTaskStoreUnavailable, which the Server
+// answers -32001 with Retry-After.
+//
+// Once used, a Store follows the change feed to remember recent task
+// creations (Options.RememberTasks); Close stops that.
 type Store struct {
 	rdb     redis.UniversalClient
 	prefix  string
@@ -93,6 +119,12 @@ type Store struct {
 	logger  *slog.Logger
 	lease   time.Duration
 	evict   bool
+
+	owned int // cap of one caller's tasks (per shard on a cluster); 0: none
+
+	births     *births // nil: none remembered
+	birthOnce  sync.Once
+	stopBirths func()
 }
 
 // NewStore returns a Store keeping tasks in rdb. opts may be nil. The Store
@@ -112,17 +144,33 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 			s.lease = opts.Lease
 		}
 	}
+	s.owned = mcp.DefaultMaxTasksPerPrincipal
+	if opts != nil && opts.MaxTasksPerPrincipal != 0 {
+		s.owned = max(opts.MaxTasksPerPrincipal, 0)
+	}
+	if n := DefaultRememberTasks; opts == nil || opts.RememberTasks >= 0 {
+		if opts != nil && opts.RememberTasks > 0 {
+			n = opts.RememberTasks
+		}
+		s.births = &births{max: n}
+	}
 	if _, ok := rdb.(*redis.ClusterClient); ok {
 		n := 12
 		if opts != nil && opts.Shards > 0 {
 			n = min(opts.Shards, 1024)
 		}
 		s.cluster, s.pub, s.tags = true, "SPUBLISH", shardTags(n)
+		if s.owned > 0 {
+			s.owned = max((s.owned+n-1)/n, 1)
+		}
 		for _, tag := range s.tags {
 			s.feeds = append(s.feeds, newFeed(rdb, p+"tasks:{"+tag+"}", true))
 		}
 	} else {
 		s.feeds = []*feed{newFeed(rdb, p+"tasks", false)}
+	}
+	for _, f := range s.feeds {
+		f.linger = feedLinger
 	}
 	return s
 }
@@ -159,16 +207,44 @@ func (s *Store) leaseKey(id string) string {
 	return s.prefix + "lease:{" + id + "}"
 }
 
+// ownedKey is the key counting the tasks of rec's caller: "owned:" and a
+// digest of its Principal and Server after the prefix; on a cluster, in
+// the slot of rec's shard ("owned:{shard}digest").
+func (s *Store) ownedKey(rec *mcp.TaskRecord) string {
+	d := sha256.Sum256([]byte(rec.Principal + "\x00" + rec.Server))
+	h := hex.EncodeToString(d[:16])
+	if s.cluster {
+		return s.prefix + "owned:{" + s.tag(rec.ID) + "}" + h
+	}
+	return s.prefix + "owned:" + h
+}
+
 // millis is d in whole milliseconds, at least 1 (PX and PEXPIRE refuse 0).
 func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 
-// KEYS: task, lease. ARGV: record, status, owner, ttl ms, lease ms,
-// channel, change (the message published), publish command. The record's
-// lifetime is set here, from the time it has left, in Redis's clock; Swap
-// keeps it.
+// KEYS: task, lease, the caller's tasks (a sorted set of IDs by expiry).
+// ARGV: record, status, owner, ttl ms, lease ms, channel, change (the
+// message published), publish command, the caller's cap (0: none), ID.
+// The record's lifetime is set here, from the time it has left, in
+// Redis's clock; Swap keeps it. Returns 1, 0 (the ID is taken) or -2 (the
+// caller is at the cap).
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local cap = tonumber(ARGV[9])
+local now
+if cap > 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if redis.call('ZCOUNT', KEYS[3], '(' .. now, '+inf') >= cap then return -2 end
+end
+-- The first write: refused (OOM) by a full Redis before any other.
 redis.call('HSET', KEYS[1], 'v', '1', 's', ARGV[2], 'o', ARGV[3], 'd', ARGV[1])
+if cap > 0 then
+  local ttl = tonumber(ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  redis.call('ZADD', KEYS[3], now + ttl, ARGV[10])
+  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 if ARGV[2] == 'working' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[5]) end
 redis.call(ARGV[8], ARGV[6], ARGV[7])
@@ -211,12 +287,21 @@ type wireChange struct {
 	Version uint64         `json:"v"`
 	Status  mcp.TaskStatus `json:"s"`
 	Owner   string         `json:"o,omitempty"`
+	Born    *wireBirth     `json:"b,omitempty"` // Create's
 }
 
 // change encodes the change that storing rec makes.
 func change(rec *mcp.TaskRecord) string {
-	b, _ := json.Marshal(wireChange{rec.ID, rec.Version, rec.Status, rec.Owner})
+	b, _ := json.Marshal(wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner})
 	return string(b)
+}
+
+// created is the change that Create makes: with the task's birth.
+func created(rec *mcp.TaskRecord) *wireChange {
+	return &wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner, Born: &wireBirth{
+		Created: rec.Created.UnixNano(), Expires: rec.Expires.UnixNano(), Poll: int64(rec.PollInterval),
+		Principal: rec.Principal, Server: rec.Server, Permission: rec.Permission, Tool: rec.Tool,
+		Protocol: rec.ProtocolVersion}}
 }
 
 // ttl is how long rec has left to live, by this process's clock (the one
@@ -233,15 +318,6 @@ func (s *Store) trouble(err error) {
 	if cc, ok := s.rdb.(*redis.ClusterClient); ok && err != nil && !errors.Is(err, redis.Nil) {
 		cc.ReloadState(context.Background())
 	}
-}
-
-// failed wraps a Redis error of op, as mcp.ErrTaskStoreFull too when Redis
-// refused for want of memory.
-func failed(op string, err error) error {
-	if redis.IsOOMError(err) {
-		return fmt.Errorf("redisstore: %s: %w: %w", op, mcp.ErrTaskStoreFull, err)
-	}
-	return fmt.Errorf("redisstore: %s: %w", op, err)
 }
 
 // run runs sc on keys (one slot), then, when the store waits for
@@ -288,7 +364,8 @@ func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args .
 
 // ErrNotReplicated: a write reached the Redis primary but not
 // Options.WaitReplicas of its replicas within Options.WaitTimeout; a
-// failover now may lose it.
+// failover now may lose it. The Store's operations wrap it with
+// mcp.ErrTaskStoreUnavailable: the caller is asked to retry.
 var ErrNotReplicated = errors.New("redisstore: write not replicated in time")
 
 // Create implements mcp.TaskStore.
@@ -297,21 +374,34 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", rec.ID, err)
 	}
-	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID)},
-		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), change(rec), s.pub)
+	s.rememberBirths()
+	w := created(rec)
+	msg, _ := json.Marshal(w)
+	cmd, err := s.run(ctx, createScript, []string{s.taskKey(rec.ID), s.leaseKey(rec.ID), s.ownedKey(rec)},
+		data, string(rec.Status), rec.Owner, ttl(rec), millis(lease), s.channel(rec.ID), msg, s.pub, s.owned, rec.ID)
 	if err != nil {
 		s.trouble(err)
 		return failed("creating task "+rec.ID, err)
 	}
-	if n, _ := cmd.Int(); n == 0 {
+	switch n, _ := cmd.Int(); n {
+	case 0:
 		return mcp.ErrTaskExists
+	case -2:
+		return mcp.ErrTaskQuota
+	}
+	if s.births != nil {
+		s.births.note(w)
 	}
 	return nil
 }
 
 // Get implements mcp.TaskStore: one round trip (the record and its lease,
-// pipelined, in one slot), and no write.
+// pipelined, in one slot), and no write. A task Redis no longer has though
+// it was created recently (Options.RememberTasks) and has not expired is
+// answered failed, saying that the store lost it (see DefaultRememberTasks),
+// not mcp.ErrTaskNotFound.
 func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+	s.rememberBirths()
 	var data *redis.StringCmd
 	var left *redis.DurationCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -320,11 +410,14 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 		return nil
 	})
 	if errors.Is(err, redis.Nil) || errors.Is(data.Err(), redis.Nil) {
+		if rec := s.lostTask(id); rec != nil {
+			return rec, nil
+		}
 		return nil, mcp.ErrTaskNotFound
 	}
 	if err != nil {
 		s.trouble(err)
-		return nil, fmt.Errorf("redisstore: reading task %s: %w", id, err)
+		return nil, failed("reading task "+id, err)
 	}
 	var rec mcp.TaskRecord
 	if err := json.Unmarshal([]byte(data.Val()), &rec); err != nil {
@@ -421,7 +514,10 @@ func (s *Store) renew(ctx context.Context, owner string, ids []string, lease tim
 
 // Watch implements mcp.TaskStore: fn gets every change of a task made
 // through any Store on the same Redis and prefix. The Store subscribes
-// while it has watchers (on a cluster, to each shard's channel); messages
+// while it has watchers (on a cluster, to each shard's channel), and for a
+// minute after the last stopped (as long as it is open when it remembers
+// births, Options.RememberTasks), so that a replica's next task does not
+// pay for subscribing again; messages
 // published while the connection is down are lost (the Server polls as
 // well).
 func (s *Store) Watch(fn func(mcp.TaskChange)) (stop func()) {
@@ -448,8 +544,14 @@ type feed struct {
 	rdb     redis.UniversalClient
 	channel string
 	sharded bool // SSUBSCRIBE (a cluster's shard channel), not SUBSCRIBE
+	// linger keeps the subscription that long after its last watcher
+	// stopped (0: it ends at once): subscribing again costs a connection
+	// and a round trip (per shard on a cluster) in the path of the next
+	// task, as a replica's last task ends and the next starts.
+	linger time.Duration
 
 	mu       sync.Mutex
+	idle     *time.Timer // ends the subscription after linger
 	watchers map[uint64]func(string)
 	next     uint64
 	sub      *redis.PubSub
@@ -466,6 +568,10 @@ func (f *feed) watch(fn func(string)) (stop func()) {
 	id := f.next
 	f.next++
 	f.watchers[id] = fn
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
 	if f.sub == nil {
 		if f.sharded {
 			f.sub = f.rdb.SSubscribe(context.Background(), f.channel)
@@ -480,19 +586,41 @@ func (f *feed) watch(fn func(string)) (stop func()) {
 		once.Do(func() {
 			f.mu.Lock()
 			delete(f.watchers, id)
-			var sub *redis.PubSub
-			var done chan struct{}
-			if len(f.watchers) == 0 && f.sub != nil {
-				sub, done, f.sub, f.done = f.sub, f.done, nil, nil
+			if len(f.watchers) == 0 && f.sub != nil && f.linger > 0 {
+				if f.idle == nil {
+					f.idle = time.AfterFunc(f.linger, f.endIdle)
+				}
+				f.mu.Unlock()
+				return
 			}
 			f.mu.Unlock()
-			if sub != nil {
-				_ = sub.Close()
-				<-done
-			}
+			f.endIdle()
 		})
 	}
 }
+
+// endIdle ends the subscription if it has no watcher.
+func (f *feed) endIdle() {
+	f.mu.Lock()
+	var sub *redis.PubSub
+	var done chan struct{}
+	if len(f.watchers) == 0 && f.sub != nil {
+		sub, done, f.sub, f.done = f.sub, f.done, nil, nil
+	}
+	if f.idle != nil {
+		f.idle.Stop()
+		f.idle = nil
+	}
+	f.mu.Unlock()
+	if sub != nil {
+		_ = sub.Close()
+		<-done
+	}
+}
+
+// feedLinger is how long a Store's task feed stays subscribed without
+// watchers.
+const feedLinger = time.Minute
 
 // read delivers a subscription's messages until it is closed.
 func (f *feed) read(sub *redis.PubSub, done chan struct{}) {

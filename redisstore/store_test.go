@@ -144,7 +144,7 @@ func replicas(t *testing.T, n int, tl *tools, o mcp.TaskOptions) []replica {
 	var out []replica
 	for i := range n {
 		o := o
-		o.Store, o.Replica = redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix}), fmt.Sprintf("r%d", i)
+		o.Store, o.Replica = redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}), fmt.Sprintf("r%d", i)
 		out = append(out, replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: o})})
 	}
 	return out
@@ -212,7 +212,7 @@ func TestDeadReplicaFails(t *testing.T) {
 }
 
 // TestRedisDown: with Redis unreachable, tools that must run as tasks fail
-// at once saying why, optional ones are answered at once, and the rest is
+// at once saying why (-32001, mcp.ErrTaskStoreUnavailable: retry), optional ones are answered at once, and the rest is
 // served.
 func TestRedisDown(t *testing.T) {
 	t.Parallel()
@@ -231,13 +231,13 @@ func TestRedisDown(t *testing.T) {
 	start := time.Now()
 	resp := s.do("tools/call", `"name":"slow"`)
 	e, _ := resp["error"].(map[string]any)
-	if e["message"] != `Internal error: the task store is unavailable, and tool "slow" runs only as a task; try again later` {
+	if e["code"] != float64(mcp.CodeLimitExceeded) || !strings.HasPrefix(fmt.Sprint(e["message"]), "Task store unavailable: ") {
 		t.Errorf("required tool, Redis down: %v", resp)
 	}
 	if res := result(s.do("tools/call", `"name":"maybe"`)); res["resultType"] != "complete" || !strings.Contains(fmt.Sprint(res["content"]), "maybe ran") {
 		t.Errorf("optional tool, Redis down: %v", res)
 	}
-	if resp := s.do("tasks/get", `"taskId":"`+id+`"`); resp["error"].(map[string]any)["message"] != "Internal error: the task store is unavailable; retry later" {
+	if resp := s.do("tasks/get", `"taskId":"`+id+`"`); resp["error"].(map[string]any)["code"] != float64(mcp.CodeLimitExceeded) {
 		t.Errorf("tasks/get, Redis down: %v", resp)
 	}
 	if res := result(s.do("tools/list", "")); len(res["tools"].([]any)) != 3 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // (REDIS_CLUSTER, the nodes' addresses) and a primary under Sentinel
 // (REDIS_SENTINEL, the sentinels' addresses; REDIS_SENTINEL_MASTER), as
 // scripts/tasks/topologies.sh starts them: the store's contract, the
-// multi-replica scenarios, one round trip per create and per get, the
+// per-caller cap, the multi-replica scenarios, one round trip per create and per get, the
 // throughput of 3 replicas and WAIT's cost, then the failover of a primary
 // while tasks run. It prints the figures as tables.
 func TestTopologies(t *testing.T) {
@@ -89,6 +90,17 @@ func TestTopologies(t *testing.T) {
 					t.Fatal(err)
 				}
 			})
+			t.Run("quota", func(t *testing.T) {
+				if _, ok := mk(t).(*redis.ClusterClient); ok {
+					clusterQuota(t, mk(t))
+					return
+				}
+				store := redisstore.NewStore(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
+				defer store.Close()
+				if _, err := checkQuota(context.Background(), store, 5, true); err != nil {
+					t.Fatal(err)
+				}
+			})
 			t.Run("replicas", func(t *testing.T) { shareTasks(t, mk) })
 			t.Run("round trips", func(t *testing.T) { roundTrips(t, mk(t)) })
 			t.Run("throughput", func(t *testing.T) {
@@ -97,6 +109,12 @@ func TestTopologies(t *testing.T) {
 					n = 1000
 				}
 				perf = append(perf, fmt.Sprintf("%-26s %s", top.name, throughput(t, mk, n, nil)))
+				// As before: no births remembered, and the change feed
+				// unsubscribed as soon as no task ran on a replica, to
+				// subscribe again (a connection and SSUBSCRIBE per shard
+				// on a cluster) in the path of its next create.
+				perf = append(perf, fmt.Sprintf("%-26s %s", top.name+", as before (feed churn)", throughput(t, mk, n/5,
+					&redisstore.Options{RememberTasks: -1}, func(s *redisstore.Store) { redisstore.SetFeedLinger(s, 0) })))
 				if top.kill != nil {
 					perf = append(perf, fmt.Sprintf("%-26s %s", top.name+", WAIT 1", throughput(t, mk, n/5,
 						&redisstore.Options{WaitReplicas: 1, WaitTimeout: time.Second})))
@@ -129,7 +147,7 @@ func shutdown(t *testing.T, addr string) string {
 // topoReplicas returns n Servers, each with its own client, sharing one
 // prefix.
 func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, ts *mcp.ToolSet, o mcp.TaskOptions,
-	so *redisstore.Options) []replica {
+	so *redisstore.Options, adjust ...func(*redisstore.Store)) []replica {
 	prefix := redistest.Prefix(t.Name())
 	var out []replica
 	for i := range n {
@@ -139,7 +157,15 @@ func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int
 			opts = *so
 		}
 		opts.Prefix = prefix
-		o.Store, o.Replica = redisstore.NewStore(mk(t), &opts), fmt.Sprintf("r%d", i)
+		if opts.MaxTasksPerPrincipal == 0 { // one caller makes every task
+			opts.MaxTasksPerPrincipal = -1
+		}
+		st := redisstore.NewStore(mk(t), &opts)
+		for _, fn := range adjust {
+			fn(st)
+		}
+		t.Cleanup(func() { st.Close() })
+		o.Store, o.Replica = st, fmt.Sprintf("r%d", i)
 		logger := slog.New(slog.DiscardHandler)
 		if so != nil && so.Logger != nil {
 			logger = so.Logger
@@ -204,9 +230,20 @@ func roundTrips(t *testing.T, rdb redis.UniversalClient) {
 
 // throughput creates n tasks from 8 callers through 3 replicas, polling
 // each until completed, and returns create and get latencies.
-func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, so *redisstore.Options) string {
+func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, so *redisstore.Options,
+	adjust ...func(*redisstore.Store)) string {
 	ts, _ := jobTools(t)
-	r := topoReplicas(t, mk, 3, ts, mcp.TaskOptions{Lease: 10 * time.Second, MaxRunning: -1}, so)
+	var cnt nodeCounts // what the clients send, node by node
+	counted := func(t *testing.T) redis.UniversalClient {
+		c := mk(t)
+		if cc, ok := c.(*redis.ClusterClient); ok {
+			cc.OnNewNode(func(n *redis.Client) { n.AddHook(&cnt) })
+		} else {
+			c.AddHook(&cnt)
+		}
+		return c
+	}
+	r := topoReplicas(t, counted, 3, ts, mcp.TaskOptions{Lease: 10 * time.Second, MaxRunning: -1}, so, adjust...)
 	var next atomic.Int64
 	var mu sync.Mutex
 	var creates, gets []time.Duration
@@ -247,8 +284,57 @@ func throughput(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int, 
 	}
 	wg.Wait()
 	el := time.Since(begin)
-	return fmt.Sprintf("%6d tasks: create %v / %v, get %v / %v, %.0f tasks/s", n, pctl(creates, 50), pctl(creates, 99),
-		pctl(gets, 50), pctl(gets, 99), float64(n)/el.Seconds())
+	return fmt.Sprintf("%6d tasks: create %v / %v, get %v / %v, %.0f tasks/s; %s", n, pctl(creates, 50), pctl(creates, 99),
+		pctl(gets, 50), pctl(gets, 99), float64(n)/el.Seconds(), cnt.String())
+}
+
+// nodeCounts is a hook on the clients of Redis nodes counting what they
+// send: connections dialled (subscriptions included), commands, MOVED and
+// ASK redirections answered, and slot map reloads (CLUSTER SLOTS/SHARDS).
+type nodeCounts struct {
+	dials, cmds, moved, reloads atomic.Int64
+}
+
+func (c *nodeCounts) String() string {
+	return fmt.Sprintf("%d dials, %d commands, %d MOVED/ASK, %d slot map reloads", c.dials.Load(), c.cmds.Load(),
+		c.moved.Load(), c.reloads.Load())
+}
+
+func (c *nodeCounts) note(cmd redis.Cmder) {
+	c.cmds.Add(1)
+	if cmd.Name() == "cluster" {
+		c.reloads.Add(1)
+	}
+	_, moved := redis.IsMovedError(cmd.Err())
+	_, ask := redis.IsAskError(cmd.Err())
+	if moved || ask {
+		c.moved.Add(1)
+	}
+}
+
+func (c *nodeCounts) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c.dials.Add(1)
+		return next(ctx, network, addr)
+	}
+}
+
+func (c *nodeCounts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		c.note(cmd)
+		return err
+	}
+}
+
+func (c *nodeCounts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			c.note(cmd)
+		}
+		return err
+	}
 }
 
 func pctl(d []time.Duration, p int) time.Duration {
@@ -261,8 +347,10 @@ func pctl(d []time.Duration, p int) time.Duration {
 
 // failover kills a primary while 30 tasks run on 3 replicas and 4 callers
 // create and poll; it reports the window in which callers got errors, what
-// they got, and checks that every acknowledged task is then readable and
-// terminal (completed, or failed saying the store lost it: never missing).
+// they got, and checks that each of them was -32001 (retry), and that
+// every acknowledged task is then readable, on a replica that did not
+// create it, and terminal (completed, or failed saying the store lost it:
+// never missing).
 func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func(*testing.T) string) string {
 	ts, _ := jobTools(t)
 	var log syncBuffer
@@ -291,6 +379,7 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	stop := make(chan struct{})
 	var lastErr, firstErr atomic.Int64
 	errs := map[string]int{}
+	var total, wrong int // errors seen, those not -32001
 	var wg sync.WaitGroup
 	var killed time.Time
 	for c := range 4 {
@@ -316,6 +405,10 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 					mu.Lock()
 					msg := fmt.Sprint(e["message"])
 					errs[fmt.Sprintf("%v %s", e["code"], msg[:min(len(msg), 70)])]++
+					total++
+					if e["code"] != float64(mcp.CodeLimitExceeded) {
+						wrong++
+					}
 					mu.Unlock()
 				}
 				time.Sleep(10 * time.Millisecond)
@@ -332,11 +425,15 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	if l := lastErr.Load(); l > 0 {
 		window = time.Unix(0, l).Sub(killed)
 	}
+	if wrong > 0 {
+		t.Errorf("%d of the %d errors callers saw during the failover were not -32001 (retry): %v", wrong, total, errs)
+	}
 	var completed, lost, failed, missing int
 	for i, id := range ids {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			resp := r[owner[i]].do("tasks/get", `"taskId":"`+id+`"`)
+			// Asked of a replica that did not create the task.
+			resp := r[(owner[i]+1)%3].do("tasks/get", `"taskId":"`+id+`"`)
 			res := result(resp)
 			st, _ := res["status"].(string)
 			switch {
@@ -368,6 +465,6 @@ func failover(t *testing.T, mk func(*testing.T) redis.UniversalClient, kill func
 	if len(seen) == 0 {
 		seen = []string{"no errors"}
 	}
-	return fmt.Sprintf("killed %s: callers saw errors for %v after the kill (%s); %d acknowledged tasks: %d completed, %d reported lost, %d failed, %d missing",
-		addr, window.Round(10*time.Millisecond), strings.Join(seen, "; "), len(ids), completed, lost, failed, missing)
+	return fmt.Sprintf("killed %s: callers saw %d errors (%d not -32001) for %v after the kill (%s); %d acknowledged tasks, asked of another replica: %d completed, %d reported lost, %d failed, %d missing",
+		addr, total, wrong, window.Round(10*time.Millisecond), strings.Join(seen, "; "), len(ids), completed, lost, failed, missing)
 }

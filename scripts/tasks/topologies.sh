@@ -2,7 +2,12 @@
 # Tasks beyond one Redis: starts, from Debian's redis-server, a Redis
 # Cluster of 3 primaries with one replica each and a primary + replica
 # watched by 3 Sentinels, all on loopback ports from BASE_PORT, and runs
-# the redisstore topology tests against each and against a single node:
+# through nginx in front of 3 replica processes of
+# redisstore/examples/replica (round-robin, no stickiness) on the cluster
+# and on the Sentinel primary: created on A, polled on B, cancelled on C;
+# input asked on A, answered on B; a listen stream on B hearing C and A;
+# TOPO_TASKS tasks (2 000 by default) through nginx. Then it runs the
+# redisstore topology tests against each and against a single node:
 # mcptest.CheckTaskStore, the multi-replica scenarios (create on A, poll on
 # B, cancel on C; input asked on A, answered on B), one round trip per
 # create and per get, 10 000 tasks from 8 callers through 3 replicas
@@ -13,24 +18,31 @@
 #   BASE_PORT=20400 bash scripts/tasks/topologies.sh
 #
 # Ports: single node BASE_PORT+10; cluster BASE_PORT+20..25 (buses
-# +40..45); Sentinel primary +30, replica +31, sentinels +32..34.
+# +40..45); Sentinel primary +30, replica +31, sentinels +32..34; nginx
+# before the cluster's replicas +50 (replicas +51..53), before the
+# Sentinel's +60 (+61..63).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BASE_PORT=${BASE_PORT:-18280}
 . scripts/lib/replicas.sh
 debian_install redis-server redis-server
 debian_install redis-sentinel redis-sentinel redis-server
+debian_install nginx nginx-light nginx
 
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
   local rc=$?
+  for f in "$WORK"/nginx-*/nginx.pid; do
+    if [ -f "$f" ]; then kill "$(cat "$f")" 2>/dev/null || true; fi
+  done
   for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do # disowned: waited for here
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   done
   if [ $rc -ne 0 ]; then
     echo "--- Redis logs (tail) ---"; tail -n 8 "$WORK"/*.log 2>/dev/null || true
+    echo "--- replica and nginx logs (tail) ---"; tail -n 8 "$WORK"/nginx-*/*.log 2>/dev/null || true
   fi
   rm -rf "$WORK"
   exit $rc
@@ -120,5 +132,45 @@ export REDIS_CLUSTER=$(IFS=,; echo "${CLUSTER[*]}")
 export REDIS_SENTINEL=$(IFS=,; echo "${SENTINELS[*]}")
 export REDIS_SENTINEL_MASTER=tasks
 echo "redisstore topologies: single $REDIS_ADDR, cluster $REDIS_CLUSTER, sentinels $REDIS_SENTINEL"
+
+# behind_nginx NAME PORT FLAGS...: three replicas of examples/replica on
+# PORT+1..3 with FLAGS (the Redis they share), nginx on PORT in front of
+# them, driven through the cross, listen and bulk scenarios; then stopped.
+echo "building the replica and the driver"
+(cd redisstore && go build -o "$WORK/bin/replica" ./examples/replica && go build -o "$WORK/bin/driver" ./internal/taskdriver)
+behind_nginx() {
+  local name=$1 port=$2 i p pids=() ups="" urls="" names=(a b c)
+  shift 2
+  mkdir -p "$WORK/nginx-$name"
+  for i in 1 2 3; do
+    p=$((port + i))
+    "$WORK/bin/replica" -addr "127.0.0.1:$p" -name "${names[i - 1]}" -lease 3s -prefix "$name$$:" "$@" \
+      >"$WORK/nginx-$name/replica-$i.log" 2>&1 &
+    pids+=($!); PIDS+=($!)
+    disown $!
+    ups+="    server 127.0.0.1:$p;"$'\n'
+    urls+="${urls:+,}http://127.0.0.1:$p/mcp"
+  done
+  start_nginx "$WORK/nginx-$name" "$port" "$ups"
+  for p in $((port + 1)) $((port + 2)) $((port + 3)) "$port"; do
+    for _ in $(seq 200); do
+      if curl -s -o /dev/null "http://127.0.0.1:$p/mcp"; then break; fi
+      sleep 0.05
+    done
+  done
+  echo "$name: 3 replicas behind nginx (127.0.0.1:$port)"
+  "$WORK/bin/driver" -nginx "http://127.0.0.1:$port/mcp" -replicas "$urls" -tasks "${TOPO_TASKS:-2000}" -lease 3s \
+    -run cross,listen,bulk
+  for i in 1 2 3; do # every replica answered through nginx
+    if ! grep -q "^127.0.0.1:$((port + i)) " "$WORK/nginx-$name/access.log"; then
+      echo "$name: replica $i answered nothing through nginx"; return 1
+    fi
+  done
+  kill "$(cat "$WORK/nginx-$name/nginx.pid")"; rm -f "$WORK/nginx-$name/nginx.pid"
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+}
+behind_nginx cluster $((BASE_PORT + 50)) -cluster "$REDIS_CLUSTER"
+behind_nginx sentinel $((BASE_PORT + 60)) -sentinel "$REDIS_SENTINEL" -master "$REDIS_SENTINEL_MASTER"
+
 (cd redisstore && REDISSTORE_REQUIRE=1 go test -count=1 -run 'TestTopolog' -v -timeout 20m ${TOPO_SHORT:+-short} . | grep -v '^=== RUN')
 echo "topologies: ok"

@@ -18,6 +18,10 @@
 //
 //	-addr host:port   listen address (default 127.0.0.1:8081)
 //	-redis host:port  the Redis all replicas share (default 127.0.0.1:6379)
+//	-cluster a,b,...  a Redis Cluster instead: some of its nodes' addresses
+//	-sentinel a,b,... a primary under Sentinel instead: the sentinels'
+//	                  addresses (with -master)
+//	-master name      the primary's name in Sentinel (default mymaster)
 //	-name name        this replica's name (default: the host name)
 //	-prefix p         key prefix in Redis (default embedmcp:)
 //	-lease d          task lease (default 30s)
@@ -34,6 +38,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -56,6 +61,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address")
 	redisAddr := fs.String("redis", "127.0.0.1:6379", "Redis address")
+	cluster := fs.String("cluster", "", "comma-separated addresses of Redis Cluster nodes")
+	sentinel := fs.String("sentinel", "", "comma-separated addresses of Redis Sentinels")
+	master := fs.String("master", "mymaster", "the primary's name in Sentinel")
 	name := fs.String("name", "", "replica name")
 	prefix := fs.String("prefix", "", "key prefix in Redis")
 	lease := fs.Duration("lease", 30*time.Second, "task lease")
@@ -64,9 +72,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	redis.SetLogger(redisstore.NewLogger(logger, nil)) // go-redis's own lines, rate-limited (one logger per process)
-	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, DialerRetries: 1, MaxRetries: 1})
+	// One of the three configurations; the store takes any of them.
+	var rdb redis.UniversalClient
+	switch {
+	case *cluster != "":
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: strings.Split(*cluster, ","), DialTimeout: time.Second})
+	case *sentinel != "":
+		rdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: *master,
+			SentinelAddrs: strings.Split(*sentinel, ","), DialTimeout: time.Second})
+	default:
+		rdb = redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, DialerRetries: 1, MaxRetries: 1})
+	}
 	defer rdb.Close()
-	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger, Lease: *lease}
+	// No cap on one caller's stored tasks: the bulk scenario of
+	// scripts/tasks/run.sh makes 10 000 as one caller.
+	ropts := &redisstore.Options{Prefix: *prefix, Logger: logger, Lease: *lease, MaxTasksPerPrincipal: -1}
 	// Open checks Redis first: no eviction, a lease long enough for the
 	// round trip; it refuses to start otherwise.
 	octx, ocancel := context.WithTimeout(ctx, 10*time.Second)
@@ -75,6 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	ts := mcp.NewToolSet()
 	if err := register(ts); err != nil {
 		return err

@@ -436,7 +436,8 @@ func down() error {
 	if err != nil {
 		return err
 	}
-	if x.Error == nil || x.Error.Code != -32603 || !strings.Contains(x.Error.Message, "the task store is unavailable") {
+	// Retryable: -32001 (mcp.ErrTaskStoreUnavailable), with a retry delay.
+	if x.Error == nil || x.Error.Code != -32001 || !strings.Contains(x.Error.Message, "Task store unavailable") {
 		return fmt.Errorf("required task, Redis down: %s", x.raw)
 	}
 	refused := x.Error.Message
