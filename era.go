@@ -243,7 +243,7 @@ func (s *Server) checkParamHeaders(m *message, c *compiled, req *Request) error 
 	if !m.modern || h == nil || len(c.headers) == 0 {
 		return nil
 	}
-	args, _ := req.args.(map[string]any)
+	args, _ := req.c.args.(map[string]any)
 	for _, p := range c.headers {
 		var v any = args
 		for _, k := range p.path {
