@@ -91,7 +91,7 @@ func (s *Server) newCall(m *message) (*Request, error) {
 	if !ok {
 		return nil, invalidParams("name must be a string")
 	}
-	req := &Request{Caller: m.caller, ProtocolVersion: m.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
+	req := &Request{Caller: m.caller, ProtocolVersion: m.rev.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
 	if a, has := m.params["arguments"]; has {
 		if _, ok := a.(map[string]any); !ok {
 			return nil, invalidParams("arguments must be an object")
@@ -101,7 +101,7 @@ func (s *Server) newCall(m *message) (*Request, error) {
 		req.Arguments = []byte("{}")
 		req.c.args = map[string]any{}
 	}
-	if m.modern {
+	if m.rev.inputRequiredResult() {
 		inputs, state, err := s.readRetry(req, m.params)
 		if err != nil {
 			return nil, err
@@ -127,18 +127,18 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 			return created, nil
 		}
 	}
-	if err == nil && m.modern {
+	if err == nil && m.rev.resultType() {
 		res = s.withServerInfo(res)
 	}
 	if err != nil {
 		var need *InputRequired
 		var ae *ArgumentError
 		switch {
-		case errors.As(err, &need) && m.modern:
+		case errors.As(err, &need) && m.rev.inputRequiredResult():
 			return s.inputRequired(req, need, m)
 		case need != nil:
-			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
-		case errors.As(err, &ae) && m.version >= Version20251125:
+			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.rev.version)), nil
+		case errors.As(err, &ae) && m.rev.invalidArgsAsResult():
 			// SEP-1303: invalid arguments are a tool execution error the
 			// model can correct.
 			res, err = ErrorResult(ae.Error()), nil
@@ -205,7 +205,7 @@ func (s *Server) encodeResult(ctx context.Context, req *Request, m *message, res
 		b = s.overCapResult(ctx, b, req.Name, res)
 		*bp = b
 	}
-	if m.modern {
+	if m.rev.resultType() {
 		b = s.appendModernResult(b, len(res.Meta) > 0)
 		*bp = b
 	}
@@ -226,7 +226,7 @@ func (s *Server) notifierFor(m *message) *notifier {
 	}
 	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
 		n.level = LogLevel(l)
-	} else if !m.modern {
+	} else if !m.rev.logLevelInMeta() {
 		n.level = s.opts.LogLevel
 	}
 	return n

@@ -21,8 +21,7 @@ type message struct {
 	caller      Caller
 	tr          transport
 	meta        map[string]any // params._meta, checked by selectEra
-	version     string         // the revision whose rules apply
-	modern      bool           // 2026-07-28 era
+	rev         revision       // the revision whose rules apply, chosen by selectEra
 	isError     bool           // answered with an isError tools/call result
 	tool        Tool           // the tool of a tools/call, once looked up and authorized
 }
@@ -43,7 +42,7 @@ func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
 	case "server/discover":
 		return s.discover(ctx, m)
 	}
-	if m.modern {
+	if m.rev.perRequest {
 		switch m.method {
 		case "subscriptions/listen":
 			return s.listen(ctx, m)
@@ -225,7 +224,7 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		b = append(b, `,"nextCursor":`...)
 		b = appendString(b, base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix+last)))
 	}
-	if m.modern {
+	if m.rev.perRequest {
 		b = s.appendCacheable(b)
 		b = s.appendModernResult(b, false)
 	}

@@ -36,7 +36,7 @@ const (
 )
 
 // selectEra decides which revision's rules apply to m and checks the rules
-// that do not depend on the method. It sets m.version, m.modern and m.meta,
+// that do not depend on the method. It sets m.rev and m.meta,
 // or returns the error to answer with (always with 400).
 //
 // A request is modern (2026-07-28) when its transport says so
@@ -71,9 +71,9 @@ func (s *Server) selectEra(m *message) *Error {
 	v, _ := raw.(string) // checkMeta checked it is a string
 	if hdr < Version20260728 && !(has && v >= Version20260728) {
 		// Legacy rules.
-		m.version = hdr
-		if m.version == "" {
-			m.version = Version20250326
+		m.rev.version = hdr
+		if m.rev.version == "" {
+			m.rev.version = Version20250326
 		}
 		if has && !s.serves(v) {
 			// An older or unknown version named in _meta is refused like
@@ -85,14 +85,14 @@ func (s *Server) selectEra(m *message) *Error {
 		}
 		return nil
 	}
-	m.modern = true
+	m.rev.perRequest = true
 	if !has {
 		// A request without a required _meta field is malformed: -32602
 		// (basic/index, "Per-request protocol fields"), 400 on HTTP.
-		m.version = hdr
+		m.rev.version = hdr
 		return invalidParams("_meta %s is required (MCP-Protocol-Version header %q)", metaProtocolVersion, hdr)
 	}
-	m.version = v
+	m.rev.version = v
 	if tr.header != nil && hdr != v {
 		// Header and body disagree: HeaderMismatch, even when the body's
 		// version is one the server does not serve.
@@ -240,7 +240,7 @@ func headerValue(h http.Header, name string, encoded bool) (string, *Error) {
 // schema.
 func (s *Server) checkParamHeaders(m *message, c *compiled, req *Request) error {
 	h := m.tr.header
-	if !m.modern || h == nil || len(c.headers) == 0 {
+	if !m.rev.paramHeaders() || h == nil || len(c.headers) == 0 {
 		return nil
 	}
 	args, _ := req.c.args.(map[string]any)

@@ -171,7 +171,7 @@ func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) (out
 		}
 	}()
 	m := &hm.m
-	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: m}
+	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.rev.version, Caller: m.caller, Meta: m.meta, m: m}
 	switch m.method {
 	case "tools/call":
 		hm.msg.Name, _ = m.params["name"].(string)

@@ -331,7 +331,7 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 	if rpc := out.Err; rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		status := http.StatusOK
-		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
+		if m.rev.errorStatus() || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
 			status = modernStatus(rpc.Code)
 		}
 		if rpc.Code == CodeLimitExceeded {

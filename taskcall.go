@@ -75,13 +75,13 @@ func (s *Server) taskMode(ctx context.Context, req *Request, m *message) (asTask
 			" runs only as a task, and this server has tasks disabled"}
 	case s.tasks == nil:
 		return false, nil
-	case !m.modern && ts == TaskRequired:
+	case !m.rev.tasksExtension() && ts == TaskRequired:
 		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: call it under protocol " +
 			Version20260728 + " from a client that declares the extension " + TaskExtension)
 	case !declaresTasks(m.meta) && ts == TaskRequired:
 		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: declare the extension " +
 			TaskExtension + " in _meta " + metaClientCapabilities + ".extensions")
-	case !m.modern || !declaresTasks(m.meta):
+	case !m.rev.tasksExtension() || !declaresTasks(m.meta):
 		return false, nil
 	}
 	return true, nil
