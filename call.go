@@ -206,7 +206,7 @@ func (s *Server) encodeResult(ctx context.Context, req *Request, m *message, res
 		*bp = b
 	}
 	if m.rev.resultType() {
-		b = s.appendModernResult(b, len(res.Meta) > 0)
+		b = s.appendCompleteResult(b, len(res.Meta) > 0)
 		*bp = b
 	}
 	m.isError = res.IsError
@@ -221,7 +221,7 @@ func (s *Server) notifierFor(m *message) *notifier {
 	}
 	n := &notifier{send: m.tr.notify}
 	switch m.meta["progressToken"].(type) {
-	case string, float64: // checked by selectEra; sent back exactly as received
+	case string, float64: // checked by selectRevision; sent back exactly as received
 		n.token = m.progressRaw
 	}
 	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {

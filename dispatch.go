@@ -20,8 +20,8 @@ type message struct {
 	progressRaw []byte
 	caller      Caller
 	tr          transport
-	meta        map[string]any // params._meta, checked by selectEra
-	rev         revision       // the revision whose rules apply, chosen by selectEra
+	meta        map[string]any // params._meta, checked by selectRevision
+	rev         revision       // the revision whose rules apply, chosen by selectRevision
 	isError     bool           // answered with an isError tools/call result
 	tool        Tool           // the tool of a tools/call, once looked up and authorized
 }
@@ -117,17 +117,17 @@ func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 		return nil, invalidParams("clientInfo.version must be a string")
 	}
 	version := ""
-	for _, v := range s.legacy {
+	for _, v := range s.handshakeVersions {
 		if v == requested {
 			version = v
 		}
 	}
 	if version == "" {
-		if len(s.legacy) == 0 {
+		if len(s.handshakeVersions) == 0 {
 			return nil, &Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version: this server does not use initialize",
 				Data: map[string]any{"supported": s.versions, "requested": shorten(requested)}}
 		}
-		version = s.legacy[len(s.legacy)-1]
+		version = s.handshakeVersions[len(s.handshakeVersions)-1]
 	}
 	b := []byte(`{"protocolVersion":`)
 	b = appendString(b, version)
@@ -226,7 +226,7 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 	}
 	if m.rev.perRequest {
 		b = s.appendCacheable(b)
-		b = s.appendModernResult(b, false)
+		b = s.appendCompleteResult(b, false)
 	}
 	*bp = b
 	return m.respond(b), nil

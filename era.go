@@ -35,7 +35,7 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// selectEra decides which revision's rules apply to m and checks the rules
+// selectRevision decides which revision's rules apply to m and checks the rules
 // that do not depend on the method. It sets m.rev and m.meta,
 // or returns the error to answer with (always with 400).
 //
@@ -43,7 +43,7 @@ const (
 // (MCP-Protocol-Version header) or its _meta names that revision; from then
 // on the header and _meta must agree. Otherwise the transport's version
 // applies, 2025-03-26 when it names none.
-func (s *Server) selectEra(m *message) *Error {
+func (s *Server) selectRevision(m *message) *Error {
 	tr := m.tr
 	if tr.header != nil {
 		if rpc := duplicateHeaders(tr.header); rpc != nil {
@@ -150,9 +150,9 @@ func (s *Server) unsupported(requested string) *Error {
 		Data: map[string]any{"supported": supported, "requested": shorten(requested)}}
 }
 
-// modernStatus is the HTTP status of an error response under 2026-07-28
+// perRequestStatus is the HTTP status of an error response under 2026-07-28
 // (and of a version or header error under any revision).
-func modernStatus(code int) int {
+func perRequestStatus(code int) int {
 	switch code {
 	case CodeUnsupportedProtocolVersion, CodeHeaderMismatch, CodeMissingClientCapability:
 		return http.StatusBadRequest

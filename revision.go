@@ -1,7 +1,7 @@
 package mcp
 
 // revision is the protocol revision a request is served under, chosen
-// once per request by selectEra (era.go), before dispatch: what the
+// once per request by selectRevision (era.go), before dispatch: what the
 // revisions do differently is asked of it, by what it means, and nowhere
 // else decided from a version string.
 //
