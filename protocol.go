@@ -141,8 +141,14 @@ type Server struct {
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
 // so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
-// may be nil. Options that mean nothing are reported by Server.Err.
+// may be nil. Options that mean nothing are reported by Server.Err (or
+// by NewServerChecked, which returns them as its error).
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
+	return newServer(reg, az, opts, true)
+}
+
+// newServer is NewServer; logInvalid logs options that mean nothing.
+func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {
 		s.opts = *opts
@@ -191,7 +197,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 			s.configErr = err
 		}
 	}
-	if s.configErr != nil {
+	if s.configErr != nil && logInvalid {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",
 			slog.String("error", s.configErr.Error()))
 	}
