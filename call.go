@@ -361,13 +361,41 @@ func outcome(req *Request, res *Result, err error) (*Result, error) {
 		return nil, err
 	case errors.Is(err, ErrInvalidArguments):
 		// The tool's own error wrapping the sentinel: the same
-		// correctable call as an *ArgumentError, its message without the
-		// sentinel's text (fmt.Errorf("%w: limit must be even", ...)
-		// says "limit must be even").
-		msg := strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
-		return nil, &ArgumentError{Tool: req.Name, Msg: msg, Err: err}
+		// correctable call as an *ArgumentError.
+		return nil, &ArgumentError{Tool: req.Name, Msg: argumentMessage(err), Err: err}
 	}
 	return ErrorResult(err.Error()), nil
+}
+
+// argumentMessage is what a tool's error wrapping ErrInvalidArguments
+// tells the model, found from the errors it wraps, never from its text:
+// the errors wrapped beside the sentinel
+// (fmt.Errorf("%w: %w", ErrInvalidArguments, err) says what err says),
+// else the whole message.
+func argumentMessage(err error) string {
+	for e := err; e != nil; {
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			var msgs []string
+			beside := false
+			for _, w := range u.Unwrap() {
+				if w == ErrInvalidArguments {
+					beside = true
+				} else if w != nil {
+					msgs = append(msgs, w.Error())
+				}
+			}
+			if beside && len(msgs) > 0 {
+				return strings.Join(msgs, "; ")
+			}
+			e = nil
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		default:
+			e = nil
+		}
+	}
+	return err.Error()
 }
 
 // run executes a validated call: the innermost ToolHandler. A call whose
