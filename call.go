@@ -235,8 +235,8 @@ func (s *Server) notifierFor(m *message) *notifier {
 // CallTool runs one tools/call the way the Server runs it for a client,
 // without a transport: it looks the tool up in the Registry, asks the
 // Authorizer once, checks the arguments against the input schema, calls the
-// tool's Validate and Execute (through Options.ToolMiddleware) and checks
-// its structuredContent against the output schema. req.ProtocolVersion is
+// tool's Validate, then its Execute through Options.ToolMiddleware, and
+// checks its structuredContent against the output schema. req.ProtocolVersion is
 // passed on to the tool as it is.
 //
 // Errors are values: a tool the caller may not use is an

@@ -29,7 +29,7 @@ type message struct {
 // dispatch runs one method and returns the complete response (see
 // message.respond). Errors are *Error, *ArgumentError, *UnknownToolError or
 // internal errors; rpcError maps them to codes. server/discover is served
-// in every era, so that probing clients learn the versions; 2026-07-28 has
+// under every revision, so that probing clients learn the versions; 2026-07-28 has
 // no initialize, ping or logging/setLevel, and only it has
 // subscriptions/listen. (A switch, not a table of functions: the message
 // stays on the stack.)
@@ -96,7 +96,7 @@ func invalidParams(format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + fmt.Sprintf(format, args...)}
 }
 
-// initialize answers the legacy handshake. It is stateless: the answer
+// initialize answers the handshake of the revisions before 2026-07-28. It is stateless: the answer
 // depends on the request only.
 func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 	requested, ok := m.params["protocolVersion"].(string)

@@ -35,14 +35,14 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// selectRevision decides which revision's rules apply to m and checks the rules
-// that do not depend on the method. It sets m.rev and m.meta,
-// or returns the error to answer with (always with 400).
+// selectRevision decides which revision's rules apply to m and checks the
+// rules that do not depend on the method. It sets m.rev and m.meta, or
+// returns the error to answer with (always with 400).
 //
-// A request is modern (2026-07-28) when its transport says so
-// (MCP-Protocol-Version header) or its _meta names that revision; from then
-// on the header and _meta must agree. Otherwise the transport's version
-// applies, 2025-03-26 when it names none.
+// A request is served under the per-request revision (2026-07-28) when its
+// transport says so (MCP-Protocol-Version header) or its _meta names that
+// revision; from then on the header and _meta must agree. Otherwise the
+// transport's version applies, 2025-03-26 when it names none.
 func (s *Server) selectRevision(m *message) *Error {
 	tr := m.tr
 	if tr.header != nil {
@@ -70,7 +70,7 @@ func (s *Server) selectRevision(m *message) *Error {
 	raw, has := m.meta[metaProtocolVersion]
 	v, _ := raw.(string) // checkMeta checked it is a string
 	if hdr < Version20260728 && !(has && v >= Version20260728) {
-		// Legacy rules.
+		// A handshake revision (initialize): the transport says which.
 		m.rev.version = hdr
 		if m.rev.version == "" {
 			m.rev.version = Version20250326
@@ -232,7 +232,7 @@ func headerValue(h http.Header, name string, encoded bool) (string, *Error) {
 	return v, nil
 }
 
-// checkParamHeaders checks, for a modern tools/call over HTTP, each
+// checkParamHeaders checks, for a 2026-07-28 tools/call over HTTP, each
 // Mcp-Param-{Name} header against the argument it mirrors: present exactly
 // when the argument has a non-null value, and equal to it (integers
 // compared numerically). It runs after the call was authorized, so that

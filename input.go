@@ -79,7 +79,7 @@ func (e *InputRequired) Error() string {
 	return "mcp: input required from the client: " + strings.Join(keys, ", ")
 }
 
-// readRetry reads the inputResponses and requestState of a modern
+// readRetry reads the inputResponses and requestState of a 2026-07-28
 // tools/call retry of req.
 func (s *Server) readRetry(req *Request, params map[string]any) (inputs map[string]json.RawMessage, state []byte, err error) {
 	if v, has := params["inputResponses"]; has {
