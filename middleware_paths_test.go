@@ -213,3 +213,35 @@ func waitTask(t *testing.T, s *mcp.Server, answer, name string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestToolMiddlewareResumedTask: a task resumed by tasks/update runs its
+// whole path again in the task (validation, then the middleware around the
+// tool): the middleware sees each run once, the request for input and the
+// outcome of the resumed run.
+func TestToolMiddlewareResumedTask(t *testing.T) {
+	rec := &mwSeen{}
+	ts := mcp.NewToolSet()
+	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "ask", Description: "Asks a name.", TaskSupport: mcp.TaskRequired},
+		func(_ context.Context, req *mcp.Request) (*mcp.Result, error) {
+			if _, ok := req.InputResponse("name"); !ok {
+				return nil, &mcp.InputRequired{Requests: map[string]mcp.InputRequest{
+					"name": mcp.Elicitation("Your name?", map[string]any{"type": "object"})}}
+			}
+			return mcp.TextResult("hello"), nil
+		})))
+	s := mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{ToolMiddleware: []mcp.ToolMiddleware{rec.middleware},
+		Logger: slog.New(slog.DiscardHandler)})
+	c := newTaskClient(t, s, "alice")
+	id := c.start("ask", `{}`)
+	c.wait(id, mcp.TaskInputRequired)
+	if got := rec.take(); len(got) != 1 || !strings.HasPrefix(got[0], "ask:error: mcp: input required") {
+		t.Errorf("the first run: the middleware saw %q, want the request for input once", got)
+	}
+	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Ada"}}}`); r.Error != nil {
+		t.Fatalf("tasks/update: %s", r.Raw)
+	}
+	c.wait(id, mcp.TaskCompleted)
+	if got := rec.take(); strings.Join(got, " ") != "ask:ok" {
+		t.Errorf("the resumed run: the middleware saw %q, want [ask:ok]", got)
+	}
+}
