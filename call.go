@@ -2,66 +2,143 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"strings"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
-// callTool answers tools/call, in one pass: the Request is made from the
-// message, admitted (looked up, authorized once, its Mcp-Param headers
-// checked), started as a task when the tool and the client agree to one,
-// or else executed (validated, run, its output checked), and its result
-// encoded once.
-func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
+// A tools/call takes one path, whatever its transport (HTTP, a batch,
+// stdio, CallTool) and whether it runs at once or as a task:
+//
+//	admit → validate → (run now | store the task and spawn) → ToolMiddleware → execute → encode
+//
+// admit finds the tool, authorizes the caller once and checks the
+// Mcp-Param headers; validate checks the arguments (input schema, then the
+// tool's Validate); a call that becomes a task is stored before it is
+// answered and runs on in a goroutine (taskcall.go); Options.ToolMiddleware
+// wraps execute, and is handed the validation's failure as the outcome of
+// next when the arguments were refused (see ToolMiddleware); the outcome is
+// encoded once. The Server's state of the call is one value, the Request's
+// callState, which only this file writes.
+
+// callState is the Server's state of one tools/call, held by its Request:
+// what the call's tool and its Request methods read. Only call.go writes
+// it.
+type callState struct {
+	args     any // Arguments decoded to the generic form the schema validator reads
+	decoded  any // a typed tool's decoded input, set by its Validate
+	notes    *notifier
+	inputs   map[string]json.RawMessage // inputResponses of a retry (2026-07-28)
+	state    []byte                     // verified requestState of a retry
+	tool     Tool                       // the tool called, once admitted
+	compiled *compiled
+	scope    scope          // what the call's context carries
+	extra    []Content      // AddResultContent
+	meta     map[string]any // SetResultMeta
+	task     string         // the ID of the task the call runs as
+	// invalid is the outcome of validate when it refused the call: the
+	// innermost ToolHandler returns it instead of running the tool.
+	invalid error
+}
+
+func (c *callState) addContent(cs []Content) { c.extra = append(c.extra, cs...) }
+
+func (c *callState) setMeta(key string, value any) {
+	if c.meta == nil {
+		c.meta = map[string]any{}
+	}
+	c.meta[key] = value
+}
+
+// setDecoded keeps a typed tool's decoded input for its Execute.
+func (c *callState) setDecoded(in any) { c.decoded = in }
+
+// setRetry gives the call the input responses and the state of a retry
+// (a tools/call retry, or a task resumed by tasks/update).
+func (c *callState) setRetry(inputs map[string]json.RawMessage, state []byte) {
+	c.inputs, c.state = inputs, state
+}
+
+// runAsTask makes the call task id's: it sends no progress or log
+// notifications (SEP-2663).
+func (c *callState) runAsTask(id string) { c.notes, c.task = nil, id }
+
+// parseArguments parses the argument bytes of a request made in process
+// (NewRequest) under lim; unparsable arguments are an *ArgumentError saying
+// what and where.
+func (c *callState) parseArguments(r *Request, lim Limits) error {
+	v, err := parseJSON(r.Arguments, lim)
+	if err != nil {
+		where := "the arguments are not JSON"
+		var se *boundedjson.SyntaxError
+		if errors.As(err, &se) {
+			where = se.Where()
+		}
+		return &ArgumentError{Tool: r.Name, Msg: "not valid JSON: " + where}
+	}
+	c.args = v
+	return nil
+}
+
+// newCall makes the Request of a client's tools/call from its message.
+func (s *Server) newCall(m *message) (*Request, error) {
 	name, ok := m.params["name"].(string)
 	if !ok {
 		return nil, invalidParams("name must be a string")
 	}
-	req := &Request{Caller: m.caller, ProtocolVersion: m.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
+	req := &Request{Caller: m.caller, ProtocolVersion: m.rev.version, Name: name, Arguments: m.argsRaw, Meta: m.meta}
 	if a, has := m.params["arguments"]; has {
 		if _, ok := a.(map[string]any); !ok {
 			return nil, invalidParams("arguments must be an object")
 		}
-		req.args = a
+		req.c.args = a
 	} else {
 		req.Arguments = []byte("{}")
-		req.args = map[string]any{}
+		req.c.args = map[string]any{}
 	}
-	if m.modern {
-		if err := s.readRetry(req, m.params); err != nil {
+	if m.rev.inputRequiredResult() {
+		inputs, state, err := s.readRetry(req, m.params)
+		if err != nil {
 			return nil, err
 		}
+		req.c.setRetry(inputs, state)
 	}
-	req.notes = s.notifierFor(m)
+	req.c.notes = s.notifierFor(m)
+	return req, nil
+}
+
+// callTool answers tools/call: the whole path above, for a client.
+func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
+	req, err := s.newCall(m)
+	if err != nil {
+		return nil, err
+	}
 	var res *Result
-	ctx, err := s.admit(ctx, req, m)
-	m.tool = req.tool
+	ctx, err = s.admit(ctx, req, m, nil)
+	m.tool = req.c.tool
 	if err == nil {
-		if ts := req.compiled.info.TaskSupport; ts != TaskNever {
-			var resp []byte
-			var handled bool
-			if resp, handled, err = s.callTask(ctx, req, m, ts); handled {
-				return resp, err
-			}
-		}
-		if err == nil {
-			res, err = s.execute(ctx, req)
+		var created []byte
+		if res, created, err = s.runCall(ctx, req, m); created != nil {
+			return created, nil
 		}
 	}
-	if err == nil && m.modern {
+	if err == nil && m.rev.resultType() {
 		res = s.withServerInfo(res)
 	}
 	if err != nil {
 		var need *InputRequired
 		var ae *ArgumentError
 		switch {
-		case errors.As(err, &need) && m.modern:
+		case errors.As(err, &need) && m.rev.inputRequiredResult():
 			return s.inputRequired(req, need, m)
 		case need != nil:
-			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.version)), nil
-		case errors.As(err, &ae) && m.version >= Version20251125:
+			res, err = ErrorResult(fmt.Sprintf("%v; protocol %s cannot carry such requests: use 2026-07-28", need, m.rev.version)), nil
+		case errors.As(err, &ae) && m.rev.invalidArgsAsResult():
 			// SEP-1303: invalid arguments are a tool execution error the
 			// model can correct.
 			res, err = ErrorResult(ae.Error()), nil
@@ -69,19 +146,67 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 			return nil, err
 		}
 	}
+	return s.encodeResult(ctx, req, m, res)
+}
+
+// runCall validates an admitted call and runs it at once, or, when the
+// tool and the client agree to a task, stores the task, spawns it and
+// returns the CreateTaskResult (created).
+func (s *Server) runCall(ctx context.Context, req *Request, m *message) (res *Result, created []byte, err error) {
+	asTask, err := s.taskMode(ctx, req, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !asTask {
+		return s.runNow(ctx, req)
+	}
+	// What a tool checks or asks before it starts is answered at once.
+	if req.c.invalid = s.validate(ctx, req); req.c.invalid == nil {
+		created, err = s.startTask(ctx, req, m)
+		if created != nil || err != nil {
+			return nil, created, err
+		}
+		// An optional task without a slot runs at once.
+	}
+	ctx, cancel := s.callDeadline(ctx)
+	defer cancel()
+	res, err = s.execute(ctx, req)
+	return res, nil, err
+}
+
+// runNow validates and executes a call answered at once, under the
+// Server's CallTimeout.
+func (s *Server) runNow(ctx context.Context, req *Request) (*Result, []byte, error) {
+	ctx, cancel := s.callDeadline(ctx)
+	defer cancel()
+	res, err := s.validateExecute(ctx, req)
+	return res, nil, err
+}
+
+// callDeadline bounds a call answered at once by Options.CallTimeout (a
+// task runs until its time to live).
+func (s *Server) callDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.opts.CallTimeout > 0 {
+		return context.WithTimeout(ctx, s.opts.CallTimeout)
+	}
+	return ctx, func() {}
+}
+
+// encodeResult encodes a call's result once, capped at Options.MaxResultBytes.
+func (s *Server) encodeResult(ctx context.Context, req *Request, m *message, res *Result) ([]byte, error) {
 	bp := scratchBufs.Get().(*[]byte)
 	defer putScratch(bp)
 	b, err := appendResultCapped((*bp)[:0], res, s.maxRes)
 	*bp = b
 	if err != nil && !errors.Is(err, errOverCap) {
-		return nil, fmt.Errorf("tool %q: encoding the result: %w", name, err)
+		return nil, fmt.Errorf("tool %q: encoding the result: %w", req.Name, err)
 	}
 	if err != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
-		b = s.overCapResult(ctx, b, name, res)
+		b = s.overCapResult(ctx, b, req.Name, res)
 		*bp = b
 	}
-	if m.modern {
-		b = s.appendModernResult(b, len(res.Meta) > 0)
+	if m.rev.resultType() {
+		b = s.appendCompleteResult(b, len(res.Meta) > 0)
 		*bp = b
 	}
 	m.isError = res.IsError
@@ -96,12 +221,12 @@ func (s *Server) notifierFor(m *message) *notifier {
 	}
 	n := &notifier{send: m.tr.notify}
 	switch m.meta["progressToken"].(type) {
-	case string, float64: // checked by selectEra; sent back exactly as received
+	case string, float64: // checked by selectRevision; sent back exactly as received
 		n.token = m.progressRaw
 	}
 	if l, ok := m.meta[metaLogLevel].(string); ok && LogLevel(l).Valid() {
 		n.level = LogLevel(l)
-	} else if !m.modern {
+	} else if !m.rev.logLevelInMeta() {
 		n.level = s.opts.LogLevel
 	}
 	return n
@@ -110,8 +235,8 @@ func (s *Server) notifierFor(m *message) *notifier {
 // CallTool runs one tools/call the way the Server runs it for a client,
 // without a transport: it looks the tool up in the Registry, asks the
 // Authorizer once, checks the arguments against the input schema, calls the
-// tool's Validate and Execute (through Options.ToolMiddleware) and checks
-// its structuredContent against the output schema. req.ProtocolVersion is
+// tool's Validate, then its Execute through Options.ToolMiddleware, and
+// checks its structuredContent against the output schema. req.ProtocolVersion is
 // passed on to the tool as it is.
 //
 // Errors are values: a tool the caller may not use is an
@@ -131,20 +256,25 @@ func (s *Server) CallTool(ctx context.Context, req *Request) (res *Result, err e
 	return s.call(ctx, req, nil)
 }
 
-// call is the one path of a tools/call: admit, then execute.
+// call is the path of a call made in process: admit, then validate and
+// execute under the CallTimeout.
 func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, error) {
-	ctx, err := s.admit(ctx, req, m)
+	ctx, err := s.admit(ctx, req, m, nil)
 	if err != nil {
 		return nil, err
 	}
-	return s.execute(ctx, req)
+	res, _, err := s.runNow(ctx, req)
+	return res, err
 }
 
 // admit looks the tool up, authorizes the caller, checks the Mcp-Param
 // headers (2026-07-28 over HTTP, when m has headers) and parses arguments
 // made in process. It returns the context the call runs under, which
-// carries the caller and the Authorizer.
-func (s *Server) admit(ctx context.Context, req *Request, m *message) (context.Context, error) {
+// carries the caller and the Authorizer. granted, when not nil, is a
+// permission the Authorizer already allowed this caller in the request at
+// hand (a tasks/update that found the caller's task and resumes it): it is
+// not asked again.
+func (s *Server) admit(ctx context.Context, req *Request, m *message, granted *string) (context.Context, error) {
 	t, ok := s.reg.Lookup(req.Name)
 	if !ok {
 		return ctx, &UnknownToolError{Name: req.Name}
@@ -156,9 +286,9 @@ func (s *Server) admit(ctx context.Context, req *Request, m *message) (context.C
 	// The caller and the Authorizer go into the context as one value, a
 	// pointer into the request: it costs no allocation of its own. The
 	// Authorizer, then the tool, read them there.
-	req.scope = scope{caller: &req.Caller, az: s.az}
-	ctx = context.WithValue(ctx, scopeKey{}, &req.scope)
-	asked := req.hasGranted && req.granted == c.info.Permission // once per request
+	req.c.scope = scope{caller: &req.Caller, az: s.az}
+	ctx = context.WithValue(ctx, scopeKey{}, &req.c.scope)
+	asked := granted != nil && *granted == c.info.Permission // once per request
 	if !asked && !allowed(ctx, s.az, req.Caller, c.info.Permission) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: tool call denied",
 			slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
@@ -168,28 +298,29 @@ func (s *Server) admit(ctx context.Context, req *Request, m *message) (context.C
 		}
 		return ctx, &UnknownToolError{Name: req.Name}
 	}
-	req.tool, req.compiled = t, c
+	req.c.tool, req.c.compiled = t, c
 	if m != nil {
 		if err := s.checkParamHeaders(m, c, req); err != nil {
 			return ctx, err
 		}
 	}
-	if req.args == nil { // a request made in process: its bytes are parsed under the Server's bounds
-		if err := req.parseArguments(s.limits); err != nil {
+	if req.c.args == nil { // a request made in process: its bytes are parsed under the Server's bounds
+		if err := req.c.parseArguments(req, s.limits); err != nil {
 			return ctx, err
 		}
 	}
 	return ctx, nil
 }
 
-// execute runs an admitted call: the middleware around validate, execute
-// and the output check, under the call's deadline.
+// validateExecute validates an admitted call and executes it.
+func (s *Server) validateExecute(ctx context.Context, req *Request) (*Result, error) {
+	req.c.invalid = s.validate(ctx, req)
+	return s.execute(ctx, req)
+}
+
+// execute runs a validated call: Options.ToolMiddleware around the tool,
+// or around the validation's refusal (req.c.invalid).
 func (s *Server) execute(ctx context.Context, req *Request) (*Result, error) {
-	if s.opts.CallTimeout > 0 && req.task == "" { // a task runs until its time to live
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.opts.CallTimeout)
-		defer cancel()
-	}
 	if s.toolChain != nil {
 		res, err := s.runChain(ctx, req)
 		return outcome(req, res, err)
@@ -230,28 +361,56 @@ func outcome(req *Request, res *Result, err error) (*Result, error) {
 		return nil, err
 	case errors.Is(err, ErrInvalidArguments):
 		// The tool's own error wrapping the sentinel: the same
-		// correctable call as an *ArgumentError, its message without the
-		// sentinel's text (fmt.Errorf("%w: limit must be even", ...)
-		// says "limit must be even").
-		msg := strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
-		return nil, &ArgumentError{Tool: req.Name, Msg: msg, Err: err}
+		// correctable call as an *ArgumentError.
+		return nil, &ArgumentError{Tool: req.Name, Msg: argumentMessage(err), Err: err}
 	}
 	return ErrorResult(err.Error()), nil
 }
 
-// run validates and executes a permitted call: the innermost ToolHandler.
-func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error) {
-	if !req.validated {
-		if err := s.validate(ctx, req); err != nil {
-			return nil, err
+// argumentMessage is what a tool's error wrapping ErrInvalidArguments
+// tells the model, found from the errors it wraps, never from its text:
+// the errors wrapped beside the sentinel
+// (fmt.Errorf("%w: %w", ErrInvalidArguments, err) says what err says),
+// else the whole message.
+func argumentMessage(err error) string {
+	for e := err; e != nil; {
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			var msgs []string
+			beside := false
+			for _, w := range u.Unwrap() {
+				if w == ErrInvalidArguments {
+					beside = true
+				} else if w != nil {
+					msgs = append(msgs, w.Error())
+				}
+			}
+			if beside && len(msgs) > 0 {
+				return strings.Join(msgs, "; ")
+			}
+			e = nil
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		default:
+			e = nil
 		}
+	}
+	return err.Error()
+}
+
+// run executes a validated call: the innermost ToolHandler. A call whose
+// arguments validate refused returns that refusal, and its tool does not
+// run.
+func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error) {
+	if err := req.c.invalid; err != nil {
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			res, err = nil, s.toolPanic(ctx, req, r)
 		}
 	}()
-	t := req.tool
+	t := req.c.tool
 	res, err = t.Execute(ctx, req)
 	if err != nil {
 		return outcome(req, nil, err)
@@ -264,9 +423,9 @@ func (s *Server) run(ctx context.Context, req *Request) (res *Result, err error)
 			return res, nil // replaced by the cap's isError result when encoded, unchecked
 		}
 		if res.StructuredContent != nil {
-			return checkOutput(req.compiled, req.Name, res)
+			return checkOutput(req.c.compiled, req.Name, res)
 		}
-		if req.compiled.out != nil && !res.IsError {
+		if req.c.compiled.out != nil && !res.IsError {
 			// A tool with an output schema must return structured results.
 			return nil, fmt.Errorf("%w: tool %q declares an output schema but returned no structuredContent", ErrInvalidOutput, req.Name)
 		}
@@ -281,8 +440,8 @@ func (s *Server) validate(ctx context.Context, req *Request) (err error) {
 	if _, err := req.ArgumentsMap(); err != nil {
 		return err
 	}
-	if c := req.compiled; c.in != nil {
-		if err := c.in.validate(req.Name, req.args); err != nil {
+	if c := req.c.compiled; c.in != nil {
+		if err := c.in.validate(req.Name, req.c.args); err != nil {
 			return err
 		}
 	}
@@ -291,7 +450,7 @@ func (s *Server) validate(ctx context.Context, req *Request) (err error) {
 			err = s.toolPanic(ctx, req, r)
 		}
 	}()
-	if err := req.tool.Validate(ctx, req); err != nil {
+	if err := req.c.tool.Validate(ctx, req); err != nil {
 		var rpc *Error
 		var ae *ArgumentError
 		var need *InputRequired

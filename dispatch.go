@@ -20,9 +20,8 @@ type message struct {
 	progressRaw []byte
 	caller      Caller
 	tr          transport
-	meta        map[string]any // params._meta, checked by selectEra
-	version     string         // the revision whose rules apply
-	modern      bool           // 2026-07-28 era
+	meta        map[string]any // params._meta, checked by selectRevision
+	rev         revision       // the revision whose rules apply, chosen by selectRevision
 	isError     bool           // answered with an isError tools/call result
 	tool        Tool           // the tool of a tools/call, once looked up and authorized
 }
@@ -30,7 +29,7 @@ type message struct {
 // dispatch runs one method and returns the complete response (see
 // message.respond). Errors are *Error, *ArgumentError, *UnknownToolError or
 // internal errors; rpcError maps them to codes. server/discover is served
-// in every era, so that probing clients learn the versions; 2026-07-28 has
+// under every revision, so that probing clients learn the versions; 2026-07-28 has
 // no initialize, ping or logging/setLevel, and only it has
 // subscriptions/listen. (A switch, not a table of functions: the message
 // stays on the stack.)
@@ -43,7 +42,7 @@ func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
 	case "server/discover":
 		return s.discover(ctx, m)
 	}
-	if m.modern {
+	if m.rev.perRequest {
 		switch m.method {
 		case "subscriptions/listen":
 			return s.listen(ctx, m)
@@ -97,7 +96,7 @@ func invalidParams(format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + fmt.Sprintf(format, args...)}
 }
 
-// initialize answers the legacy handshake. It is stateless: the answer
+// initialize answers the handshake of the revisions before 2026-07-28. It is stateless: the answer
 // depends on the request only.
 func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 	requested, ok := m.params["protocolVersion"].(string)
@@ -118,17 +117,17 @@ func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 		return nil, invalidParams("clientInfo.version must be a string")
 	}
 	version := ""
-	for _, v := range s.legacy {
+	for _, v := range s.handshakeVersions {
 		if v == requested {
 			version = v
 		}
 	}
 	if version == "" {
-		if len(s.legacy) == 0 {
+		if len(s.handshakeVersions) == 0 {
 			return nil, &Error{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version: this server does not use initialize",
 				Data: map[string]any{"supported": s.versions, "requested": shorten(requested)}}
 		}
-		version = s.legacy[len(s.legacy)-1]
+		version = s.handshakeVersions[len(s.handshakeVersions)-1]
 	}
 	b := []byte(`{"protocolVersion":`)
 	b = appendString(b, version)
@@ -225,9 +224,9 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		b = append(b, `,"nextCursor":`...)
 		b = appendString(b, base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix+last)))
 	}
-	if m.modern {
+	if m.rev.perRequest {
 		b = s.appendCacheable(b)
-		b = s.appendModernResult(b, false)
+		b = s.appendCompleteResult(b, false)
 	}
 	*bp = b
 	return m.respond(b), nil

@@ -35,15 +35,15 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// selectEra decides which revision's rules apply to m and checks the rules
-// that do not depend on the method. It sets m.version, m.modern and m.meta,
-// or returns the error to answer with (always with 400).
+// selectRevision decides which revision's rules apply to m and checks the
+// rules that do not depend on the method. It sets m.rev and m.meta, or
+// returns the error to answer with (always with 400).
 //
-// A request is modern (2026-07-28) when its transport says so
-// (MCP-Protocol-Version header) or its _meta names that revision; from then
-// on the header and _meta must agree. Otherwise the transport's version
-// applies, 2025-03-26 when it names none.
-func (s *Server) selectEra(m *message) *Error {
+// A request is served under the per-request revision (2026-07-28) when its
+// transport says so (MCP-Protocol-Version header) or its _meta names that
+// revision; from then on the header and _meta must agree. Otherwise the
+// transport's version applies, 2025-03-26 when it names none.
+func (s *Server) selectRevision(m *message) *Error {
 	tr := m.tr
 	if tr.header != nil {
 		if rpc := duplicateHeaders(tr.header); rpc != nil {
@@ -70,10 +70,10 @@ func (s *Server) selectEra(m *message) *Error {
 	raw, has := m.meta[metaProtocolVersion]
 	v, _ := raw.(string) // checkMeta checked it is a string
 	if hdr < Version20260728 && !(has && v >= Version20260728) {
-		// Legacy rules.
-		m.version = hdr
-		if m.version == "" {
-			m.version = Version20250326
+		// A handshake revision (initialize): the transport says which.
+		m.rev.version = hdr
+		if m.rev.version == "" {
+			m.rev.version = Version20250326
 		}
 		if has && !s.serves(v) {
 			// An older or unknown version named in _meta is refused like
@@ -85,14 +85,14 @@ func (s *Server) selectEra(m *message) *Error {
 		}
 		return nil
 	}
-	m.modern = true
+	m.rev.perRequest = true
 	if !has {
 		// A request without a required _meta field is malformed: -32602
 		// (basic/index, "Per-request protocol fields"), 400 on HTTP.
-		m.version = hdr
+		m.rev.version = hdr
 		return invalidParams("_meta %s is required (MCP-Protocol-Version header %q)", metaProtocolVersion, hdr)
 	}
-	m.version = v
+	m.rev.version = v
 	if tr.header != nil && hdr != v {
 		// Header and body disagree: HeaderMismatch, even when the body's
 		// version is one the server does not serve.
@@ -150,9 +150,9 @@ func (s *Server) unsupported(requested string) *Error {
 		Data: map[string]any{"supported": supported, "requested": shorten(requested)}}
 }
 
-// modernStatus is the HTTP status of an error response under 2026-07-28
+// perRequestStatus is the HTTP status of an error response under 2026-07-28
 // (and of a version or header error under any revision).
-func modernStatus(code int) int {
+func perRequestStatus(code int) int {
 	switch code {
 	case CodeUnsupportedProtocolVersion, CodeHeaderMismatch, CodeMissingClientCapability:
 		return http.StatusBadRequest
@@ -232,7 +232,7 @@ func headerValue(h http.Header, name string, encoded bool) (string, *Error) {
 	return v, nil
 }
 
-// checkParamHeaders checks, for a modern tools/call over HTTP, each
+// checkParamHeaders checks, for a 2026-07-28 tools/call over HTTP, each
 // Mcp-Param-{Name} header against the argument it mirrors: present exactly
 // when the argument has a non-null value, and equal to it (integers
 // compared numerically). It runs after the call was authorized, so that
@@ -240,10 +240,10 @@ func headerValue(h http.Header, name string, encoded bool) (string, *Error) {
 // schema.
 func (s *Server) checkParamHeaders(m *message, c *compiled, req *Request) error {
 	h := m.tr.header
-	if !m.modern || h == nil || len(c.headers) == 0 {
+	if !m.rev.paramHeaders() || h == nil || len(c.headers) == 0 {
 		return nil
 	}
-	args, _ := req.args.(map[string]any)
+	args, _ := req.c.args.(map[string]any)
 	for _, p := range c.headers {
 		var v any = args
 		for _, k := range p.path {

@@ -55,7 +55,10 @@ var (
 	// ErrInvalidToolInfo: a ToolInfo field whose value means nothing (an
 	// unknown TaskSupport).
 	ErrInvalidToolInfo = errors.New("mcp: invalid tool info")
-	// ErrInvalidArguments: arguments rejected by the input schema or Validate.
+	// ErrInvalidArguments: arguments rejected by the input schema or
+	// Validate. A tool's own error wrapping it is invalid arguments too:
+	// fmt.Errorf("%w: %w", ErrInvalidArguments, err) tells the model what
+	// err says.
 	ErrInvalidArguments = errors.New("mcp: invalid arguments")
 	// ErrInvalidOutput: a typed tool's result broke its own output schema.
 	ErrInvalidOutput = errors.New("mcp: tool output does not match its output schema")

@@ -79,44 +79,42 @@ func (e *InputRequired) Error() string {
 	return "mcp: input required from the client: " + strings.Join(keys, ", ")
 }
 
-// readRetry reads the inputResponses and requestState of a modern
-// tools/call retry into req.
-func (s *Server) readRetry(req *Request, params map[string]any) error {
+// readRetry reads the inputResponses and requestState of a 2026-07-28
+// tools/call retry of req.
+func (s *Server) readRetry(req *Request, params map[string]any) (inputs map[string]json.RawMessage, state []byte, err error) {
 	if v, has := params["inputResponses"]; has {
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return invalidParams("inputResponses must be an object")
+			return nil, nil, invalidParams("inputResponses must be an object")
 		}
-		req.inputs = make(map[string]json.RawMessage, len(obj))
+		inputs = make(map[string]json.RawMessage, len(obj))
 		for k, r := range obj {
 			if _, isObj := r.(map[string]any); !isObj {
 				// Every input response (ElicitResult, CreateMessageResult,
 				// ListRootsResult) is an object.
-				return invalidParams("inputResponses[%q] must be an object, got %s", k, jsonTypeName(r))
+				return nil, nil, invalidParams("inputResponses[%q] must be an object, got %s", k, jsonTypeName(r))
 			}
 			enc, err := json.Marshal(r)
 			if err != nil {
-				return invalidParams("inputResponses[%q]: %v", k, err)
+				return nil, nil, invalidParams("inputResponses[%q]: %v", k, err)
 			}
-			req.inputs[k] = enc
+			inputs[k] = enc
 		}
 	}
 	if v, has := params["requestState"]; has {
 		token, ok := v.(string)
 		if !ok {
-			return invalidParams("requestState must be a string")
+			return nil, nil, invalidParams("requestState must be a string")
 		}
 		if s.sealer == nil {
-			return invalidParams("%v: this server cannot open request states", errBadState)
+			return nil, nil, invalidParams("%v: this server cannot open request states", errBadState)
 		}
 		// The arguments digest needs the generic arguments, set by now.
-		st, err := s.sealer.open(req, token)
-		if err != nil {
-			return invalidParams("%v", err)
+		if state, err = s.sealer.open(req, token); err != nil {
+			return nil, nil, invalidParams("%v", err)
 		}
-		req.state = st
 	}
-	return nil
+	return inputs, state, nil
 }
 
 // inputRequired answers a tool's InputRequired with an InputRequiredResult

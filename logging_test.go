@@ -13,13 +13,13 @@ import (
 // the client as notifications/message data is a faithful slog record.
 func TestLogHandlerSlogtest(t *testing.T) {
 	var msgs []json.RawMessage
-	req := &Request{notes: &notifier{level: LevelDebug, send: func(method string, params json.RawMessage) error {
+	req := &Request{c: callState{notes: &notifier{level: LevelDebug, send: func(method string, params json.RawMessage) error {
 		if method != "notifications/message" {
 			t.Errorf("method %q", method)
 		}
 		msgs = append(msgs, params)
 		return nil
-	}}}
+	}}}}
 	results := func() []map[string]any {
 		var out []map[string]any
 		for _, p := range msgs {
@@ -48,12 +48,12 @@ func TestLogHandlerSlogtest(t *testing.T) {
 // a stream nothing is enabled.
 func TestLogHandlerLevels(t *testing.T) {
 	var sent []string
-	req := &Request{notes: &notifier{level: LevelWarning, send: func(_ string, params json.RawMessage) error {
+	req := &Request{c: callState{notes: &notifier{level: LevelWarning, send: func(_ string, params json.RawMessage) error {
 		var n struct{ Level, Logger string }
 		_ = json.Unmarshal(params, &n)
 		sent = append(sent, n.Level)
 		return nil
-	}}}
+	}}}}
 	log := slog.New(NewLogHandler(req, ""))
 	for _, l := range []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelInfo + 2, slog.LevelWarn, slog.LevelError, slog.LevelError + 4, slog.LevelError + 8, slog.LevelError + 12, slog.LevelError + 40} {
 		log.Log(context.Background(), l, "m")

@@ -8,9 +8,9 @@ import (
 	"sync"
 )
 
-// A ToolHandler runs one tools/call that was looked up and authorized: it
-// validates the arguments, calls the tool and checks its output. Its
-// outcome is what CallTool returns.
+// A ToolHandler runs one tools/call that was looked up, authorized and
+// validated: it calls the tool and checks its output (or returns the
+// validation's refusal). Its outcome is what CallTool returns.
 type ToolHandler func(ctx context.Context, req *Request) (*Result, error)
 
 // A ToolMiddleware wraps every tools/call the Server runs
@@ -20,9 +20,15 @@ type ToolHandler func(ctx context.Context, req *Request) (*Result, error)
 // gives the duration. It may refuse the call without calling next: an
 // *Error becomes that JSON-RPC error, any other error an isError result.
 //
-// Middleware runs after the call was authorized (a tool the caller may not
-// use never reaches it) and before the arguments are validated, so invalid
-// arguments are an outcome it sees.
+// Middleware runs once for every call the Server runs, on every path (at
+// once, in a batch, over stdio, through CallTool, or as a task, where it
+// runs in the task, around the tool): after the call was authorized (a
+// tool the caller may not use never reaches it, nor a task-only tool
+// called without the Tasks extension) and its arguments were validated
+// (the input schema, then the tool's Validate, under the request's
+// context). Arguments validation refused never reach the tool, and are an
+// outcome it sees: next returns the *ArgumentError (or the *InputRequired
+// of a Validate that asks the client first) without running the tool.
 type ToolMiddleware func(ctx context.Context, req *Request, next ToolHandler) (*Result, error)
 
 // chainTools builds the handler that runs mw around run, the first
@@ -165,7 +171,7 @@ func (s *Server) answerWithMiddleware(ctx context.Context, hm *heapMessage) (out
 		}
 	}()
 	m := &hm.m
-	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.version, Caller: m.caller, Meta: m.meta, m: m}
+	hm.msg = Message{Method: m.method, ID: m.id, ProtocolVersion: m.rev.version, Caller: m.caller, Meta: m.meta, m: m}
 	switch m.method {
 	case "tools/call":
 		hm.msg.Name, _ = m.params["name"].(string)

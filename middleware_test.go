@@ -12,7 +12,7 @@ import (
 
 type ctxKey string
 
-// TestToolMiddleware: the middleware wraps validation and execution, the
+// TestToolMiddleware: the middleware wraps execution, after validation, the
 // first outermost; it sees the caller, the tool, the revision and the
 // outcome (invalid arguments included); a tool the caller may not use never
 // reaches it; its context flows into the tool; its own refusals are

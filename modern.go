@@ -37,7 +37,7 @@ func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
 		b = appendString(b, s.opts.Instructions)
 	}
 	b = s.appendCacheable(b)
-	b = s.appendModernResult(b, false)
+	b = s.appendCompleteResult(b, false)
 	return m.respond(b), nil
 }
 
@@ -49,9 +49,9 @@ func (s *Server) appendCacheable(b []byte) []byte {
 	return appendString(b, s.opts.CacheScope)
 }
 
-// appendModernResult appends resultType and, unless the result carries its
+// appendCompleteResult appends resultType and, unless the result carries its
 // own _meta, the server's identity.
-func (s *Server) appendModernResult(b []byte, hasMeta bool) []byte {
+func (s *Server) appendCompleteResult(b []byte, hasMeta bool) []byte {
 	b = append(b, `,"resultType":"complete"`...)
 	if !hasMeta {
 		b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)

@@ -119,17 +119,17 @@ type Options struct {
 // an Authorizer admits. It holds no per-client state: any replica can answer
 // any request. It is safe for concurrent use.
 type Server struct {
-	reg       Registry
-	az        Authorizer
-	opts      Options
-	logger    *slog.Logger
-	versions  []string // served, oldest first
-	legacy    []string // served versions that use initialize, oldest first
-	modern    bool     // 2026-07-28 served
-	maxRes    int
-	limits    Limits
-	infoRaw   []byte // serverInfo object
-	configErr error  // Options that mean nothing; every request is refused
+	reg               Registry
+	az                Authorizer
+	opts              Options
+	logger            *slog.Logger
+	versions          []string // served, oldest first
+	handshakeVersions []string // served versions that use initialize, oldest first
+	servesPerRequest  bool     // 2026-07-28 served
+	maxRes            int
+	limits            Limits
+	infoRaw           []byte // serverInfo object
+	configErr         error  // Options that mean nothing; every request is refused
 
 	tools     toolCache
 	toolChain ToolHandler    // Options.ToolMiddleware around run; nil without
@@ -141,8 +141,14 @@ type Server struct {
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
 // so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
-// may be nil. Options that mean nothing are reported by Server.Err.
+// may be nil. Options that mean nothing are reported by Server.Err (or
+// by NewServerChecked, which returns them as its error).
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
+	return newServer(reg, az, opts, true)
+}
+
+// newServer is NewServer; logInvalid logs options that mean nothing.
+func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {
 		s.opts = *opts
@@ -167,9 +173,9 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	s.versions, s.configErr = servedVersions(o.Versions)
 	for _, v := range s.versions {
 		if v >= Version20260728 {
-			s.modern = true
+			s.servesPerRequest = true
 		} else {
-			s.legacy = append(s.legacy, v)
+			s.handshakeVersions = append(s.handshakeVersions, v)
 		}
 	}
 	switch {
@@ -191,7 +197,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 			s.configErr = err
 		}
 	}
-	if s.configErr != nil {
+	if s.configErr != nil && logInvalid {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",
 			slog.String("error", s.configErr.Error()))
 	}
@@ -314,7 +320,7 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		s.logRequest(ctx, m, start, "notification")
 		return http.StatusAccepted, nil, true
 	}
-	if rpc := s.selectEra(m); rpc != nil {
+	if rpc := s.selectRevision(m); rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		return http.StatusBadRequest, appendErr(make([]byte, 0, 128), m.id, rpc), false
 	}
@@ -331,8 +337,8 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 	if rpc := out.Err; rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		status := http.StatusOK
-		if m.modern || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
-			status = modernStatus(rpc.Code)
+		if m.rev.errorStatus() || rpc.Code == CodeUnsupportedProtocolVersion || rpc.Code == CodeHeaderMismatch {
+			status = perRequestStatus(rpc.Code)
 		}
 		if rpc.Code == CodeLimitExceeded {
 			status = http.StatusServiceUnavailable // a server limit: the Handler adds Retry-After

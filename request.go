@@ -2,11 +2,8 @@ package mcp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
-
-	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Request is one tools/call as a tool sees it.
@@ -23,52 +20,31 @@ type Request struct {
 	// Meta is the request's params._meta object, or nil.
 	Meta map[string]any
 
-	args     any // Arguments decoded to the generic form the schema validator reads
-	decoded  any // a typed tool's decoded input, set by Validate
-	notes    *notifier
-	inputs   map[string]json.RawMessage // inputResponses of a retry (2026-07-28)
-	state    []byte                     // verified requestState of a retry
-	tool     Tool                       // the tool called, once looked up
-	compiled *compiled
-	scope    scope          // what the call's context carries
-	extra    []Content      // AddResultContent
-	meta     map[string]any // SetResultMeta
-
-	validated bool   // the arguments passed validate (a task's first run)
-	task      string // the ID of the task the call runs as
-
-	// granted is a permission the Authorizer already allowed this caller
-	// in the request at hand (a tasks/update that found the caller's task
-	// and resumes it): admit does not ask again for it.
-	granted    string
-	hasGranted bool
+	c callState // the Server's state of the call (call.go)
 }
 
 // TaskID returns the ID of the task this call runs as (see TaskSupport),
 // or "" when the call is answered at once. A tool running as a task
 // sends no progress or log notifications: Progress and Log do nothing.
-func (r *Request) TaskID() string { return r.task }
+func (r *Request) TaskID() string { return r.c.task }
 
 // AddResultContent adds content blocks (an image, a resource link, ...) to
 // the result of a typed tool (NewTool), after the text copy of its output.
 // Call it from the tool's function, before it returns; it is not safe for
 // concurrent use.
-func (r *Request) AddResultContent(c ...Content) { r.extra = append(r.extra, c...) }
+func (r *Request) AddResultContent(c ...Content) { r.c.addContent(c) }
 
 // SetResultMeta sets key in the _meta object of a typed tool's result.
 // Call it from the tool's function, before it returns; it is not safe for
 // concurrent use.
 func (r *Request) SetResultMeta(key string, value any) {
-	if r.meta == nil {
-		r.meta = map[string]any{}
-	}
-	r.meta[key] = value
+	r.c.setMeta(key, value)
 }
 
 // Tool returns the tool being called: nil before the Server has looked it
 // up and authorized the call (so always set inside Validate, Execute and
 // ToolMiddleware).
-func (r *Request) Tool() Tool { return r.tool }
+func (r *Request) Tool() Tool { return r.c.tool }
 
 // NewRequest returns a Request for calling name with the given arguments
 // (raw JSON of an object; nil means {}). It is for tests and for transports
@@ -83,33 +59,16 @@ func NewRequest(caller Caller, name string, arguments json.RawMessage) *Request 
 // ArgumentsMap returns the arguments decoded as a generic JSON object
 // (map[string]any with float64 numbers). It decodes at most once.
 func (r *Request) ArgumentsMap() (map[string]any, error) {
-	if r.args == nil {
-		if err := r.parseArguments(DefaultLimits()); err != nil {
+	if r.c.args == nil {
+		if err := r.c.parseArguments(r, DefaultLimits()); err != nil {
 			return nil, err
 		}
 	}
-	m, ok := r.args.(map[string]any)
+	m, ok := r.c.args.(map[string]any)
 	if !ok {
-		return nil, &ArgumentError{Tool: r.Name, Msg: "expected an object, got " + jsonTypeName(r.args)}
+		return nil, &ArgumentError{Tool: r.Name, Msg: "expected an object, got " + jsonTypeName(r.c.args)}
 	}
 	return m, nil
-}
-
-// parseArguments parses the argument bytes of a request made in process
-// (NewRequest) under lim; unparsable arguments are an *ArgumentError saying
-// what and where.
-func (r *Request) parseArguments(lim Limits) error {
-	v, err := parseJSON(r.Arguments, lim)
-	if err != nil {
-		where := "the arguments are not JSON"
-		var se *boundedjson.SyntaxError
-		if errors.As(err, &se) {
-			where = se.Where()
-		}
-		return &ArgumentError{Tool: r.Name, Msg: "not valid JSON: " + where}
-	}
-	r.args = v
-	return nil
 }
 
 // Progress reports progress of a long call to the client, if the request
@@ -117,7 +76,7 @@ func (r *Request) parseArguments(lim Limits) error {
 // notifications; otherwise it does nothing. progress must increase from call
 // to call; total is 0 when unknown.
 func (r *Request) Progress(progress, total float64, message string) error {
-	n := r.notes
+	n := r.c.notes
 	if n == nil || n.send == nil || n.token == nil {
 		return nil
 	}
@@ -147,7 +106,7 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 	if !r.logs(level) {
 		return nil
 	}
-	n := r.notes
+	n := r.c.notes
 	b := []byte(`{"level":`)
 	b = appendString(b, string(level))
 	if logger != "" {
@@ -166,20 +125,20 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 // logs reports whether a message of level reaches the client: the
 // request has a stream and its log level lets level through.
 func (r *Request) logs(level LogLevel) bool {
-	n := r.notes
+	n := r.c.notes
 	return n != nil && n.send != nil && n.level != "" && level.severity() >= n.level.severity()
 }
 
 // InputResponse returns the client's response to the input request key of
 // an earlier InputRequired, if this call carries one.
 func (r *Request) InputResponse(key string) (json.RawMessage, bool) {
-	v, ok := r.inputs[key]
+	v, ok := r.c.inputs[key]
 	return v, ok
 }
 
 // State returns the state the tool put in an earlier InputRequired, as
 // verified on this retry, or nil.
-func (r *Request) State() []byte { return r.state }
+func (r *Request) State() []byte { return r.c.state }
 
 // ClientSupports reports whether the client declared the named capability
 // (such as "elicitation", "sampling" or "roots") on this request

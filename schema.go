@@ -62,7 +62,7 @@ type compiledSchema struct {
 	fast     *fastNode // nil: the schema needs jsonschema-go (see schemafast.go)
 }
 
-// anyObjectSchema is the input schema of tools that declare none.
+// anyObjectJSON is the input schema of tools that declare none.
 var anyObjectJSON = json.RawMessage(`{"type":"object"}`)
 
 // compileSchema checks that s is an object schema that compiles. which names

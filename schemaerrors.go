@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,11 +18,15 @@ import (
 
 // jsonschema-go reports a failed validation as a chain of wrapped errors,
 // one "validating <schema path>" per schema visited, around the failing
-// keyword's own message; it has no structured error type. explain reads the
-// chain (errors.Unwrap) for the schema paths and the keyword, then builds
-// the message from the schema and the instance themselves, one entry of
-// schemaMessages per keyword, so that a model learns what was expected,
+// keyword's own message; it has no structured error type (v0.4.3). explain
+// takes from the chain (errors.Unwrap) only the schema paths visited and
+// the failing keyword, the names jsonschema-go puts first in each layer;
+// everything a message says (what was expected, what was sent, which items
+// are equal) comes from the schema and the instance themselves, one entry
+// of schemaMessages per keyword, so that a model learns what was expected,
 // what it sent and where, and nothing of the input is echoed unbounded.
+// (The fast path, schemafast.go, builds the same failures without
+// jsonschema-go.)
 
 // failure is one failed keyword.
 type failure struct {
@@ -29,7 +35,10 @@ type failure struct {
 	path    string             // JSON pointer to the instance value; * for an array index
 	value   any                // the instance value
 	found   bool               // whether value was found (not under a *)
-	leaf    string             // jsonschema-go's own message, the last resort
+	// candidates are the values at path when it passes a * (every item,
+	// every member), in order: the failing value is one of them.
+	candidates []any
+	leaf       string // jsonschema-go's own message, the last resort
 }
 
 // schemaMessages says, per keyword, what was wrong.
@@ -42,10 +51,11 @@ var schemaMessages = map[string]func(f *failure) string{
 		if f.found {
 			return "expected " + want + ", got " + boundedjson.Describe(f.value)
 		}
-		// The leaf quotes the value before its type: the type is the
-		// last match, whatever a string value says.
-		if m := reGotType.FindAllStringSubmatch(f.leaf, -1); m != nil {
-			return "expected " + want + ", got " + m[len(m)-1][1]
+		// Under a *: the first candidate of a type the schema refuses.
+		for _, v := range f.candidates {
+			if got := boundedjson.TypeName(v); !typeAllowed(f.node, got) {
+				return "expected " + want + ", got " + got
+			}
 		}
 		return "expected " + want
 	},
@@ -101,10 +111,16 @@ var schemaMessages = map[string]func(f *failure) string{
 	"minProperties": size("must have at least %d properties", func(s *jsonschema.Schema) *int { return s.MinProperties }),
 	"maxProperties": size("must have at most %d properties", func(s *jsonschema.Schema) *int { return s.MaxProperties }),
 	"uniqueItems": func(f *failure) string {
-		if m := reEqualItems.FindStringSubmatch(f.leaf); m != nil {
-			i, _ := strconv.Atoi(m[1])
-			j, _ := strconv.Atoi(m[2])
-			return fmt.Sprintf("items must be unique; items %d and %d are equal", min(i, j), max(i, j))
+		if items, ok := f.value.([]any); ok && f.found {
+			// The first item equal to an earlier one, as jsonschema-go
+			// finds it.
+			for j := 1; j < len(items); j++ {
+				for i := range j {
+					if equalJSONValues(items[i], items[j]) {
+						return fmt.Sprintf("items must be unique; items %d and %d are equal", i, j)
+					}
+				}
+			}
 		}
 		return "items must be unique"
 	},
@@ -117,10 +133,39 @@ var schemaMessages = map[string]func(f *failure) string{
 	"dependentRequired": fixed("lacks a property that another present property requires (dependentRequired)"),
 }
 
-var (
-	reGotType    = regexp.MustCompile(`has type "([a-z]+)"`)
-	reEqualItems = regexp.MustCompile(`array items (\d+) and (\d+) are equal`)
-)
+// typeAllowed reports whether a value of JSON type got (as
+// boundedjson.TypeName names it) matches the type keyword of s; "number"
+// takes integers.
+func typeAllowed(s *jsonschema.Schema, got string) bool {
+	ok := func(want string) bool { return got == want || got == "integer" && want == "number" }
+	if s.Type != "" {
+		return ok(s.Type)
+	}
+	return slices.ContainsFunc(s.Types, ok)
+}
+
+// equalJSONValues reports whether two generic JSON values are equal, numbers by
+// value.
+func equalJSONValues(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, equalJSONValues)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, has := y[k]
+			if !has || !equalJSONValues(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
 
 func fixed(msg string) func(*failure) string { return func(*failure) string { return msg } }
 
@@ -229,7 +274,7 @@ func explain(err error, root *jsonschema.Schema, instance any) (path, msg string
 	} else if strings.HasPrefix(f.keyword, "dependentRequired[") {
 		f.keyword = "dependentRequired"
 	}
-	f.path = walkInstance(layers, f)
+	f.path = walkInstance(layers, f, root)
 	if len(layers) > 0 {
 		f.node = schemaAt(root, layers[len(layers)-1])
 	} else {
@@ -245,10 +290,12 @@ func explain(err error, root *jsonschema.Schema, instance any) (path, msg string
 // walkInstance follows the schema paths visited down the instance: a step
 // into properties/<name> is a step into that member; a step into items or
 // additionalProperties is one into an element or member it cannot name
-// (*), after which the value is unknown; a jump (a $ref) is no step.
-func walkInstance(layers []string, f *failure) string {
+// (*), after which the value is unknown, one of f.candidates; a jump (a
+// $ref) is no step.
+func walkInstance(layers []string, f *failure, root *jsonschema.Schema) string {
 	var path strings.Builder
 	prev := ""
+	vals := []any{f.value}
 	for _, l := range layers {
 		rel, ok := strings.CutPrefix(l, prev)
 		prev = l
@@ -268,6 +315,7 @@ func walkInstance(layers []string, f *failure) string {
 					} else {
 						f.found = false
 					}
+					vals = members(vals, k, nil)
 				}
 			case "items", "prefixItems", "additionalProperties", "contains", "unevaluatedItems", "unevaluatedProperties":
 				path.WriteString("/*")
@@ -275,10 +323,59 @@ func walkInstance(layers []string, f *failure) string {
 				if segs[i] == "prefixItems" && i+1 < len(segs) {
 					i++
 				}
+				var parent *jsonschema.Schema
+				if segs[i] == "additionalProperties" || segs[i] == "unevaluatedProperties" {
+					parent = schemaAt(root, strings.TrimSuffix(l, "/"+strings.Join(segs[i:], "/")))
+				}
+				vals = members(vals, "", parent)
 			}
 		}
 	}
+	f.candidates = vals
 	return path.String()
+}
+
+// members returns, for each value of vals, its member named k, or for k
+// "" every item of an array and every member of an object (by name) —
+// with parent, the schema holding additionalProperties, only the members
+// its properties and patternProperties leave to it.
+func members(vals []any, k string, parent *jsonschema.Schema) []any {
+	var out []any
+	for _, v := range vals {
+		switch x := v.(type) {
+		case map[string]any:
+			if k != "" {
+				if m, has := x[k]; has {
+					out = append(out, m)
+				}
+				continue
+			}
+			for _, name := range slices.Sorted(maps.Keys(x)) {
+				if parent == nil || !evaluated(parent, name) {
+					out = append(out, x[name])
+				}
+			}
+		case []any:
+			if k == "" {
+				out = append(out, x...)
+			}
+		}
+	}
+	return out
+}
+
+// evaluated reports whether s's properties or patternProperties take the
+// member name (so additionalProperties does not).
+func evaluated(s *jsonschema.Schema, name string) bool {
+	if _, ok := s.Properties[name]; ok {
+		return true
+	}
+	for p := range s.PatternProperties {
+		if re, err := regexp.Compile(p); err == nil && re.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // schemaAt returns the subschema of root at a schema path, or nil.

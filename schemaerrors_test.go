@@ -47,6 +47,9 @@ func TestSchemaMessages(t *testing.T) {
 		{"maxContains", `{"type":"object","properties":{"l":{"contains":{"type":"string"},"maxContains":1}}}`, `{"l":["a","b"]}`, "/l", "has too many items matching the schema under contains"},
 		{"dependentRequired", `{"type":"object","dependentRequired":{"a":["b"]}}`, `{"a":1}`, "", "lacks a property that another present property requires (dependentRequired)"},
 		{"type", `{"type":"object","$defs":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":"x"}`, "/a", `expected integer, got string "x"`},
+		{"type", `{"type":"object","properties":{"a":{}},"additionalProperties":{"type":"boolean"}}`, `{"a":1,"b":true,"z":"s"}`, "/*", "expected boolean, got string"},
+		{"type", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`, `{"l":[{"n":1},{"n":"x"}]}`, "/l/*/n", "expected integer, got string"},
+		{"uniqueItems", `{"type":"object","properties":{"l":{"uniqueItems":true}}}`, `{"l":[{"a":[1,2]},3,{"a":[1,2.0]}]}`, "/l", "items must be unique; items 0 and 2 are equal"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

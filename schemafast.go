@@ -264,7 +264,7 @@ func (n *fastNode) walk(v any, found bool, at any) (*failure, bool) {
 		}
 		if !match {
 			f, _ := fail("type")
-			f.leaf = `has type "` + got + `"`
+			f.candidates = []any{v} // the value, known here even under a *
 			return f, true
 		}
 	}

@@ -68,7 +68,7 @@ func argsDigest(args any) []byte {
 func (s *stateSealer) seal(req *Request, state []byte) (string, error) {
 	payload, err := json.Marshal(sealedState{
 		Expires: s.now().Add(s.ttl).Unix(), Principal: req.Caller.Principal,
-		Tool: req.Name, Args: argsDigest(req.args), State: state,
+		Tool: req.Name, Args: argsDigest(req.c.args), State: state,
 	})
 	if err != nil {
 		return "", err
@@ -102,7 +102,7 @@ func (s *stateSealer) open(req *Request, token string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: issued to another caller", errBadState)
 	case st.Tool != req.Name:
 		return nil, fmt.Errorf("%w: issued for another tool", errBadState)
-	case string(st.Args) != string(argsDigest(req.args)):
+	case string(st.Args) != string(argsDigest(req.c.args)):
 		return nil, fmt.Errorf("%w: issued for other arguments", errBadState)
 	}
 	if st.State == nil {

@@ -59,52 +59,59 @@ type taskStoreError struct{ err error }
 func (e *taskStoreError) Error() string { return "mcp: storing the task: " + e.err.Error() }
 func (e *taskStoreError) Unwrap() error { return e.err }
 
-// callTask answers an admitted tools/call of a tool with TaskSupport ts.
-// It reports handled=false when the call is to be answered at once, with
-// err the outcome of its validation if that failed.
-func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts TaskSupport) (resp []byte, handled bool, err error) {
-	e := s.tasks
+// taskMode decides whether an admitted tools/call runs as a task: when
+// its tool's TaskSupport allows it, the Server has tasks, and the request
+// is made under 2026-07-28 by a client declaring the extension. A tool that
+// runs only as a task, called otherwise, is refused.
+func (s *Server) taskMode(ctx context.Context, req *Request, m *message) (asTask bool, err error) {
+	ts := req.c.compiled.info.TaskSupport
 	switch {
-	case e == nil && ts == TaskRequired:
+	case ts == TaskNever:
+		return false, nil
+	case s.tasks == nil && ts == TaskRequired:
 		s.logger.LogAttrs(ctx, slog.LevelError, "mcp: a tool that runs only as a task was called, but tasks are disabled (Options.Tasks.Disabled)",
 			slog.String("tool", req.Name))
-		return nil, true, &Error{Code: CodeInternalError, Message: "Internal error: tool " + quoteName(req.Name) +
+		return false, &Error{Code: CodeInternalError, Message: "Internal error: tool " + quoteName(req.Name) +
 			" runs only as a task, and this server has tasks disabled"}
-	case e == nil:
-		return nil, false, nil
-	case !m.modern && ts == TaskRequired:
-		return nil, true, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: call it under protocol " +
+	case s.tasks == nil:
+		return false, nil
+	case !m.rev.tasksExtension() && ts == TaskRequired:
+		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: call it under protocol " +
 			Version20260728 + " from a client that declares the extension " + TaskExtension)
 	case !declaresTasks(m.meta) && ts == TaskRequired:
-		return nil, true, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: declare the extension " +
+		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: declare the extension " +
 			TaskExtension + " in _meta " + metaClientCapabilities + ".extensions")
-	case !m.modern || !declaresTasks(m.meta):
-		return nil, false, nil
+	case !m.rev.tasksExtension() || !declaresTasks(m.meta):
+		return false, nil
 	}
-	// What a tool checks or asks before it starts is answered at once.
-	if err := s.validate(ctx, req); err != nil {
-		return nil, false, err
-	}
-	req.validated = true
-	resp, err = s.createTask(ctx, req, m)
+	return true, nil
+}
+
+// startTask stores the validated call req as a task, spawns it and returns
+// the CreateTaskResult. It returns neither (nil, nil) when a TaskOptional
+// tool finds no slot or the store refuses the task: the call then runs at
+// once.
+func (s *Server) startTask(ctx context.Context, req *Request, m *message) (created []byte, err error) {
+	ts := req.c.compiled.info.TaskSupport
+	created, err = s.createTask(ctx, req, m)
 	var se *taskStoreError
 	var rpc *Error
 	if errors.As(err, &rpc) && rpc.Code == CodeLimitExceeded && ts == TaskOptional {
 		s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: no task slot; the call runs at once", slog.String("tool", req.Name),
 			slog.String("principal", req.Caller.Principal), slog.String("limit", rpc.Message))
-		return nil, false, nil // run it now instead
+		return nil, nil // run it now instead
 	}
 	if errors.As(err, &se) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: the task store refused a task", slog.String("tool", req.Name),
 			slog.String("error", se.err.Error()))
 		if ts == TaskOptional {
-			return nil, false, nil // run it now instead
+			return nil, nil // run it now instead
 		}
 		if errors.Is(err, ErrTaskStoreFull) {
-			return nil, true, storeFull(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is full")
+			return nil, storeFull(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is full")
 		}
 		if errors.Is(err, ErrTaskQuota) {
-			return nil, true, taskQuotaError(req.Name)
+			return nil, taskQuotaError(req.Name)
 		}
 		if errors.Is(err, ErrTaskStoreUnavailable) {
 			return nil, true, storeUnavailable(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is failing over or unreachable")
@@ -113,10 +120,10 @@ func (s *Server) callTask(ctx context.Context, req *Request, m *message, ts Task
 		if errors.Is(err, errShutdown) {
 			why = "this server is shutting down"
 		}
-		return nil, true, &Error{Code: CodeInternalError, Message: "Internal error: " + why + ", and tool " +
+		return nil, &Error{Code: CodeInternalError, Message: "Internal error: " + why + ", and tool " +
 			quoteName(req.Name) + " runs only as a task; try again later"}
 	}
-	return resp, true, err
+	return created, err
 }
 
 // createTask stores a new task for the validated call req, starts it and
@@ -138,7 +145,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	now := e.now()
 	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
-		Permission: req.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
+		Permission: req.c.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
 		ProtocolVersion: req.ProtocolVersion, Owner: e.replica}
 	tr, err := s.prepareRun(ctx, m.tr, id, rec.Version, rec.Expires)
 	if err != nil {
@@ -151,7 +158,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 		s.abandon(tr)
 		return nil, &taskStoreError{err}
 	}
-	s.launch(tr, rec, req)
+	s.launch(tr, rec, req, s.execute)
 	b := appendTaskFields(make([]byte, 0, 320), `{"resultType":"task",`, rec)
 	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
 	b = append(b, s.infoRaw...)
@@ -208,10 +215,11 @@ func (s *Server) abandon(tr *taskRun) {
 	tr.cancel(nil)
 }
 
-// launch runs the stored task rec's tool in a goroutine of its own.
-func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
-	req.notes = nil // a task sends no progress or log notifications (SEP-2663)
-	req.task = rec.ID
+// launch runs the stored task rec in a goroutine of its own: run is the
+// rest of the call's path, execute for a call validated before it was
+// stored, validateExecute for a task resumed with the client's input.
+func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request, run ToolHandler) {
+	req.c.runAsTask(rec.ID)
 	s.tasks.activate(rec) // stored: from now on its lease is renewed
 	go func() {
 		defer s.tasks.quota.give(tr.owner)
@@ -223,14 +231,14 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 				s.taskPanicked(tr.ctx, rec, req, r)
 			}
 		}()
-		s.runTask(tr.ctx, rec, req)
+		s.runTask(tr.ctx, rec, req, run)
 	}()
 }
 
 // runTask runs a task's tool and stores what came of it.
-func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request) {
+func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run ToolHandler) {
 	e := s.tasks
-	res, err := s.execute(ctx, req)
+	res, err := run(ctx, req)
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errTaskCancelled), errors.Is(cause, errTaskStopped), errors.Is(cause, errTaskLost):
 		return // cancelled, failed elsewhere or lost; the store (or the ledger) already says so

@@ -205,7 +205,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 	}
 	if completes {
 		req = s.resumeRequest(m.caller, rec)
-		rctx, err := s.admit(ctx, req, nil)
+		rctx, err := s.admit(ctx, req, nil, &rec.Permission)
 		if err != nil {
 			return s.failResume(ctx, m, rec, err)
 		}
@@ -246,11 +246,11 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 			r.InputRequests, r.InputResponses = pending, answered
 			return true, nil
 		}
-		req.inputs = make(map[string]json.RawMessage, len(answered))
+		inputs := make(map[string]json.RawMessage, len(answered))
 		for k, v := range answered {
-			req.inputs[toolKey(k)] = v
+			inputs[toolKey(k)] = v
 		}
-		req.state = r.State
+		req.c.setRetry(inputs, r.State)
 		r.Status, r.StatusMessage, r.Owner = TaskWorking, "", s.tasks.replica
 		r.InputRequests, r.InputResponses, r.State = nil, nil, nil
 		resumed = true
@@ -268,7 +268,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		return nil, s.storeFailure(ctx, id, err)
 	}
 	if resumed {
-		s.launch(tr, stored, req)
+		s.launch(tr, stored, req, s.validateExecute)
 	}
 	if !waiting { // it stopped waiting meanwhile: nothing was outstanding
 		return s.ignoreInputs(ctx, m, id, stored.Status, responses), nil
@@ -289,11 +289,10 @@ func (s *Server) ignoreInputs(ctx context.Context, m *message, id string, status
 }
 
 // resumeRequest rebuilds the tools/call of a task, made again by caller,
-// to whom loadTask showed the task: the Authorizer allowed the task's
-// permission in this request already.
+// to whom loadTask showed the task (the Authorizer allowed the task's
+// permission in this request already: admit is told so).
 func (s *Server) resumeRequest(caller Caller, rec *TaskRecord) *Request {
-	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments,
-		granted: rec.Permission, hasGranted: true}
+	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments}
 	if len(rec.Meta) > 0 {
 		if v, err := parseJSON(rec.Meta, outputLimits); err == nil {
 			req.Meta, _ = v.(map[string]any)

@@ -131,17 +131,17 @@ func (t *typedTool[In, Out]) Validate(_ context.Context, req *Request) error {
 	if err != nil {
 		return err
 	}
-	req.decoded = in
+	req.c.setDecoded(in)
 	return nil
 }
 
 func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
-	if in, ok := req.decoded.(*In); ok {
+	if in, ok := req.c.decoded.(*In); ok {
 		return in, nil
 	}
 	in := new(In)
-	if t.generic && req.args != nil {
-		err := boundedjson.Decode(req.args, in)
+	if t.generic && req.c.args != nil {
+		err := boundedjson.Decode(req.c.args, in)
 		if err == nil {
 			return in, nil
 		}
@@ -156,8 +156,8 @@ func (t *typedTool[In, Out]) decode(req *Request) (*In, error) {
 	// are encoded again first, so that a number the schema counts as an
 	// integer (1.0) reaches an int field as one.
 	src := []byte(req.Arguments)
-	if req.args != nil && !boundedjson.HasImprecise(req.args) {
-		if enc, err := json.Marshal(req.args); err == nil {
+	if req.c.args != nil && !boundedjson.HasImprecise(req.c.args) {
+		if enc, err := json.Marshal(req.c.args); err == nil {
 			src = enc
 		}
 	}
@@ -228,9 +228,9 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 		text = tx.Text()
 	}
 	return &Result{
-		Content:           append([]Content{TextContent(text)}, req.extra...),
+		Content:           append([]Content{TextContent(text)}, req.c.extra...),
 		StructuredContent: json.RawMessage(enc),
-		Meta:              req.meta,
+		Meta:              req.c.meta,
 	}, nil
 }
 

@@ -52,7 +52,7 @@ func (b *writeBudget) give(n int) {
 	}
 }
 
-// budgetMessage is the message of an answer refused for the budget.
+// message is the message of an answer refused for the budget.
 func (b *writeBudget) message() string {
 	return "Server busy: " + strconv.FormatInt(b.max, 10) + " bytes of answers are waiting to be written to slow clients, " +
 		"the most this server holds (HandlerOptions.MaxPendingBytes); retry later"

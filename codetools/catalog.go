@@ -73,6 +73,7 @@ type Catalog struct {
 	routes    []route // routes.go
 	dirty     bool
 	current   *index
+	stops     []func() // Register's watches; Close calls them (close.go)
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It

@@ -279,7 +279,7 @@ func Register(ts *mcp.ToolSet, c *Catalog) error {
 	}
 	// Watch first, then read: no change can fall in between.
 	sync := func() { c.SetTools(ToolDocs(slices.Collect(ts.All()))) }
-	ts.Watch(sync)
+	c.keepWatch(ts.Watch(sync))
 	sync()
 	return nil
 }
