@@ -114,7 +114,7 @@ func (s *Server) startTask(ctx context.Context, req *Request, m *message) (creat
 			return nil, taskQuotaError(req.Name)
 		}
 		if errors.Is(err, ErrTaskStoreUnavailable) {
-			return nil, true, storeUnavailable(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is failing over or unreachable")
+			return nil, storeUnavailable(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is failing over or unreachable")
 		}
 		why := "the task store is unavailable"
 		if errors.Is(err, errShutdown) {
