@@ -203,15 +203,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL, nil)
-	b := []byte(`{"name":`)
-	b = appendString(b, o.Name)
-	if o.Title != "" {
-		b = append(b, `,"title":`...)
-		b = appendString(b, o.Title)
-	}
-	b = append(b, `,"version":`...)
-	b = appendString(b, o.Version)
-	s.infoRaw = append(b, '}')
+	s.infoRaw = appendImplementation(nil, o.Name, o.Title, o.Version)
 	return s
 }
 

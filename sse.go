@@ -52,13 +52,7 @@ func (s *stream) notify(method string, params json.RawMessage) error {
 	if !s.started {
 		s.start(true)
 	}
-	b := append(s.buf[:0], `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	if len(params) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, params...)
-	}
-	b = append(b, '}')
+	b := appendNotification(s.buf[:0], method, params)
 	s.buf = b
 	return s.event(b)
 }
