@@ -275,7 +275,10 @@ func isBatch(body []byte) bool {
 
 // handleOne answers one message; note reports that there is no response.
 func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *transport) (status int, resp []byte, note bool) {
-	start := time.Now()
+	var start time.Time // read only when the request is logged
+	if s.logger.Enabled(ctx, slog.LevelInfo) {
+		start = time.Now()
+	}
 	p := envelopeParser(s.limits)
 	defer p.Release()
 	v, err := p.Parse(body)
@@ -393,10 +396,14 @@ func (s *Server) logRequest(ctx context.Context, m *message, start time.Time, ou
 	if !s.logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
+	var d time.Duration
+	if !start.IsZero() { // zero: the level changed while the request ran
+		d = time.Since(start)
+	}
 	attrs := append([]slog.Attr{
 		slog.String("method", m.method),
 		slog.String("principal", m.caller.Principal),
-		slog.Duration("duration", time.Since(start)),
+		slog.Duration("duration", d),
 		slog.String("outcome", outcome),
 	}, extra...)
 	if m.method == "tools/call" {
