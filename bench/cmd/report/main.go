@@ -235,7 +235,9 @@ func main() {
 // floor measured in the same run.
 func speedTable(inproc, handle map[string][]sample, loops map[string][]loop) []byte {
 	var w bytes.Buffer
-	rps := func(c, impl string) float64 { return medianOf(loops[c+"/"+impl], func(l loop) float64 { return l.RPS }) }
+	rps := func(c, impl string) float64 {
+		return medianOf(loops[c+"/"+impl], func(l loop) float64 { return l.RPS })
+	}
 	fmt.Fprintf(&w, "| | embedmcp | go-sdk | mcp-go |\n|---|---:|---:|---:|\n")
 	row := func(what string, f func(impl string) float64) {
 		fmt.Fprintf(&w, "| %s | %s | %s | %s |\n", what, x(f("embed")), x(f("gosdk")), x(f("mcpgo")))
