@@ -253,8 +253,8 @@ func speedTable(inproc, handle map[string][]sample, loops map[string][]loop) []b
 	})
 	h, base := handle["HandleEcho"], handle["BaselineEcho"]
 	fmt.Fprintf(&w, "\nIn process, `Server.Handle` answers the echo call in %s the time of a bare `encoding/json` echo of\n"+
-		"the same message, with %s allocations (%s B) against its %s (%s B).\n",
-		x(ratio(med(h, ns), med(base, ns))), num(med(h, allocs)), num(med(h, bytesOp)), num(med(base, allocs)), num(med(base, bytesOp)))
+		"the same message, with %.0f allocations (%s B) against its %.0f (%s B).\n",
+		x(ratio(med(h, ns), med(base, ns))), med(h, allocs), num(med(h, bytesOp)), med(base, allocs), num(med(base, bytesOp)))
 	return w.Bytes()
 }
 

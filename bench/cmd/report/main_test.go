@@ -63,7 +63,7 @@ func TestSpeedTable(t *testing.T) {
 	for _, want := range []string{
 		"| loopback echo, req/s (16 clients, higher is better) | 0.95× | 0.10× | – |",
 		"| in-process echo through `ServeHTTP`, ns/op (lower is better) | 1.10× | – | – |",
-		"in 1.05× the time", "with 20.0 allocations (2000 B) against its 27.0 (1664 B)",
+		"in 1.05× the time", "with 20 allocations (2000 B) against its 27 (1664 B)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("speed table lacks %q:\n%s", want, got)
