@@ -74,6 +74,41 @@ func setReadDeadline(w http.ResponseWriter, t time.Time) bool {
 	}
 }
 
+// setWriteDeadline is setReadDeadline for the write deadline. It reports
+// whether w supports write deadlines at all (a failure to set one, on a
+// connection already gone, still counts as support).
+func setWriteDeadline(w http.ResponseWriter, t time.Time) bool {
+	for {
+		switch x := w.(type) {
+		case interface{ SetWriteDeadline(time.Time) error }:
+			_ = x.SetWriteDeadline(t)
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+// flushWriter flushes w as http.ResponseController.Flush does, without its
+// allocations; http.ErrNotSupported when nothing in the chain flushes.
+func flushWriter(w http.ResponseWriter) error {
+	for {
+		switch x := w.(type) {
+		case interface{ FlushError() error }:
+			return x.FlushError()
+		case http.Flusher:
+			x.Flush()
+			return nil
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return http.ErrNotSupported
+		}
+	}
+}
+
 // readChunked reads src to its end into pooled chunks and returns a copy
 // of exactly the bytes read; more than limit bytes is an
 // *http.MaxBytesError.

@@ -129,19 +129,12 @@ func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 		}
 		version = s.handshakeVersions[len(s.handshakeVersions)-1]
 	}
-	b := []byte(`{"protocolVersion":`)
-	b = appendString(b, version)
-	b = append(b, `,"capabilities":{"logging":{},"tools":{"listChanged":false}},"serverInfo":`...)
-	b = append(b, s.infoRaw...)
-	if s.opts.Instructions != "" {
-		b = append(b, `,"instructions":`...)
-		b = appendString(b, s.opts.Instructions)
-	}
+	b := appendInitializeResult(nil, &initializeResult{Version: version, ServerInfo: s.infoRaw, Instructions: s.opts.Instructions})
 	return m.respond(b), nil
 }
 
 func (s *Server) ping(_ context.Context, m *message) ([]byte, error) {
-	return m.respond([]byte("{")), nil
+	return m.respond(appendEmptyResult(nil)), nil
 }
 
 // setLevel accepts logging/setLevel. Being stateless, the server keeps
@@ -152,7 +145,7 @@ func (s *Server) setLevel(_ context.Context, m *message) ([]byte, error) {
 	if !LogLevel(l).Valid() {
 		return nil, invalidParams("level must be one of debug, info, notice, warning, error, critical, alert, emergency")
 	}
-	return m.respond([]byte("{")), nil
+	return m.respond(appendEmptyResult(nil)), nil
 }
 
 const cursorPrefix = "after:"
@@ -192,7 +185,7 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		az       Authorizer
 		tools    *toolCache
 		logger   *slog.Logger
-	}{b: append((*bp)[:0], `{"tools":[`...), pageSize: s.opts.PageSize, after: after, caller: caller,
+	}{b: appendToolsListStart((*bp)[:0]), pageSize: s.opts.PageSize, after: after, caller: caller,
 		reg: s.reg, az: s.az, tools: &s.tools, logger: s.logger}
 	for t := range st.reg.All() {
 		c, err := st.tools.get(t, st.reg)
@@ -219,11 +212,11 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		st.last = name
 	}
 	b, more, last := st.b, st.more, st.last
-	b = append(b, ']')
+	next := ""
 	if more {
-		b = append(b, `,"nextCursor":`...)
-		b = appendString(b, base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix+last)))
+		next = base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + last))
 	}
+	b = appendToolsListEnd(b, next)
 	if m.rev.perRequest {
 		b = s.appendCacheable(b)
 		b = s.appendCompleteResult(b, false)
@@ -233,17 +226,5 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 }
 
 // respond copies a result object, without its closing brace, into the
-// complete JSON-RPC response, in one exact-size buffer.
-func (m *message) respond(result []byte) []byte {
-	out := make([]byte, 0, len(result)+len(m.id)+len(responsePrefix)+len(responseMid)+2)
-	out = append(out, responsePrefix...)
-	out = append(out, m.id...)
-	out = append(out, responseMid...)
-	out = append(out, result...)
-	return append(out, "}}"...)
-}
-
-const (
-	responsePrefix = `{"jsonrpc":"2.0","id":`
-	responseMid    = `,"result":`
-)
+// complete JSON-RPC response (wireResponse), in one exact-size buffer.
+func (m *message) respond(result []byte) []byte { return wireResponse(m.id, result) }

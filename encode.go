@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"strconv"
 	"sync"
 )
 
@@ -141,32 +140,4 @@ func appendResultCapped(b []byte, r *Result, limit int) ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// appendError encodes a JSON-RPC error response. id is raw JSON ("null"
-// when unknown).
-func appendError(b []byte, id []byte, code int, message string, data any) []byte {
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	if len(id) == 0 {
-		id = nullJSON
-	}
-	b = append(b, id...)
-	b = append(b, `,"error":{"code":`...)
-	b = strconv.AppendInt(b, int64(code), 10)
-	b = append(b, `,"message":`...)
-	b = appendString(b, message)
-	if data != nil {
-		if enc, err := json.Marshal(data); err == nil {
-			b = append(b, `,"data":`...)
-			b = append(b, enc...)
-		}
-	}
-	return append(b, "}}"...)
-}
-
-var nullJSON = []byte("null")
-
-// appendErr encodes rpc as the error response to id.
-func appendErr(b []byte, id []byte, rpc *Error) []byte {
-	return appendError(b, id, rpc.Code, rpc.Message, rpc.Data)
 }

@@ -54,6 +54,22 @@ func ContextWithExchange(ctx context.Context, ex *Exchange) context.Context {
 	return context.WithValue(ctx, exchangeKey{}, ex)
 }
 
+// exchangeContext is what ContextWithExchange makes, as a value that can
+// live inside another: the HTTP transport keeps it in the request's stream,
+// so that carrying the Exchange costs no allocation of its own. Every other
+// key is its parent's.
+type exchangeContext struct {
+	context.Context
+	ex *Exchange
+}
+
+func (c *exchangeContext) Value(key any) any {
+	if _, ok := key.(exchangeKey); ok {
+		return c.ex
+	}
+	return c.Context.Value(key)
+}
+
 // ExchangeFromContext returns the Exchange in ctx, or nil. A Protocol
 // reads it to learn what the transport knows of the request.
 func ExchangeFromContext(ctx context.Context) *Exchange {

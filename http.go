@@ -322,7 +322,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		needs = new(scopeNeeds)
 		ctx = context.WithValue(ctx, scopeNeedsKey{}, needs)
 	}
-	status, resp := h.p.Handle(ContextWithExchange(ctx, &st.ex), caller, body)
+	st.ctx = exchangeContext{Context: ctx, ex: &st.ex}
+	status, resp := h.p.Handle(&st.ctx, caller, body)
 	if needs != nil && h.challenge(w, r, needs, caller, body, st) {
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 )
 
 // A ToolHandler runs one tools/call that was looked up, authorized and
@@ -50,11 +49,9 @@ func chainTools(mw []ToolMiddleware, run ToolHandler) ToolHandler {
 
 // Message is one JSON-RPC request as Middleware sees it: parsed, its
 // revision chosen and its revision rules checked, about to be dispatched.
-// Notifications are never dispatched and never reach Middleware. The
-// Server owns it and reuses it for a later request once the Middleware
-// returns: a Middleware that hands what it saw to another goroutine (an
-// audit log written later, say) copies the fields it needs, not the
-// pointer, and calls Tool before it returns.
+// Notifications are never dispatched and never reach Middleware. Each
+// request has a Message of its own, never reused: a Middleware may keep
+// it, or hand it to another goroutine (an audit log written later, say).
 type Message struct {
 	// Method is the JSON-RPC method, e.g. "tools/call".
 	Method string
@@ -139,23 +136,19 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 }
 
 // heapMessage is a request on its way through Options.Middleware: the
-// message and the Message they see, together. Handing them to Middleware
-// puts them on the heap; they are taken from heapMessages and given back
-// once the request is answered, so that the hook costs no allocation.
-// (Without Middleware the message stays on the stack: nothing the Server
-// does keeps it past the request.)
+// message and the Message they see, in one allocation, made for this
+// request alone (Middleware may keep the Message). Without Middleware the
+// message stays on the stack: nothing the Server does keeps it past the
+// request.
 type heapMessage struct {
 	msg Message
 	m   message
 }
 
-var heapMessages = sync.Pool{New: func() any { return new(heapMessage) }}
-
-// release clears hm, so that nothing of this request reaches the next one
-// or stays reachable from the pool, and gives it back.
+// release drops what of the request the Message does not show, once it is
+// answered: the params map is the parser's, which reuses it.
 func (hm *heapMessage) release() {
-	*hm = heapMessage{}
-	heapMessages.Put(hm)
+	hm.m.params = nil
 }
 
 // answerWithMiddleware runs the request through Options.Middleware. A

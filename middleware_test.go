@@ -196,8 +196,7 @@ func TestMessageTool(t *testing.T) {
 }
 
 // TestMiddlewareMessagePerRequest: each request a Middleware sees is its
-// own while the Middleware runs, under concurrent requests (the Server
-// reuses the Message of an answered request for a later one): the id,
+// own while the Middleware runs, under concurrent requests: the id,
 // target and tool seen after next are the request's, and nothing of one
 // request reaches the next (Tool is nil before next on every one).
 func TestMiddlewareMessagePerRequest(t *testing.T) {
@@ -238,5 +237,56 @@ func TestMiddlewareMessagePerRequest(t *testing.T) {
 	wg.Wait()
 	if n := bad.Load(); n != 0 {
 		t.Errorf("%d requests saw another request's Message or answer", n)
+	}
+}
+
+// TestMiddlewareMessageKept: a Middleware may keep the Message it saw, or
+// hand it to another goroutine: once every request was answered, each
+// kept Message still holds its own request's method, id, target, _meta and
+// tool (the Server never reuses one for a later request).
+func TestMiddlewareMessageKept(t *testing.T) {
+	ts := NewToolSet()
+	for _, name := range []string{"even", "odd"} {
+		if err := ts.Register(NewRawTool(ToolInfo{Name: name},
+			func(context.Context, *Request) (*Result, error) { return TextResult(name), nil })); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var kept []*Message
+	mw := func(ctx context.Context, msg *Message, next MessageHandler) Outcome {
+		out := next(ctx, msg)
+		mu.Lock()
+		kept = append(kept, msg)
+		mu.Unlock()
+		return out
+	}
+	s := NewServer(ts, AllowAll(), &Options{Middleware: []Middleware{mw}})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 100 {
+				id := g*1000 + i
+				name := []string{"even", "odd"}[id%2]
+				s.Handle(versionCtx(Version20250618), Caller{}, rpcBody(id, "tools/call",
+					`{"name":"`+name+`","_meta":{"n":`+strconv.Itoa(id)+`}}`))
+			}
+		})
+	}
+	wg.Wait()
+	if len(kept) != 400 {
+		t.Fatalf("%d Messages kept, want 400", len(kept))
+	}
+	seen := map[*Message]bool{}
+	for _, msg := range kept {
+		id, err := strconv.Atoi(string(msg.ID))
+		want := []string{"even", "odd"}[id%2]
+		n, _ := msg.Meta["n"].(float64)
+		if err != nil || msg.Method != "tools/call" || msg.Name != want || int(n) != id ||
+			msg.Tool() == nil || msg.Tool().Info().Name != want || seen[msg] {
+			t.Errorf("kept Message changed after its request: id %s, name %q, meta %v, tool %v, seen before %v",
+				msg.ID, msg.Name, msg.Meta, msg.Tool(), seen[msg])
+		}
+		seen[msg] = true
 	}
 }

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"strconv"
 	"time"
 )
 
@@ -18,24 +17,8 @@ func (s *Server) changes() ChangeNotifier {
 // discover answers server/discover: the versions served (newest first), the
 // capabilities and the server's identity.
 func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
-	b := []byte(`{"supportedVersions":[`)
-	for i := len(s.versions) - 1; i >= 0; i-- {
-		b = appendString(b, s.versions[i])
-		if i > 0 {
-			b = append(b, ',')
-		}
-	}
-	b = append(b, `],"capabilities":{"logging":{},"tools":{"listChanged":`...)
-	b = strconv.AppendBool(b, s.changes() != nil)
-	b = append(b, '}')
-	if s.tasks != nil {
-		b = append(b, `,"extensions":{"`+TaskExtension+`":{}}`...)
-	}
-	b = append(b, '}')
-	if s.opts.Instructions != "" {
-		b = append(b, `,"instructions":`...)
-		b = appendString(b, s.opts.Instructions)
-	}
+	b := appendDiscoverResult(nil, &discoverResult{Versions: s.versions, ListChanged: s.changes() != nil,
+		Tasks: s.tasks != nil, Instructions: s.opts.Instructions})
 	b = s.appendCacheable(b)
 	b = s.appendCompleteResult(b, false)
 	return m.respond(b), nil
@@ -43,22 +26,13 @@ func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
 
 // appendCacheable appends the CacheableResult fields of 2026-07-28.
 func (s *Server) appendCacheable(b []byte) []byte {
-	b = append(b, `,"ttlMs":`...)
-	b = strconv.AppendInt(b, s.opts.ListTTL.Milliseconds(), 10)
-	b = append(b, `,"cacheScope":`...)
-	return appendString(b, s.opts.CacheScope)
+	return appendCacheable(b, s.opts.ListTTL, s.opts.CacheScope)
 }
 
 // appendCompleteResult appends resultType and, unless the result carries its
 // own _meta, the server's identity.
 func (s *Server) appendCompleteResult(b []byte, hasMeta bool) []byte {
-	b = append(b, `,"resultType":"complete"`...)
-	if !hasMeta {
-		b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
-		b = append(b, s.infoRaw...)
-		b = append(b, '}')
-	}
-	return b
+	return appendComplete(b, s.infoRaw, hasMeta)
 }
 
 // withServerInfo returns res with the server's identity in its _meta (a
@@ -96,9 +70,7 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	wantTools, _ := filter["toolsListChanged"].(bool)
 	cn := s.changes()
 	wantTools = wantTools && cn != nil
-	subMeta := []byte(`{"` + metaSubscriptionID + `":`)
-	subMeta = append(subMeta, m.id...)
-	subMeta = append(subMeta, '}')
+	subMeta := appendSubscriptionMeta(nil, m.id)
 
 	// Watch before acknowledging, so that no change after the
 	// acknowledgement can be missed.
@@ -118,23 +90,17 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		return nil, err
 	}
 	defer tasks.close()
-	ack := []byte(`{"_meta":`)
-	ack = append(ack, subMeta...)
-	ack = append(ack, `,"notifications":{`...)
-	if wantTools {
-		ack = append(ack, `"toolsListChanged":true`...)
-	}
+	ack := listenAck{ID: m.id, ToolsListChanged: wantTools}
 	var wake <-chan TaskChange
 	var tick <-chan time.Time
 	if tasks != nil {
-		ack = tasks.appendAck(ack, !wantTools)
+		ack.Tasks, ack.TaskIDs = true, tasks.agreed
 		wake, tick = tasks.wake, tasks.tick.C
 	}
-	ack = append(ack, "}}"...)
-	if err := notify("notifications/subscriptions/acknowledged", ack); err != nil {
+	if err := notify("notifications/subscriptions/acknowledged", appendListenAck(nil, &ack)); err != nil {
 		return nil, err
 	}
-	note := append(append([]byte(`{"_meta":`), subMeta...), '}')
+	note := appendListenNote(nil, m.id)
 	if tasks != nil {
 		err = tasks.refreshAll(ctx, notify)
 	}
@@ -150,9 +116,5 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 			err = tasks.refreshAll(ctx, notify)
 		}
 	}
-	b := []byte(`{"resultType":"complete","_meta":`)
-	b = append(b, subMeta[:len(subMeta)-1]...)
-	b = append(b, `,"`+metaServerInfo+`":`...)
-	b = append(b, s.infoRaw...)
-	return m.respond(append(b, '}')), nil
+	return m.respond(appendListenResult(nil, m.id, s.infoRaw)), nil
 }

@@ -209,15 +209,7 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL, nil)
-	b := []byte(`{"name":`)
-	b = appendString(b, o.Name)
-	if o.Title != "" {
-		b = append(b, `,"title":`...)
-		b = appendString(b, o.Title)
-	}
-	b = append(b, `,"version":`...)
-	b = appendString(b, o.Version)
-	s.infoRaw = append(b, '}')
+	s.infoRaw = appendImplementation(nil, o.Name, o.Title, o.Version)
 	return s
 }
 
@@ -289,7 +281,10 @@ func isBatch(body []byte) bool {
 
 // handleOne answers one message; note reports that there is no response.
 func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *transport) (status int, resp []byte, note bool) {
-	start := time.Now()
+	var start time.Time // read only when the request is logged
+	if s.logger.Enabled(ctx, slog.LevelInfo) {
+		start = time.Now()
+	}
 	p := envelopeParser(s.limits)
 	defer p.Release()
 	v, err := p.Parse(body)
@@ -298,13 +293,12 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		return status, resp, false
 	}
 	// Without Middleware the message stays on the stack; with it, it is
-	// taken from a pool with the Message they see (no allocation, no
-	// copy) and given back once the request is answered.
+	// made on the heap with the Message they see, in one allocation.
 	var msg message
 	m := &msg
 	var hm *heapMessage
 	if s.chain != nil {
-		hm = heapMessages.Get().(*heapMessage)
+		hm = new(heapMessage)
 		defer hm.release()
 		m = &hm.m
 	}
@@ -408,10 +402,14 @@ func (s *Server) logRequest(ctx context.Context, m *message, start time.Time, ou
 	if !s.logger.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
+	var d time.Duration
+	if !start.IsZero() { // zero: the level changed while the request ran
+		d = time.Since(start)
+	}
 	attrs := append([]slog.Attr{
 		slog.String("method", m.method),
 		slog.String("principal", m.caller.Principal),
-		slog.Duration("duration", time.Since(start)),
+		slog.Duration("duration", d),
 		slog.String("outcome", outcome),
 	}, extra...)
 	if m.method == "tools/call" {

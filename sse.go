@@ -15,6 +15,7 @@ import (
 // nothing, so nothing is ever written after ServeHTTP returns.
 type stream struct {
 	ex           Exchange
+	ctx          exchangeContext // the request's context, carrying ex
 	w            http.ResponseWriter
 	sseOnly      bool // the client accepts text/event-stream but not JSON
 	keepAlive    time.Duration
@@ -28,6 +29,7 @@ type stream struct {
 	err     error         // the first write error; the client is gone
 	stop    chan struct{} // closed by finish; ends the keep-alive loop
 	buf     []byte
+	clen    [1]string // the Content-Length header's value
 }
 
 var (
@@ -50,13 +52,7 @@ func (s *stream) notify(method string, params json.RawMessage) error {
 	if !s.started {
 		s.start(true)
 	}
-	b := append(s.buf[:0], `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	if len(params) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, params...)
-	}
-	b = append(b, '}')
+	b := appendNotification(s.buf[:0], method, params)
 	s.buf = b
 	return s.event(b)
 }
@@ -163,7 +159,7 @@ func (s *stream) put(b []byte) bool {
 }
 
 func (s *stream) flush() error {
-	err := http.NewResponseController(s.w).Flush()
+	err := flushWriter(s.w)
 	if err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.err = err
 		return err
@@ -173,6 +169,10 @@ func (s *stream) flush() error {
 
 // finish writes Handle's answer: the last event of a stream that started,
 // or a JSON body (a one-event stream for clients that accept only SSE).
+// Each answer is written under one write deadline, set just before it: an
+// event is flushed under its own, and what a JSON answer leaves buffered
+// net/http writes once the handler returns, still under it (net/http
+// clears the connection's write deadline only after that).
 // An answer beyond the Handler's budget of bytes being written is replaced
 // by a -32001 error: 503 with Retry-After, or, on a stream already
 // started, its last event.
@@ -183,7 +183,6 @@ func (s *stream) finish(status int, resp []byte) {
 	if s.stop != nil {
 		close(s.stop)
 	}
-	defer s.flushLast()
 	if s.started {
 		if len(resp) > 0 && s.err == nil {
 			if err := s.event(resp); errors.Is(err, errPendingBudget) {
@@ -193,6 +192,7 @@ func (s *stream) finish(status int, resp []byte) {
 		return
 	}
 	if len(resp) == 0 {
+		s.deadline() // for the header net/http writes once the handler returns
 		s.w.WriteHeader(status)
 		return
 	}
@@ -212,7 +212,8 @@ func (s *stream) finish(status int, resp []byte) {
 	}
 	hdr := s.w.Header()
 	hdr["Content-Type"] = hdrJSON
-	hdr["Content-Length"] = []string{strconv.Itoa(len(resp))}
+	s.clen[0] = strconv.Itoa(len(resp))
+	hdr["Content-Length"] = s.clen[:]
 	s.w.WriteHeader(status)
 	s.deadline()
 	s.put(resp)

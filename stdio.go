@@ -338,14 +338,7 @@ func (c *stdioConn) run(call *stdioCall, data []byte) {
 
 // notify is a call's Exchange.Notify.
 func (call *stdioCall) notify(method string, params json.RawMessage) error {
-	b := make([]byte, 0, len(params)+64)
-	b = append(b, `{"jsonrpc":"2.0","method":`...)
-	b = appendString(b, method)
-	if len(params) > 0 {
-		b = append(b, `,"params":`...)
-		b = append(b, params...)
-	}
-	return call.conn.write(call, append(b, '}'), false)
+	return call.conn.write(call, appendNotification(make([]byte, 0, len(params)+64), method, params), false)
 }
 
 // write writes one message as one line, unless the connection is closing or

@@ -93,21 +93,6 @@ func (ts *taskSub) close() {
 	}
 }
 
-// appendAck appends the agreed IDs to an acknowledgement's notifications.
-func (ts *taskSub) appendAck(b []byte, first bool) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, `"taskIds":[`...)
-	for i, id := range ts.agreed {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, id)
-	}
-	return append(b, ']')
-}
-
 // load reads one of the caller's tasks, failed first if its lease ran out.
 func (ts *taskSub) load(ctx context.Context, id string) (*TaskRecord, error) {
 	s := ts.s

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -59,22 +58,10 @@ func (b *writeBudget) message() string {
 }
 
 // deadline sets the write deadline of the next write to the client. A
-// ResponseWriter without deadlines (ErrNotSupported) writes without one.
-// Called with mu held.
+// ResponseWriter without deadlines writes without one, and the stream
+// stops asking. Called with mu held.
 func (s *stream) deadline() {
-	if s.writeTimeout > 0 {
-		_ = http.NewResponseController(s.w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	if s.writeTimeout > 0 && !setWriteDeadline(s.w, time.Now().Add(s.writeTimeout)) {
+		s.writeTimeout = 0
 	}
-}
-
-// flushLast flushes what the last write left buffered, under a write
-// deadline of its own, so that the bytes net/http writes once the handler
-// returns are few; net/http clears the connection's write deadline once
-// the response is finished. Called with mu held.
-func (s *stream) flushLast() {
-	if s.writeTimeout <= 0 || s.err != nil {
-		return
-	}
-	s.deadline()
-	_ = http.NewResponseController(s.w).Flush()
 }

@@ -2,11 +2,14 @@
 // server on a loopback address, for the loopback load test:
 //
 //	benchserver -impl embed|gosdk|mcpgo|bare [-addr 127.0.0.1:0] [-tools 1000]
+//	            [-cpuprofile cpu.out] [-memprofile mem.out]
 //
 // It serves the echo tool alone at /mcp and the echo tool among -tools
 // tools at /list/mcp, prints its base URL (http://127.0.0.1:PORT) on the
 // first line of stdout, and runs until it is interrupted or its stdin is
-// closed.
+// closed. With -cpuprofile and -memprofile it writes runtime/pprof
+// profiles of everything it served (the memory profile samples every
+// allocation) when it stops.
 package main
 
 import (
@@ -19,6 +22,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -30,9 +35,43 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	tools := flag.Int("tools", 1000, "number of tools served at /list/mcp")
 	watchStdin := flag.Bool("stdin", true, "exit when stdin is closed")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation) to this file")
 	flag.Parse()
 	log.SetPrefix("benchserver: ")
 	log.SetFlags(0)
+	if *memProfile != "" {
+		runtime.MemProfileRate = 1
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				log.Print(err)
+			}
+		}()
+	}
+	if *memProfile != "" {
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				log.Print(err)
+			}
+		}()
+	}
 
 	one, err := servers.New(*impl, 1)
 	if err != nil {
