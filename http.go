@@ -314,6 +314,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
+	st.ex.budget = st.budget
 	if sseOK {
 		st.ex.Notify = st.notify
 	}

@@ -137,6 +137,7 @@ type Server struct {
 	sealer    *stateSealer
 	sealerErr error
 	tasks     *taskEngine // nil when Options.Tasks.Disabled
+	batches   chan struct{} // a slot per batch built at once (BatchLimits.MaxConcurrentBatches); nil: no bound
 }
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
@@ -200,6 +201,7 @@ func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
 		s.maxRes = 4 << 20
 	}
 	s.limits = o.Limits.orDefault()
+	s.batches = newBatchSlots(o.Batch.MaxConcurrentBatches)
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL, nil)

@@ -10,7 +10,8 @@ package main
 //
 // BASE_PORT, when set, puts the child on 127.0.0.1:BASE_PORT+1 (else a
 // port the kernel picks); SLOW_READERS_CLIENTS changes the 150 clients and
-// SLOW_READERS_MAX_RSS_MIB the 512 MiB the test fails above.
+// SLOW_READERS_MAX_RSS_MIB the 512 MiB the test fails above;
+// SLOW_READERS_GCTRACE=1 prints the child's GODEBUG=gctrace=1 lines.
 
 import (
 	"bufio"
@@ -115,6 +116,9 @@ func TestSlowReadersPeakRSS(t *testing.T) {
 		addr = "127.0.0.1:" + strconv.Itoa(base+1)
 	}
 	cmd := exec.Command(bin, "-addr", addr)
+	if os.Getenv("SLOW_READERS_GCTRACE") != "" {
+		cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1")
+	}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -130,6 +134,9 @@ func TestSlowReadersPeakRSS(t *testing.T) {
 	}
 	go func() { // drain the log
 		for lines.Scan() {
+			if strings.HasPrefix(lines.Text(), "gc ") {
+				fmt.Println(lines.Text())
+			}
 		}
 	}()
 	batch := codeFileBatch(t)
