@@ -137,7 +137,10 @@ type Server struct {
 	sealer    *stateSealer
 	sealerErr error
 	tasks     *taskEngine // nil when Options.Tasks.Disabled
-	batches   chan struct{} // a slot per batch built at once (BatchLimits.MaxConcurrentBatches); nil: no bound
+
+	// batches holds a slot per batch being built
+	// (BatchLimits.MaxConcurrentBatches); nil: no bound.
+	batches chan struct{}
 }
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
