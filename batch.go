@@ -95,8 +95,8 @@ func (s *Server) batchSlot(ctx context.Context) (release func(), ok bool) {
 }
 
 // batchesBusy answers a batch that found no slot to be built in.
-func (s *Server) batchesBusy(ctx context.Context) (int, []byte) {
-	if ex := ExchangeFromContext(ctx); ex != nil {
+func (s *Server) batchesBusy(ex *Exchange) (int, []byte) {
+	if ex != nil {
 		ex.retryAfter = pendingRetryAfter * time.Second
 	}
 	return http.StatusServiceUnavailable, appendError(nil, nil, CodeLimitExceeded, "Server busy: "+strconv.Itoa(cap(s.batches))+
@@ -134,8 +134,8 @@ const (
 
 // handleBatch answers a 2025-03-26 batch: one response per request, in
 // order, none for notifications, 202 when there are only notifications;
-// under the BatchLimits.
-func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport) (int, []byte) {
+// under the BatchLimits. ex is the request's Exchange, or nil.
+func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport, ex *Exchange) (int, []byte) {
 	if tr.version != "" && !s.serves(tr.version) {
 		return http.StatusBadRequest, appendErr(nil, nil, s.unsupported(tr.version))
 	}
@@ -152,7 +152,7 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 	}
 	release, ok := s.batchSlot(ctx)
 	if !ok {
-		return s.batchesBusy(ctx)
+		return s.batchesBusy(ex)
 	}
 	defer release()
 	maxBytes, timeout, workers := s.batchLimits()
@@ -165,7 +165,6 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 	// The answer is counted in the Handler's budget of answer bytes while
 	// it is built, so that many batches built at once hold no more than
 	// the answers waiting to be written may.
-	ex := ExchangeFromContext(ctx)
 	var budget *writeBudget
 	if ex != nil && ex.budget != nil && ex.budget.max >= 0 {
 		budget = ex.budget

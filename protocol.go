@@ -263,12 +263,13 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	// The transport's facts are read once, here; everything after reads
 	// them from the message.
 	var tr transport
-	if ex := ExchangeFromContext(ctx); ex != nil {
+	ex := ExchangeFromContext(ctx)
+	if ex != nil {
 		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
 	}
 	if isBatch(body) {
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
-		return s.handleBatch(ctx, caller, body, &btr)
+		return s.handleBatch(ctx, caller, body, &btr, ex)
 	}
 	status, resp, _ := s.handleOne(ctx, caller, body, &tr)
 	return status, resp
