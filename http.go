@@ -110,8 +110,9 @@ type HandlerOptions struct {
 	// 503, a Retry-After header and a -32001 error (on a stream already
 	// started, its last event is that error), a batch that passes it while
 	// it is built is stopped and refused so, and a notification beyond it
-	// is dropped. One answer alone always goes. Zero means
-	// DefaultMaxPendingBytes (256 MiB); negative means no budget.
+	// is dropped. One answer alone always goes. The heap can hold about
+	// twice the budget (the garbage collector's headroom, GOGC=100). Zero
+	// means DefaultMaxPendingBytes (128 MiB); negative means no budget.
 	MaxPendingBytes int64
 	// ListenLifetime is how long a subscriptions/listen stream lasts: it
 	// then ends cleanly, with its completion result, and the client listens

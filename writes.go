@@ -14,7 +14,7 @@ const (
 	DefaultWriteTimeout = 30 * time.Second
 	// DefaultMaxPendingBytes is the default of
 	// HandlerOptions.MaxPendingBytes.
-	DefaultMaxPendingBytes = 256 << 20
+	DefaultMaxPendingBytes = 128 << 20
 )
 
 // pendingRetryAfter is the Retry-After of an answer refused for the
