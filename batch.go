@@ -16,8 +16,9 @@ import (
 
 // Defaults of BatchLimits.
 const (
-	DefaultMaxBatchBytes    = 4 << 20
-	DefaultBatchConcurrency = 4
+	DefaultMaxBatchBytes        = 4 << 20
+	DefaultBatchConcurrency     = 4
+	DefaultMaxConcurrentBatches = 8
 )
 
 // BatchLimits bound a JSON-RPC batch (2025-03-26 rules; later revisions
@@ -41,6 +42,66 @@ type BatchLimits struct {
 	// DefaultBatchConcurrency (4); 1 or negative runs them one after the
 	// other.
 	Concurrency int
+	// MaxConcurrentBatches is how many batches a Server builds at once,
+	// whatever their clients: a batch beyond it waits for its turn, up to
+	// 5 seconds while its client waits, and is then refused (503 over
+	// HTTP, Retry-After, a -32001 error naming this option), so that many
+	// clients sending batches at once share the CPU instead of each
+	// holding a partly built answer. Zero means
+	// DefaultMaxConcurrentBatches (8); negative means no bound. (Batch
+	// answers, while they are built, also count in
+	// HandlerOptions.MaxPendingBytes.)
+	MaxConcurrentBatches int
+}
+
+// batchWait is how long a batch waits for one of the
+// BatchLimits.MaxConcurrentBatches slots before it is refused.
+const batchWait = 5 * time.Second
+
+// newBatchSlots returns the slots of BatchLimits.MaxConcurrentBatches n;
+// nil for no bound.
+func newBatchSlots(n int) chan struct{} {
+	switch {
+	case n < 0:
+		return nil
+	case n == 0:
+		n = DefaultMaxConcurrentBatches
+	}
+	return make(chan struct{}, n)
+}
+
+// batchSlot waits for a slot to build a batch in, and returns the function
+// that gives it back; false when none came free within batchWait or the
+// client left.
+func (s *Server) batchSlot(ctx context.Context) (release func(), ok bool) {
+	if s.batches == nil {
+		return func() {}, true
+	}
+	release = func() { <-s.batches }
+	select {
+	case s.batches <- struct{}{}:
+		return release, true
+	default:
+	}
+	t := time.NewTimer(batchWait)
+	defer t.Stop()
+	select {
+	case s.batches <- struct{}{}:
+		return release, true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil, false
+}
+
+// batchesBusy answers a batch that found no slot to be built in.
+func (s *Server) batchesBusy(ex *Exchange) (int, []byte) {
+	if ex != nil {
+		ex.retryAfter = pendingRetryAfter * time.Second
+	}
+	return http.StatusServiceUnavailable, appendError(nil, nil, CodeLimitExceeded, "Server busy: "+strconv.Itoa(cap(s.batches))+
+		" batches are being built, the most this server builds at once (BatchLimits.MaxConcurrentBatches); "+
+		"retry later, or send the requests one at a time", nil)
 }
 
 // batchLimits resolves the defaults of s's BatchLimits.
@@ -73,8 +134,8 @@ const (
 
 // handleBatch answers a 2025-03-26 batch: one response per request, in
 // order, none for notifications, 202 when there are only notifications;
-// under the BatchLimits.
-func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport) (int, []byte) {
+// under the BatchLimits. ex is the request's Exchange, or nil.
+func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr *transport, ex *Exchange) (int, []byte) {
 	if tr.version != "" && !s.serves(tr.version) {
 		return http.StatusBadRequest, appendErr(nil, nil, s.unsupported(tr.version))
 	}
@@ -89,6 +150,11 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 	if len(v.([]any)) == 0 {
 		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil)
 	}
+	release, ok := s.batchSlot(ctx)
+	if !ok {
+		return s.batchesBusy(ex)
+	}
+	defer release()
 	maxBytes, timeout, workers := s.batchLimits()
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -96,8 +162,18 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 		defer cancel()
 	}
 
+	// The answer is counted in the Handler's budget of answer bytes while
+	// it is built, so that many batches built at once hold no more than
+	// the answers waiting to be written may.
+	var budget *writeBudget
+	if ex != nil && ex.budget != nil && ex.budget.max >= 0 {
+		budget = ex.budget
+		if budget.full() {
+			return budgetRefusal(ex)
+		}
+	}
 	a := &batchAnswer{elems: p.Elems, out: make([]batchElem, len(p.Elems)), finished: make([]bool, len(p.Elems)),
-		maxBytes: maxBytes, timeout: timeout, b: []byte{'['}}
+		maxBytes: maxBytes, timeout: timeout, b: []byte{'['}, budget: budget}
 	runOne := func(i int) {
 		var e batchElem
 		switch {
@@ -130,6 +206,11 @@ func (s *Server) handleBatch(ctx context.Context, caller Caller, body []byte, tr
 		}
 		wg.Wait()
 	}
+	// What the answer holds is counted again, as a whole, when it is
+	// written.
+	if refused := a.uncharge(); refused {
+		return budgetRefusal(ex)
+	}
 	if a.n == 0 {
 		return http.StatusAccepted, nil
 	}
@@ -154,18 +235,23 @@ type batchAnswer struct {
 	n        int    // responses in b
 	total    int    // bytes of the elements' own responses in b
 	over     bool   // an element's response did not fit
+
+	budget  *writeBudget // the Handler's budget of answer bytes; nil: none
+	waiting int          // bytes of the responses finished but not yet in b
+	charged int          // bytes counted in budget: cap(b) + waiting
+	refused bool         // budget refused them: the batch is answered 503
 }
 
 // full reports whether the cap has been reached: elements picked now are
 // not run.
 func (a *batchAnswer) full() bool {
-	if a.maxBytes < 0 {
+	if a.maxBytes < 0 && a.budget == nil {
 		return false
 	}
 	a.mu.Lock()
-	over := a.over
+	over, refused := a.over, a.refused
 	a.mu.Unlock()
-	return over || a.used.Load() > int64(a.maxBytes)
+	return refused || (a.maxBytes >= 0 && (over || a.used.Load() > int64(a.maxBytes)))
 }
 
 // finish records element i and appends every finished element that is
@@ -174,10 +260,48 @@ func (a *batchAnswer) finish(i int, e batchElem) {
 	a.used.Add(int64(len(e.resp)))
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.refused {
+		return
+	}
 	a.out[i], a.finished[i] = e, true
+	a.waiting += len(e.resp)
 	for ; a.next < len(a.out) && a.finished[a.next]; a.next++ {
 		a.emit(a.next)
 	}
+	a.charge()
+}
+
+// charge counts what the answer holds now in the budget. Beyond it, the
+// answer is dropped, the elements not yet run are not run, and the batch
+// is refused. Called with mu held.
+func (a *batchAnswer) charge() {
+	if a.budget == nil {
+		return
+	}
+	want := cap(a.b) + a.waiting
+	switch {
+	case want < a.charged:
+		a.budget.give(a.charged - want)
+	case want > a.charged && !a.budget.grow(a.charged, want-a.charged):
+		a.refused = true
+		a.b, a.out, a.waiting = nil, nil, 0
+		a.budget.give(a.charged)
+		a.charged = 0
+		return
+	}
+	a.charged = want
+}
+
+// uncharge gives back what the budget counts of the answer, once every
+// element has finished, and reports whether the budget refused it.
+func (a *batchAnswer) uncharge() (refused bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.budget != nil {
+		a.budget.give(a.charged)
+		a.charged = 0
+	}
+	return a.refused
 }
 
 // emit appends element i's response, or the error that replaces it.
@@ -186,6 +310,7 @@ func (a *batchAnswer) emit(i int) {
 	el := a.out[i]
 	a.out[i] = batchElem{}
 	resp := el.resp
+	a.waiting -= len(resp)
 	switch {
 	case el.notRun == 0 && el.note:
 		return
@@ -204,6 +329,13 @@ func (a *batchAnswer) emit(i int) {
 	}
 	a.b = append(a.b, resp...)
 	a.n++
+}
+
+// budgetRefusal answers a batch refused for the Handler's budget of answer
+// bytes: 503, Retry-After and a -32001 error naming the option.
+func budgetRefusal(ex *Exchange) (int, []byte) {
+	ex.retryAfter = pendingRetryAfter * time.Second
+	return http.StatusServiceUnavailable, appendError(nil, nil, CodeLimitExceeded, ex.budget.message(), nil)
 }
 
 // batchElement answers one element, recovering a panic as Handle does, since

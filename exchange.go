@@ -39,6 +39,10 @@ type Exchange struct {
 	// retryAfter, set while the request is answered, asks the HTTP
 	// transport for a Retry-After header (a full task store).
 	retryAfter time.Duration
+	// budget, set by NewHandler, is its budget of answer bytes
+	// (HandlerOptions.MaxPendingBytes), which batch answers are counted in
+	// while they are built. Nil: none.
+	budget *writeBudget
 }
 
 // The transports of this package, as Exchange.Transport names them.

@@ -105,12 +105,14 @@ type HandlerOptions struct {
 	// DefaultWriteTimeout (30 seconds); negative sets none.
 	WriteTimeout time.Duration
 	// MaxPendingBytes is the Handler's budget of answer bytes being
-	// written at once (to clients that read slowly, the bytes wait): an
-	// answer beyond it is refused with 503, a Retry-After header and a
-	// -32001 error (on a stream already started, its last event is that
-	// error), and a notification beyond it is dropped. One answer alone
-	// always goes. Zero means DefaultMaxPendingBytes (256 MiB); negative
-	// means no budget.
+	// written at once (to clients that read slowly, the bytes wait), and
+	// of batch answers being built: an answer beyond it is refused with
+	// 503, a Retry-After header and a -32001 error (on a stream already
+	// started, its last event is that error), a batch that passes it while
+	// it is built is stopped and refused so, and a notification beyond it
+	// is dropped. One answer alone always goes. The heap can hold about
+	// twice the budget (the garbage collector's headroom, GOGC=100). Zero
+	// means DefaultMaxPendingBytes (128 MiB); negative means no budget.
 	MaxPendingBytes int64
 	// ListenLifetime is how long a subscriptions/listen stream lasts: it
 	// then ends cleanly, with its completion result, and the client listens
@@ -314,6 +316,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
+	st.ex.budget = st.budget
 	if sseOK {
 		st.ex.Notify = st.notify
 	}

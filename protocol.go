@@ -137,6 +137,10 @@ type Server struct {
 	sealer    *stateSealer
 	sealerErr error
 	tasks     *taskEngine // nil when Options.Tasks.Disabled
+
+	// batches holds a slot per batch being built
+	// (BatchLimits.MaxConcurrentBatches); nil: no bound.
+	batches chan struct{}
 }
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
@@ -206,6 +210,7 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 		s.maxRes = 4 << 20
 	}
 	s.limits = o.Limits.orDefault()
+	s.batches = newBatchSlots(o.Batch.MaxConcurrentBatches)
 	s.toolChain = chainTools(o.ToolMiddleware, s.run)
 	s.chain = chainMessages(o.Middleware, func(ctx context.Context, msg *Message) Outcome { return s.answer(ctx, msg.m) })
 	s.sealer, s.sealerErr = newStateSealer(o.StateKey, o.StateTTL, nil)
@@ -256,12 +261,13 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	// The transport's facts are read once, here; everything after reads
 	// them from the message.
 	var tr transport
-	if ex := ExchangeFromContext(ctx); ex != nil {
+	ex := ExchangeFromContext(ctx)
+	if ex != nil {
 		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
 	}
 	if isBatch(body) {
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
-		return s.handleBatch(ctx, caller, body, &btr)
+		return s.handleBatch(ctx, caller, body, &btr, ex)
 	}
 	status, resp, _ := s.handleOne(ctx, caller, body, &tr)
 	return status, resp

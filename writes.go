@@ -13,7 +13,7 @@ const (
 	DefaultWriteTimeout = 30 * time.Second
 	// DefaultMaxPendingBytes is the default of
 	// HandlerOptions.MaxPendingBytes.
-	DefaultMaxPendingBytes = 256 << 20
+	DefaultMaxPendingBytes = 128 << 20
 )
 
 // pendingRetryAfter is the Retry-After of an answer refused for the
@@ -34,14 +34,27 @@ type writeBudget struct {
 // take counts n more bytes, unless that goes over the budget (one answer
 // alone always goes, whatever its size).
 func (b *writeBudget) take(n int) bool {
+	return b.grow(0, n)
+}
+
+// grow counts n more bytes of an answer that already holds held of them,
+// unless that goes over the budget (one answer alone always goes, whatever
+// its size).
+func (b *writeBudget) grow(held, n int) bool {
 	if b.max < 0 {
 		return true
 	}
-	if now := b.used.Add(int64(n)); now > b.max && now != int64(n) {
+	if now := b.used.Add(int64(n)); now > b.max && now != int64(held+n) {
 		b.used.Add(-int64(n))
 		return false
 	}
 	return true
+}
+
+// full reports whether the budget is spent: no answer but one alone could
+// be counted now.
+func (b *writeBudget) full() bool {
+	return b.max >= 0 && b.used.Load() >= b.max
 }
 
 // give counts n bytes less: they were written, or the write failed.
@@ -53,7 +66,7 @@ func (b *writeBudget) give(n int) {
 
 // message is the message of an answer refused for the budget.
 func (b *writeBudget) message() string {
-	return "Server busy: " + strconv.FormatInt(b.max, 10) + " bytes of answers are waiting to be written to slow clients, " +
+	return "Server busy: " + strconv.FormatInt(b.max, 10) + " bytes of answers are being built or waiting to be written to slow clients, " +
 		"the most this server holds (HandlerOptions.MaxPendingBytes); retry later"
 }
 
