@@ -45,9 +45,16 @@ type BuildStats struct {
 // must not wait) so that the first code_search or code_definition does
 // not pay for it. Concurrent calls, and the first queries, wait for the
 // same build; if ctx ends first, Warm returns ctx's error and the build
-// goes on.
+// goes on. Over a snapshot from an mcpsnapshot that did not write the
+// search words, Warm also waits until the catalog has built them, which
+// it does per package (the first search waits for the host's own
+// packages only).
 func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
-	if _, err := c.index(ctx); err != nil {
+	x, err := c.index(ctx)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	if err := c.wordsDone(ctx, x); err != nil {
 		return BuildStats{}, err
 	}
 	st := c.base.stats
