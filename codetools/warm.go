@@ -34,6 +34,13 @@ type BuildStats struct {
 	// RetainedBytes estimates the heap the sources keep: entries, strings
 	// and tables (the search index over them is not included).
 	RetainedBytes uint64 `json:"retainedBytes"`
+	// SourceWordPackages counts, over a snapshot written without search
+	// words (by an earlier mcpsnapshot), the packages whose words the
+	// catalog built from their source, and FirstWordPackages those the
+	// first search index waited for (the host's own); both are 0 over a
+	// snapshot with the words.
+	SourceWordPackages int `json:"sourceWordPackages,omitempty"`
+	FirstWordPackages  int `json:"firstWordPackages,omitempty"`
 	// SnapshotError and RuntimeError say why a source was not (fully)
 	// used.
 	SnapshotError string `json:"snapshotError,omitempty"`
@@ -64,6 +71,9 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
+	if l := x.base.lazy; l != nil {
+		st.SourceWordPackages, st.FirstWordPackages = l.count()
+	}
 	return st, nil
 }
 
