@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -70,12 +69,6 @@ func dirSize(t *testing.T, dir string) (size int64, files int) {
 	return size, files
 }
 
-func cpuSeconds() float64 {
-	s := []metrics.Sample{{Name: "/cpu/classes/user:cpu-seconds"}, {Name: "/cpu/classes/gc/total:cpu-seconds"}}
-	metrics.Read(s)
-	return s[0].Value.Float64() + s[1].Value.Float64()
-}
-
 // cost is what a catalog over one snapshot costs at start-up.
 type cost struct {
 	// first is the first code_search after start, which builds the
@@ -89,8 +82,10 @@ type cost struct {
 	// words of the other packages and the index built again.
 	rest, restCPU time.Duration
 	// warmTerms and warmLiteral are a phrase and a literal search on the
-	// warm catalog (medians of 21).
+	// warm catalog (medians of 21), literalCPU the CPU time of the literal
+	// search (the mean of 200).
 	warmTerms, warmLiteral time.Duration
+	literalCPU             float64
 	// warm, warmCPU, st and inuse are Warm on a fresh catalog: its wall
 	// and CPU time, its report and the heap it leaves in use.
 	warm    time.Duration
@@ -143,6 +138,13 @@ func measure(t *testing.T, dir string) (c cost) {
 		return ds[len(ds)/2]
 	}
 	c.warmTerms, c.warmLiteral = median(phraseQuery), median("NewServer")
+	cpu0 = cpuSeconds()
+	for range 200 {
+		if _, err := cat.Search(ctx, codetools.SearchQuery{Query: "NewServer", Limit: 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.literalCPU = (cpuSeconds() - cpu0) / 200
 	for _, q := range costQueries {
 		res, err := cat.Search(ctx, codetools.SearchQuery{Query: q, Limit: 5})
 		if err != nil {
@@ -179,14 +181,18 @@ func measure(t *testing.T, dir string) (c cost) {
 	return c
 }
 
-// Bars of the issue (#24) on the large snapshot with its words.
+// Bars of the issue (#24) on the large snapshot with its words. The
+// allocation Warm reports covers the sources and the first search index:
+// over a snapshot without words, the words built afterwards are not in it.
 const (
 	// minFiles is the size of snapshot the bars are set for.
 	minFiles = 600
-	// maxFirstRatio bounds the first code_search as a ratio to a literal
-	// search on the warm catalog: 1 s over about 0.5 ms, that search's
-	// time on a quiet 2-core machine.
-	maxFirstRatio = 2000
+	// maxFirstRatio bounds the CPU time of the first code_search as a
+	// ratio to that of a literal search on the warm catalog: 1 s over
+	// 200 µs, that search's CPU time on the (shared, loaded) 2-core
+	// machine the bars were set on. CPU times, as the wall times of a
+	// shared machine vary with its load; the wall time is printed.
+	maxFirstRatio = 5000
 	maxWarmCPU    = 2.0  // seconds of CPU of Catalog.Warm
 	maxWarmMemory = 64e6 // bytes Warm allocates, and leaves in use
 	maxGrowth     = 40   // % of the snapshot the search words add
@@ -201,8 +207,8 @@ const (
 // Catalog.Warm, and the same for the snapshot without the words, as an
 // earlier mcpsnapshot wrote it (the first search then builds the words
 // of the host's own packages, Warm those of the others). It fails above
-// the issue's bars for the snapshot with its words: the first search
-// above maxFirstRatio, Warm above 2 s of CPU or 64 MB, the words above
+// the issue's bars for the snapshot with its words: the first search's
+// CPU time above maxFirstRatio times a warm literal search's, Warm above 2 s of CPU or 64 MB, the words above
 // 40 % of the snapshot; and if the snapshot without words, once its words
 // are built, answers otherwise than the one with them.
 func TestStartupCost(t *testing.T) {
@@ -222,7 +228,7 @@ func TestStartupCost(t *testing.T) {
 	growth := 100 * float64(size-oldSize) / float64(oldSize)
 	fmt.Printf("\nstart-up cost of the search index, -deps snapshot of %s: %d files, %.1f MB;"+
 		" search words %d KB, growth %.1f %% (bar ≤ %d %%)\n\n", largeService.Main, files, float64(size)/1e6, words/1000, growth, maxGrowth)
-	fmt.Println("| snapshot | first code_search | CPU | packages built | first / warm literal | rest of the build (Warm after it) | CPU | warm phrase search | warm literal search |" +
+	fmt.Println("| snapshot | first code_search | CPU | packages built | first / warm literal (CPU) | rest of the build (Warm after it) | CPU | warm phrase search | warm literal search |" +
 		" Warm on a fresh catalog | CPU | allocated | retained (estimate) | heap in use |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var costs []cost
@@ -234,18 +240,19 @@ func TestStartupCost(t *testing.T) {
 			built = fmt.Sprintf("%d of %d", c.built, c.pkgs)
 		}
 		fmt.Printf("| %s | %v | %.2f s | %s | %.0f× | %v | %.2f s | %v | %v | %v | %.2f s | %.1f MB | %.1f MB | %.1f MB |\n", s.name,
-			c.first.Round(time.Millisecond), c.firstCPU, built, float64(c.first)/float64(c.warmLiteral),
+			c.first.Round(time.Millisecond), c.firstCPU, built, c.firstCPU/c.literalCPU,
 			c.rest.Round(time.Millisecond), c.restCPU.Seconds(), c.warmTerms.Round(10*time.Microsecond), c.warmLiteral.Round(10*time.Microsecond),
 			c.warm.Round(time.Millisecond), c.warmCPU, float64(c.st.AllocatedBytes)/1e6, float64(c.st.RetainedBytes)/1e6, float64(c.inuse)/1e6)
 	}
-	fmt.Printf("\nbars (snapshot with words): first / warm literal ≤ %d× (1 s over a 0.5 ms literal search), Warm ≤ %.0f s CPU and ≤ %.0f MB allocated and in use\n\n",
-		maxFirstRatio, maxWarmCPU, maxWarmMemory/1e6)
+	fmt.Printf("\nbars (snapshot with words): first / warm literal ≤ %d× in CPU time (1 s over 200 µs; the literal search took %.0f µs of CPU here),"+
+		" Warm ≤ %.0f s CPU and ≤ %.0f MB allocated and in use\n\n", maxFirstRatio, costs[0].literalCPU*1e6, maxWarmCPU, maxWarmMemory/1e6)
 	c := costs[0]
 	if growth > maxGrowth {
 		t.Errorf("the search words grow the snapshot by %.1f %%, want ≤ %d %%", growth, maxGrowth)
 	}
-	if r := float64(c.first) / float64(c.warmLiteral); r > maxFirstRatio {
-		t.Errorf("the first code_search took %v, %.0f× a warm literal search (%v), want ≤ %d×", c.first, r, c.warmLiteral, maxFirstRatio)
+	if r := c.firstCPU / c.literalCPU; r > maxFirstRatio {
+		t.Errorf("the first code_search took %v (%.2f s of CPU), %.0f× the CPU of a warm literal search (%.0f µs), want ≤ %d×",
+			c.first, c.firstCPU, r, c.literalCPU*1e6, maxFirstRatio)
 	}
 	if c.warmCPU > maxWarmCPU {
 		t.Errorf("Warm took %.2f s of CPU, want ≤ %.0f s", c.warmCPU, maxWarmCPU)
