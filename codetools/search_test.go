@@ -453,7 +453,7 @@ func TestRegistered(t *testing.T) {
 	if err := c.Register(Doc{Name: "ns_returnredirect", Documentation: "Redirects the client.", Definition: "proc ns_returnredirect {url} {}"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Search(ctx, SearchQuery{Query: "(case-insensitive)"})
+	res, err := c.Search(ctx, SearchQuery{Query: "(untrusted)"})
 	if err != nil {
 		t.Fatal(err)
 	}
