@@ -67,8 +67,8 @@ func (e *enquirer) catalogueTool() (mcp.Tool, error) {
 		return nil, err
 	}
 	return mcp.NewTool(mcp.ToolInfo{
-		Name:  e.opts.CatalogueName,
-		Title: "Tool catalogue",
+		Name:        e.opts.CatalogueName,
+		Title:       "Tool catalogue",
 		Description: "Lists every tool you may call by category (name, title, description, whenToUse), paged.",
 		InputSchema: in,
 		Permission:  e.opts.Permission,
