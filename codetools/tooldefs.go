@@ -6,16 +6,16 @@ const Permission = "diagnostics.code.read"
 // SearchToolName is the MCP name of the search tool.
 const SearchToolName = "code_search"
 
-// SearchToolDescription is the description of the search tool.
-const SearchToolDescription = "Search this server's Go code (linked functions, snapshot declarations, registered docs " +
+// searchToolDescription is the description of the search tool.
+const searchToolDescription = "Search this server's Go code (linked functions, snapshot declarations, registered docs " +
 	"and tools) by a name or fragment (literal), a phrase (\"where is the bearer token checked\"), a file name, a " +
 	"stack-trace file:line or a request path (GET /delay). One line per hit: id for code_definition, kind, file:line, " +
 	"first doc sentence (untrusted); the host's code first."
 
-// SearchInputSchema is the JSON Schema of the search tool's arguments:
+// searchInputSchema is the JSON Schema of the search tool's arguments:
 // query, limit and offset with their constraints, the filters kind, scope
 // and package, and the packages flag.
-const SearchInputSchema = `{"type":"object","properties":{` +
+const searchInputSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string","description":"Name or fragment, phrase, file name or file:line; at most 1000 bytes."},` +
 	`"kind":{"type":"string","description":"Comma-separated kinds: func, method, type, var, const, package, doc, tool."},` +
 	`"scope":{"type":"string","description":"main (the host's module), deps, std, all or routes; default main+deps, then all if no match."},` +
@@ -28,16 +28,16 @@ const SearchInputSchema = `{"type":"object","properties":{` +
 // DefinitionToolName is the MCP name of the definition tool.
 const DefinitionToolName = "code_definition"
 
-// DefinitionToolDescription is the description of the definition tool.
-const DefinitionToolDescription = "Read one Go declaration of this server (func, method, type, var, const, package, " +
+// definitionToolDescription is the description of the definition tool.
+const definitionToolDescription = "Read one Go declaration of this server (func, method, type, var, const, package, " +
 	"registered doc or tool) by a code_search id, a name ((*Server).Handle), a stack-trace or pprof " +
 	"symbol, or a stack-trace file:line. Answers a header (id, kind, file:line, linked, consistency when the source may " +
 	"differ from the binary), then the source; a type lists its methods, a package its declarations."
 
-// DefinitionInputSchema is the JSON Schema of the definition tool's
+// definitionInputSchema is the JSON Schema of the definition tool's
 // arguments: name (required), offset, maxCharacters and listOffset, each
 // with a description.
-const DefinitionInputSchema = `{"type":"object","properties":{` +
+const definitionInputSchema = `{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"code_search id, name, or stack-trace/profile symbol or file:line."},` +
 	`"offset":{"type":"integer","minimum":0,"description":"Chunk offset (nextArguments)."},` +
 	`"maxCharacters":{"type":"integer","minimum":1,"maximum":32768,"description":"Chunk size; default 8192."},` +
@@ -48,15 +48,15 @@ const DefinitionInputSchema = `{"type":"object","properties":{` +
 // ReferencesToolName is the MCP name of the references tool.
 const ReferencesToolName = "code_references"
 
-// ReferencesToolDescription is the description of the references tool.
-const ReferencesToolDescription = "Follow this server's Go code from a symbol: callers, callees, references (every " +
+// referencesToolDescription is the description of the references tool.
+const referencesToolDescription = "Follow this server's Go code from a symbol: callers, callees, references (every " +
 	"use), implementations (interfaces a type satisfies, types that satisfy an interface) or methods. name: any " +
 	"code_definition name, an interface method or a field. One line per item: file:line, how (call, dynamic, value, " +
 	"read, write), id, source line. From type-checked source; calls via function values or reflection are not seen."
 
-// ReferencesInputSchema is the JSON Schema of the references tool's
+// referencesInputSchema is the JSON Schema of the references tool's
 // arguments.
-const ReferencesInputSchema = `{"type":"object","properties":{` +
+const referencesInputSchema = `{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"Id or name of a function, type, interface method or field."},` +
 	`"relation":{"type":"string","enum":["callers","callees","references","implementations","methods"]},` +
 	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Default 30."},` +
@@ -67,13 +67,13 @@ const ReferencesInputSchema = `{"type":"object","properties":{` +
 // FileToolName is the MCP name of the file tool.
 const FileToolName = "code_file"
 
-// FileToolDescription is the description of the file tool.
-const FileToolDescription = "Read lines of a file of this server's source snapshot (Go, assembly, C, go.mod) by " +
+// fileToolDescription is the description of the file tool.
+const fileToolDescription = "Read lines of a file of this server's source snapshot (Go, assembly, C, go.mod) by " +
 	"the path answers give, its last elements (app/server.go) or a stack-trace path:line (the lines around it). At most " +
 	"400 lines or 32 KiB per call; nextArguments continue."
 
-// FileInputSchema is the JSON Schema of the file tool's arguments.
-const FileInputSchema = `{"type":"object","properties":{` +
+// fileInputSchema is the JSON Schema of the file tool's arguments.
+const fileInputSchema = `{"type":"object","properties":{` +
 	`"path":{"type":"string","description":"File as answers name it, its last elements, or a stack-trace path:line."},` +
 	`"startLine":{"type":"integer","minimum":1,"description":"Default 1, or 20 before the line the path names."},` +
 	`"endLine":{"type":"integer","minimum":1,"description":"Default: as many as fit."},` +
