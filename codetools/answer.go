@@ -68,6 +68,19 @@ func (d *Definition) trim() {
 	if d.SourceAvailable && d.Kind != KindPackage {
 		d.Documentation = "" // the source holds it
 	}
+	// A method list says once what every item would repeat: the kind
+	// (method) and how it belongs to the type (declared, unless promoted).
+	if len(d.Methods) > 0 {
+		ms := make([]Reference, len(d.Methods))
+		for i, m := range d.Methods {
+			m.Kind = ""
+			if m.How == "declared" {
+				m.How = ""
+			}
+			ms[i] = m
+		}
+		d.Methods = ms
+	}
 }
 
 // Listing returns the code_definition answer as the text an agent reads,
@@ -166,7 +179,14 @@ func (d *Definition) Listing() string {
 		}
 		b.WriteString(":\n")
 		for _, r := range refs {
-			b.WriteString(r.ID)
+			// The header names the package: its own declarations are
+			// named within it ((*Server).Handle); structuredContent has
+			// the ids.
+			id := r.ID
+			if d.PackageKey != "" {
+				id = strings.TrimPrefix(id, d.PackageKey+".")
+			}
+			b.WriteString(id)
 			if r.File != "" {
 				b.WriteByte(' ')
 				b.WriteString(path.Base(r.File))

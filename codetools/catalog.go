@@ -176,6 +176,9 @@ type baseIndex struct {
 	refsErr  error
 	// lines caches the line offsets of snapshot files (lines.go).
 	lines lineCache
+	// lazy builds the search words of a snapshot written without them
+	// (lazywords.go); nil otherwise.
+	lazy *lazyWords
 }
 
 // index is an immutable search index over all sources.
@@ -234,6 +237,7 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 	if first {
 		c.indexCost = indexCost{time.Since(start), allocatedBytes() - alloc0}
 	}
+	c.continueWords(c.current)
 	if c.optErr != nil {
 		c.current.cov.RegisteredError = c.optErr.Error()
 	}
@@ -311,6 +315,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		b.stats.SnapshotDeclarations = n
 	}
 	b.modules = c.checkModules(b.snap, a.evidence)
+	b.lazy = newLazyWords(b.snap)
 	return b
 }
 

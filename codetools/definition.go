@@ -73,7 +73,7 @@ type Definition struct {
 	// Methods lists the methods of a type (declared, then promoted
 	// through embedded fields) or of an interface, MaxListed at a time
 	// from listOffset.
-	Methods []Reference `json:"methods,omitempty" jsonschema:"Methods of the type or interface (a page of them, from listOffset), with ids for code_definition."`
+	Methods []Reference `json:"methods,omitempty" jsonschema:"Methods of the type or interface (a page of them, from listOffset), with ids for code_definition; how is declared unless given."`
 	// Implements lists the interfaces the type implements, among those
 	// the snapshot declares or names.
 	Implements []string `json:"implements,omitempty" jsonschema:"Ids of the interfaces the type implements (or its pointer: marked with a leading *), among those the snapshot declares or names."`

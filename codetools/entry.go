@@ -88,7 +88,7 @@ type entry struct {
 	file string // interned display path of the definition
 	doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
 	// words are the search words mcpsnapshot computed (codeindex.Words),
-	// read by the term index when it is built and then dropped.
+	// read by the term index each time it is built.
 	words  string
 	rtFile string // interned display path of the runtime evidence
 

@@ -68,7 +68,7 @@ type Reference struct {
 	// interface or type (implementations), the method (methods). It is
 	// an id code_definition accepts.
 	ID   string `json:"id" jsonschema:"Id of the related declaration; code_definition accepts it."`
-	Kind string `json:"kind" jsonschema:"Kind of that declaration."`
+	Kind string `json:"kind,omitempty" jsonschema:"Kind of that declaration (left out in a type's methods: method)."`
 	// How says how: call, dynamic (a call through an interface method,
 	// named by via), value (a function taken as a value, called later),
 	// read, write; implements or pointer implements; declared or promoted.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
+
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 )
 
 // runtimeTable is the function table of the running binary: the functions
@@ -57,15 +59,15 @@ func readRuntime() (*runtimeTable, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := pclntabSection(f)
+	data, err := gofunc.Section(f)
 	if err != nil {
 		return nil, err
 	}
-	t, err := newPclntab(data)
+	t, err := gofunc.Parse(data)
 	if err != nil {
 		return nil, err
 	}
-	return t.decode()
+	return decodeTable(t)
 }
 
 // openSelf opens the executable file of this process. On Linux,
@@ -93,17 +95,17 @@ var errNotSelf = errors.New("the executable file does not match the running proc
 
 // decode reads every function. It converts a malformed table into an
 // error instead of a panic.
-func (t *pclntab) decode() (rt *runtimeTable, err error) {
+func decodeTable(t *gofunc.Table) (rt *runtimeTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			rt, err = nil, fmt.Errorf("%w: %v", errPclntab, r)
+			rt, err = nil, fmt.Errorf("%w: %v", gofunc.ErrMalformed, r)
 		}
 	}()
-	base, err := t.textBase()
+	base, err := textBase(t)
 	if err != nil {
 		return nil, err
 	}
-	rt = &runtimeTable{funcs: make([]runtimeFunc, 0, t.nfunc)}
+	rt = &runtimeTable{funcs: make([]runtimeFunc, 0, t.NFunc)}
 	files := map[string]string{}
 	str := func(b []byte) string {
 		if s, ok := files[string(b)]; ok {
@@ -116,29 +118,29 @@ func (t *pclntab) decode() (rt *runtimeTable, err error) {
 	// Inlined functions are named from the inline trees, whose base is
 	// found first from a few probes; else by asking the runtime.
 	inl := newInlineCollector()
-	gofunc := -1
-	if !t.noTrees {
-		gofunc = t.findGoFunc(t.data, t.probes(base, inl))
+	goFunc := -1
+	if !t.NoTrees {
+		goFunc = t.FindGoFunc(t.Data, probes(t, base, inl))
 	}
-	ranges := make([]inlRange, 0, 32)
-	for i := 0; i < t.nfunc; i++ {
-		var f funcLines
-		f, ranges = t.function(i, ranges)
-		if len(f.name) == 0 {
+	ranges := make([]gofunc.InlRange, 0, 32)
+	for i := 0; i < t.NFunc; i++ {
+		var f gofunc.FuncLines
+		f, ranges = t.Func(i, ranges)
+		if len(f.Name) == 0 {
 			continue
 		}
-		rf := runtimeFunc{name: string(f.name), file: str(f.file), line: int(f.startLine),
-			minLine: f.ownMin, maxLine: f.ownMax}
+		rf := runtimeFunc{name: string(f.Name), file: str(f.File), line: int(f.StartLine),
+			minLine: f.OwnMin, maxLine: f.OwnMax}
 		rf.calls[0] = int32(len(rt.calls))
 		switch {
 		case len(ranges) == 0:
-		case gofunc >= 0 && f.tree != ^uint32(0):
+		case goFunc >= 0 && f.Tree != ^uint32(0):
 			for k := range ranges {
-				c := t.treeEntry(t.data, gofunc, f.tree, ranges[k].index)
-				rt.calls = append(rt.calls, inl.record(cstring(t.funcnames, c.nameOff), c.startLine, rf.name, &ranges[k], str))
+				c := t.TreeEntry(t.Data, goFunc, f.Tree, ranges[k].Index)
+				rt.calls = append(rt.calls, inl.record(gofunc.CString(t.FuncNames, c.NameOff), c.StartLine, rf.name, &ranges[k], str))
 			}
 		default:
-			rt.calls = inl.add(rt.calls, rf.name, base+uintptr(f.entry), ranges, str)
+			rt.calls = inl.add(rt.calls, rf.name, base+uintptr(f.Entry), ranges, str)
 		}
 		rf.calls[1] = int32(len(rt.calls))
 		rt.funcs = append(rt.funcs, rf)
@@ -148,22 +150,22 @@ func (t *pclntab) decode() (rt *runtimeTable, err error) {
 }
 
 // probes returns up to four functions whose inline tree entry 0 the
-// runtime names, for findGoFunc.
-func (t *pclntab) probes(base uintptr, inl *inlineCollector) []treeProbe {
-	probes := make([]treeProbe, 0, 4)
-	ranges := make([]inlRange, 0, 32)
-	for i := 0; i < t.nfunc && len(probes) < cap(probes); i++ {
-		var f funcLines
-		f, ranges = t.function(i, ranges)
-		if f.tree == ^uint32(0) || len(ranges) == 0 || ranges[0].index != 0 {
+// runtime names, for FindGoFunc.
+func probes(t *gofunc.Table, base uintptr, inl *inlineCollector) []gofunc.TreeProbe {
+	probes := make([]gofunc.TreeProbe, 0, 4)
+	ranges := make([]gofunc.InlRange, 0, 32)
+	for i := 0; i < t.NFunc && len(probes) < cap(probes); i++ {
+		var f gofunc.FuncLines
+		f, ranges = t.Func(i, ranges)
+		if f.Tree == ^uint32(0) || len(ranges) == 0 || ranges[0].Index != 0 {
 			continue
 		}
-		name := inl.name(base + uintptr(f.entry) + uintptr(ranges[0].pc))
+		name := inl.name(base + uintptr(f.Entry) + uintptr(ranges[0].PC))
 		if name == "" || strings.IndexByte(name, '[') >= 0 {
 			continue
 		}
-		if off := t.nameOffset(name); off >= 0 {
-			probes = append(probes, treeProbe{tree: f.tree, nameOff: uint32(off)})
+		if off := t.NameOffset(name); off >= 0 {
+			probes = append(probes, gofunc.TreeProbe{Tree: f.Tree, NameOff: uint32(off)})
 		}
 	}
 	if len(probes) < 2 {
@@ -176,7 +178,7 @@ func (t *pclntab) probes(base uintptr, inl *inlineCollector) []treeProbe {
 // in this process, and checks that the table describes this process: the
 // runtime must name the functions at a sample of the table's entries as
 // the table does.
-func (t *pclntab) textBase() (uintptr, error) {
+func textBase(t *gofunc.Table) (uintptr, error) {
 	pc, _, _, ok := runtime.Caller(0)
 	fn := runtime.FuncForPC(pc)
 	if !ok || fn == nil {
@@ -185,22 +187,22 @@ func (t *pclntab) textBase() (uintptr, error) {
 	self := fn.Name()
 	var base uintptr
 	found := false
-	for i := 0; i < t.nfunc; i++ {
-		if string(cstring(t.funcnames, t.u32(t.funcData(i), fnNameOff))) == self {
-			base, found = fn.Entry()-uintptr(t.entryOff(i)), true
+	for i := 0; i < t.NFunc; i++ {
+		if string(t.Name(i)) == self {
+			base, found = fn.Entry()-uintptr(t.EntryOff(i)), true
 			break
 		}
 	}
 	if !found {
 		return 0, errNotSelf
 	}
-	step := t.nfunc/16 + 1
-	for i := 0; i < t.nfunc; i += step {
-		name := cstring(t.funcnames, t.u32(t.funcData(i), fnNameOff))
+	step := t.NFunc/16 + 1
+	for i := 0; i < t.NFunc; i += step {
+		name := t.Name(i)
 		if bytes.IndexByte(name, '[') >= 0 || bytes.IndexByte(name, '.') < 0 {
 			continue // printed as F[...], or not a Go function
 		}
-		got := runtime.FuncForPC(base + uintptr(t.entryOff(i)))
+		got := runtime.FuncForPC(base + uintptr(t.EntryOff(i)))
 		if got == nil || got.Name() != string(name) {
 			return 0, errNotSelf
 		}
@@ -233,19 +235,19 @@ func (c *inlineCollector) name(pc uintptr) string {
 	return fr.Function
 }
 
-func (c *inlineCollector) add(calls []int32, outer string, entry uintptr, ranges []inlRange, str func([]byte) string) []int32 {
+func (c *inlineCollector) add(calls []int32, outer string, entry uintptr, ranges []gofunc.InlRange, str func([]byte) string) []int32 {
 	// Each pc is followed by an invalid one (1) so that CallersFrames
 	// expands the inlined frames at it, and the group of frames of a pc
 	// starts with the frame whose PC is that pc.
 	c.pcs = c.pcs[:0]
 	for _, r := range ranges {
-		c.pcs = append(c.pcs, entry+uintptr(r.pc)+1, 1)
+		c.pcs = append(c.pcs, entry+uintptr(r.PC)+1, 1)
 	}
 	frames := runtime.CallersFrames(c.pcs)
 	g := 0
 	for g < len(ranges) {
 		fr, more := frames.Next()
-		if fr.PC == entry+uintptr(ranges[g].pc) && fr.Function != "" {
+		if fr.PC == entry+uintptr(ranges[g].PC) && fr.Function != "" {
 			calls = append(calls, c.record([]byte(fr.Function), 0, outer, &ranges[g], str))
 			g++
 		}
@@ -259,7 +261,7 @@ func (c *inlineCollector) add(calls []int32, outer string, entry uintptr, ranges
 // record counts one inline site of the function name, declared at line
 // (0 if unknown), in the real function outer, and returns the function's
 // index.
-func (c *inlineCollector) record(name []byte, line int32, outer string, r *inlRange, str func([]byte) string) int32 {
+func (c *inlineCollector) record(name []byte, line int32, outer string, r *gofunc.InlRange, str func([]byte) string) int32 {
 	i, ok := c.byName[string(name)]
 	if !ok {
 		s := string(name)
@@ -274,22 +276,22 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *inlRa
 		}
 		i = int32(len(c.out))
 		c.byName[s] = i
-		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.file), minLine: r.minLine, maxLine: r.maxLine, into: printedName(outer)})
+		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.File), minLine: r.MinLine, maxLine: r.MaxLine, into: printedName(outer)})
 	}
 	return c.count(i, line, r)
 }
 
-func (c *inlineCollector) count(i, line int32, r *inlRange) int32 {
+func (c *inlineCollector) count(i, line int32, r *gofunc.InlRange) int32 {
 	f := &c.out[i]
 	f.sites++
 	if f.line == 0 {
 		f.line = line
 	}
-	if r.minLine > 0 && f.file == string(r.file) {
-		if f.minLine == 0 || r.minLine < f.minLine {
-			f.minLine = r.minLine
+	if r.MinLine > 0 && f.file == string(r.File) {
+		if f.minLine == 0 || r.MinLine < f.minLine {
+			f.minLine = r.MinLine
 		}
-		f.maxLine = max(f.maxLine, r.maxLine)
+		f.maxLine = max(f.maxLine, r.MaxLine)
 	}
 	return i
 }

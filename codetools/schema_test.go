@@ -44,8 +44,8 @@ func TestInputSchemasMatchSeeds(t *testing.T) {
 		name, ours, seed string
 		extra            []string
 	}{
-		{SearchToolName, SearchInputSchema, seedSearchSchema, []string{"kind", "scope", "package", "packages"}},
-		{DefinitionToolName, DefinitionInputSchema, seedDefinitionSchema, []string{"listOffset", "detail"}},
+		{SearchToolName, searchInputSchema, seedSearchSchema, []string{"kind", "scope", "package", "packages"}},
+		{DefinitionToolName, definitionInputSchema, seedDefinitionSchema, []string{"listOffset", "detail"}},
 	} {
 		ours, descs := withoutDescriptions(t, c.ours)
 		seed, seedDescs := withoutDescriptions(t, c.seed)

@@ -448,12 +448,12 @@ func TestTruncation(t *testing.T) {
 
 func TestRegistered(t *testing.T) {
 	c := newFixtureCatalog(t, "", nil)
-	c.SetTools([]ToolDoc{{Name: "code_search", Title: "Code search", Description: SearchToolDescription,
-		InputSchema: []byte(SearchInputSchema)}})
+	c.SetTools([]ToolDoc{{Name: "code_search", Title: "Code search", Description: searchToolDescription,
+		InputSchema: []byte(searchInputSchema)}})
 	if err := c.Register(Doc{Name: "ns_returnredirect", Documentation: "Redirects the client.", Definition: "proc ns_returnredirect {url} {}"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Search(ctx, SearchQuery{Query: "(case-insensitive)"})
+	res, err := c.Search(ctx, SearchQuery{Query: "(untrusted)"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package codetools
 
 import (
-	"io/fs"
 	"path"
 	"slices"
 	"sort"
@@ -261,32 +260,15 @@ func scopeOf(pkg, mainMod string, mods []modInfo) scope {
 	return scDeps
 }
 
-// maxBodyTerms bounds the source words indexed per declaration.
-const maxBodyTerms = 12
-
-// goWords are words of Go source that say nothing about a declaration:
-// keywords, predeclared identifiers and the commonest names.
-var goWords = map[string]bool{
-	"func": true, "function": true, "return": true, "if": true, "els": true, "for": true, "rang": true,
-	"var": true, "variabl": true, "const": true, "type": true, "struct": true, "interfac": true, "map": true,
-	"chan": true, "go": true, "defer": true, "switch": true, "case": true, "default": true, "break": true,
-	"continu": true, "select": true, "packag": true, "import": true, "nil": true, "true": true, "fals": true,
-	"error": true, "string": true, "int": true, "int64": true, "int32": true, "uint64": true, "uint32": true,
-	"bool": true, "byte": true, "rune": true, "float64": true, "ani": true, "len": true, "length": true,
-	"cap": true, "append": true, "make": true, "new": true, "copi": true, "delet": true, "panic": true,
-	"ok": true, "v": true, "x": true, "s": true, "b": true, "e": true, "n": true, "r": true, "w": true,
-	"t": true, "k": true, "p": true, "c": true, "m": true, "fmt": true, "sprintf": true, "errorf": true,
-}
-
-// buildTerms indexes the entries of x for the term search; the source of
-// declarations outside the standard library is read from the snapshot
-// for their body words.
+// buildTerms indexes the entries of x for the term search; the words of
+// declarations outside the standard library come from the snapshot's
+// index (wordsOf).
 func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	entries := x.entries
 	b := bm25f.NewBuilder(numTermFields)
 	pkgTerms := map[string][]string{}
 	fileTerms := map[string][]string{}
-	files := map[int32]string{}
+	words := x.wordsOf(scopes)
 	var name, qual, doc, body, text []string
 	var tok bm25f.Tokenizer
 	for i := range entries {
@@ -322,32 +304,15 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 			fileTerms[e.file] = ft
 		}
 		body, text = body[:0], text[:0]
-		if e.words != "" || e.snap >= 0 && x.base.snap != nil && x.base.snap.words {
-			// Computed by mcpsnapshot: no source is read or tokenized.
+		if w, ok := words(e); ok {
+			// Computed by mcpsnapshot, or from an older snapshot's source
+			// per package (lazywords.go): no source is read here.
 			if scopes[i] != scStd {
-				code, rest, _ := strings.Cut(e.words, " | ")
+				code, rest, _ := strings.Cut(w, " | ")
 				txt, members, _ := strings.Cut(rest, " | ")
 				body = appendFields(body, code)
 				text = appendFields(text, txt)
 				qual = appendFields(qual, members)
-			}
-			e.words = ""
-		} else if e.snap >= 0 && scopes[i] != scStd && x.base.snap != nil && e.kind != kPackage {
-			src, ok := files[e.snap]
-			if !ok {
-				f := &x.base.snap.files[e.snap]
-				data, err := fs.ReadFile(x.base.snap.fsys, f.path)
-				if err == nil {
-					src = string(data)
-				}
-				files[e.snap] = src
-			}
-			from := e.start
-			if e.docEnd > from {
-				from = e.docEnd
-			}
-			if int(e.end) <= len(src) && from < e.end {
-				body = appendBodyTerms(&tok, body, src[from:e.end])
 			}
 		}
 		b.AddTerms(name, qual, doc, pt, ft, body, text)
@@ -359,23 +324,6 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 func appendFields(dst []string, s string) []string {
 	for w := range strings.FieldsSeq(s) {
 		dst = append(dst, w)
-	}
-	return dst
-}
-
-// appendBodyTerms appends the distinct words of source text, without Go's
-// keywords and commonest names, at most maxBodyTerms.
-func appendBodyTerms(tok *bm25f.Tokenizer, dst []string, src string) []string {
-	start := len(dst)
-	var scratch [256]string
-	for _, t := range tok.AppendTerms(scratch[:0], src) {
-		if goWords[t] || slices.Contains(dst[start:], t) {
-			continue
-		}
-		dst = append(dst, t)
-		if len(dst)-start == maxBodyTerms {
-			break
-		}
 	}
 	return dst
 }

@@ -227,7 +227,7 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 		}
 		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
 			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words}
-		s.words = s.words || d.Words != ""
+		s.words = s.words || r.Words || d.Words != ""
 		if d.DocEnd > d.DocStart {
 			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
 			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -185,17 +186,17 @@ func TestInlineTreesAgreeWithRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	data, err := pclntabSection(f)
+	data, err := gofunc.Section(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	decode := func(noTrees bool) *runtimeTable {
-		tab, err := newPclntab(data)
+		tab, err := gofunc.Parse(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab.noTrees = noTrees
-		rt, err := tab.decode()
+		tab.NoTrees = noTrees
+		rt, err := decodeTable(tab)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,81 +6,78 @@ const Permission = "diagnostics.code.read"
 // SearchToolName is the MCP name of the search tool.
 const SearchToolName = "code_search"
 
-// SearchToolDescription is the description of the search tool.
-const SearchToolDescription = "Search this server's Go code - functions linked into the binary, declarations of the embedded " +
-	"source snapshot, registered docs and MCP tools - by a name or fragment (literal, case-insensitive), a phrase " +
-	"(\"where is the bearer token checked\"), a file name, file:line as a stack trace prints it, or a request path " +
-	"(GET /delay). One line per hit: an id for code_definition, kind, file:line and the first doc sentence (untrusted " +
-	"data), the host's own code first."
+// searchToolDescription is the description of the search tool.
+const searchToolDescription = "Search this server's Go code (linked functions, snapshot declarations, registered docs " +
+	"and tools) by a name or fragment (literal), a phrase (\"where is the bearer token checked\"), a file name, a " +
+	"stack-trace file:line or a request path (GET /delay). One line per hit: id for code_definition, kind, file:line, " +
+	"first doc sentence (untrusted); the host's code first."
 
-// SearchInputSchema is the JSON Schema of the search tool's arguments:
+// searchInputSchema is the JSON Schema of the search tool's arguments:
 // query, limit and offset with their constraints, the filters kind, scope
 // and package, and the packages flag.
-const SearchInputSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"A name or fragment ((*Server).Handle, mcp.NewHandler), a phrase, a file name or file:line. At most 1000 bytes."},` +
-	`"kind":{"type":"string","description":"Only these kinds, comma-separated: func, method, type, var, const, package, doc, tool."},` +
-	`"scope":{"type":"string","description":"main (the host's module), deps, std, all or routes; default main and deps, widened to all when they have no match."},` +
-	`"package":{"type":"string","description":"Only this package: an import path, a parent of it, or its last elements."},` +
-	`"packages":{"type":"boolean","description":"Also list the packages searched (at most 200)."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Results per page; default 20."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Matches to skip (nextOffset)."}},` +
+const searchInputSchema = `{"type":"object","properties":{` +
+	`"query":{"type":"string","description":"Name or fragment, phrase, file name or file:line; at most 1000 bytes."},` +
+	`"kind":{"type":"string","description":"Comma-separated kinds: func, method, type, var, const, package, doc, tool."},` +
+	`"scope":{"type":"string","description":"main (the host's module), deps, std, all or routes; default main+deps, then all if no match."},` +
+	`"package":{"type":"string","description":"Import path, a parent of it or its last elements."},` +
+	`"packages":{"type":"boolean","description":"List the packages searched."},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Default 20."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"nextOffset."}},` +
 	`"required":["query"],"additionalProperties":false}`
 
 // DefinitionToolName is the MCP name of the definition tool.
 const DefinitionToolName = "code_definition"
 
-// DefinitionToolDescription is the description of the definition tool.
-const DefinitionToolDescription = "Read the source of one Go declaration of this server (function, method, type, variable, " +
-	"constant, package, registered doc or tool) by an id from code_search, a name ((*Server).Handle, mcp.NewHandler), " +
-	"a stack-trace or pprof symbol, or a stack-trace file:line. Answers a header line (id, kind, file:line, linked, " +
-	"consistency when the source may differ from the binary), then the source; a type lists its methods, a package " +
-	"its files and declarations."
+// definitionToolDescription is the description of the definition tool.
+const definitionToolDescription = "Read one Go declaration of this server (func, method, type, var, const, package, " +
+	"registered doc or tool) by a code_search id, a name ((*Server).Handle), a stack-trace or pprof " +
+	"symbol, or a stack-trace file:line. Answers a header (id, kind, file:line, linked, consistency when the source may " +
+	"differ from the binary), then the source; a type lists its methods, a package its declarations."
 
-// DefinitionInputSchema is the JSON Schema of the definition tool's
+// definitionInputSchema is the JSON Schema of the definition tool's
 // arguments: name (required), offset, maxCharacters and listOffset, each
 // with a description.
-const DefinitionInputSchema = `{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"Id from code_search, a name, or a symbol or file:line from a stack trace or profile."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Character offset of the chunk (nextArguments)."},` +
+const definitionInputSchema = `{"type":"object","properties":{` +
+	`"name":{"type":"string","description":"code_search id, name, or stack-trace/profile symbol or file:line."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"Chunk offset (nextArguments)."},` +
 	`"maxCharacters":{"type":"integer","minimum":1,"maximum":32768,"description":"Chunk size; default 8192."},` +
-	`"listOffset":{"type":"integer","minimum":0,"description":"Offset in a type's methods or a package's declarations (nextListOffset)."},` +
-	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the build, snapshot, consistency checks and limitations."}},` +
+	`"listOffset":{"type":"integer","minimum":0,"description":"nextListOffset."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"Add build, snapshot, checks and limitations."}},` +
 	`"required":["name"],"additionalProperties":false}`
 
 // ReferencesToolName is the MCP name of the references tool.
 const ReferencesToolName = "code_references"
 
-// ReferencesToolDescription is the description of the references tool.
-const ReferencesToolDescription = "Follow this server's Go code from a symbol: relation callers, callees, references (every " +
-	"use), implementations (the interfaces a type satisfies, the types that satisfy an interface) or methods. name is any " +
-	"name code_definition accepts, an interface method or a field (Authorizer.Allowed). One line per item: file:line, how " +
-	"(call, dynamic via an interface method, value, read, write), the id and the source line. Computed from type-checked " +
-	"source; calls through function values and reflection are not seen."
+// referencesToolDescription is the description of the references tool.
+const referencesToolDescription = "Follow this server's Go code from a symbol: callers, callees, references (every " +
+	"use), implementations (interfaces a type satisfies, types that satisfy an interface) or methods. name: any " +
+	"code_definition name, an interface method or a field. One line per item: file:line, how (call, dynamic, value, " +
+	"read, write), id, source line. From type-checked source; calls via function values or reflection are not seen."
 
-// ReferencesInputSchema is the JSON Schema of the references tool's
+// referencesInputSchema is the JSON Schema of the references tool's
 // arguments.
-const ReferencesInputSchema = `{"type":"object","properties":{` +
+const referencesInputSchema = `{"type":"object","properties":{` +
 	`"name":{"type":"string","description":"Id or name of a function, type, interface method or field."},` +
 	`"relation":{"type":"string","enum":["callers","callees","references","implementations","methods"]},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Items per page; default 30."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Items to skip (nextArguments)."},` +
-	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the limitations of static analysis."}},` +
+	`"limit":{"type":"integer","minimum":1,"maximum":100,"description":"Default 30."},` +
+	`"offset":{"type":"integer","minimum":0,"description":"nextArguments."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"Add the limitations of static analysis."}},` +
 	`"required":["name","relation"],"additionalProperties":false}`
 
 // FileToolName is the MCP name of the file tool.
 const FileToolName = "code_file"
 
-// FileToolDescription is the description of the file tool.
-const FileToolDescription = "Read lines of a file of this server's embedded source snapshot (Go, assembly, C, go.mod) by " +
-	"the path answers give, its last elements (app/server.go) or a stack-trace path and line (/build/x/server.go:88: the " +
-	"lines around it). At most 400 lines or 32 KiB per call; nextArguments continue. The file system is never read."
+// fileToolDescription is the description of the file tool.
+const fileToolDescription = "Read lines of a file of this server's source snapshot (Go, assembly, C, go.mod) by " +
+	"the path answers give, its last elements (app/server.go) or a stack-trace path:line (the lines around it). At most " +
+	"400 lines or 32 KiB per call; nextArguments continue."
 
-// FileInputSchema is the JSON Schema of the file tool's arguments.
-const FileInputSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"File as answers name it, its last elements, or a stack-trace path with its line."},` +
-	`"startLine":{"type":"integer","minimum":1,"description":"First line; default 1, or 20 before the line the path names."},` +
-	`"endLine":{"type":"integer","minimum":1,"description":"Last line; default as many as an answer holds."},` +
-	`"detail":{"type":"string","enum":["provenance"],"description":"provenance: also the consistency checks and limitations."}},` +
+// fileInputSchema is the JSON Schema of the file tool's arguments.
+const fileInputSchema = `{"type":"object","properties":{` +
+	`"path":{"type":"string","description":"File as answers name it, its last elements, or a stack-trace path:line."},` +
+	`"startLine":{"type":"integer","minimum":1,"description":"Default 1, or 20 before the line the path names."},` +
+	`"endLine":{"type":"integer","minimum":1,"description":"Default: as many as fit."},` +
+	`"detail":{"type":"string","enum":["provenance"],"description":"Add the consistency checks and limitations."}},` +
 	`"required":["path"],"additionalProperties":false}`
 
 // Limits and defaults of the tools.

@@ -10,20 +10,21 @@ import (
 )
 
 // Tools returns the code tools over c - code_search, code_definition,
-// code_references and code_file - with their names, input schemas and
-// permission (SearchToolName, SearchInputSchema, ..., Permission). The
-// server field of the answers is the caller's selected server when it has
+// code_references and code_file - with their names (SearchToolName,
+// DefinitionToolName, ReferencesToolName, FileToolName), descriptions,
+// input schemas and Permission; tools/list and tool_detail show the
+// descriptions and schemas. The server field of the answers is the caller's selected server when it has
 // one.
 //
 // The tools reveal the service's code, including every registered tool's
 // description and schemas: grant Permission only to callers who may see all
 // of it.
 func Tools(c *Catalog) ([]mcp.Tool, error) {
-	searchSchema, err := mcp.ParseSchema([]byte(SearchInputSchema))
+	searchSchema, err := mcp.ParseSchema([]byte(searchInputSchema))
 	if err != nil {
 		return nil, err
 	}
-	defSchema, err := mcp.ParseSchema([]byte(DefinitionInputSchema))
+	defSchema, err := mcp.ParseSchema([]byte(definitionInputSchema))
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +38,7 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 	search := mcp.NewRawTool(mcp.ToolInfo{
 		Name:         SearchToolName,
 		Title:        "Search this server's code",
-		Description:  SearchToolDescription,
+		Description:  searchToolDescription,
 		InputSchema:  searchSchema,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent find functions, types, registered documentation and tools of this service by name, phrase or file.",
@@ -87,7 +88,7 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 	definition := mcp.NewRawTool(mcp.ToolInfo{
 		Name:         DefinitionToolName,
 		Title:        "Read a definition of this server's code",
-		Description:  DefinitionToolDescription,
+		Description:  definitionToolDescription,
 		InputSchema:  defSchema,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent read the source, documentation and build provenance of one declaration of this service.",
@@ -138,7 +139,7 @@ func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error)
 	return listingTool(mcp.ToolInfo{
 		Name:         ReferencesToolName,
 		Title:        "Follow references in this server's code",
-		Description:  ReferencesToolDescription,
+		Description:  referencesToolDescription,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent see who calls a function of this service, what it calls, what implements an interface and the methods of a type.",
 		AdminExample: `{"name":"github.com/embedmcp/mcp.(*Server).Handle","relation":"callers"}`,
@@ -163,7 +164,7 @@ func referencesTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error)
 					Outcome: "the types of this server that implement the interface."},
 			},
 		},
-	}, ReferencesInputSchema, func(ctx context.Context, req *mcp.Request, q ReferencesQuery) (*References, error) {
+	}, referencesInputSchema, func(ctx context.Context, req *mcp.Request, q ReferencesQuery) (*References, error) {
 		res, err := c.References(ctx, q)
 		if err != nil {
 			return nil, err
@@ -183,7 +184,7 @@ func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
 	return listingTool(mcp.ToolInfo{
 		Name:         FileToolName,
 		Title:        "Read a file of this server's source",
-		Description:  FileToolDescription,
+		Description:  fileToolDescription,
 		Permission:   Permission,
 		AdminSummary: "Lets an agent read lines of any file of the service's embedded source snapshot, go.mod included.",
 		AdminExample: `{"path":"github.com/embedmcp/mcp/go.mod"}`,
@@ -203,7 +204,7 @@ func fileTool(c *Catalog, readOnly *mcp.ToolAnnotations) (mcp.Tool, error) {
 					Outcome: "lines 68-128 of the file the stack trace names."},
 			},
 		},
-	}, FileInputSchema, func(ctx context.Context, req *mcp.Request, q FileQuery) (*FileText, error) {
+	}, fileInputSchema, func(ctx context.Context, req *mcp.Request, q FileQuery) (*FileText, error) {
 		res, err := c.File(ctx, q)
 		if err != nil {
 			return nil, err

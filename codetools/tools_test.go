@@ -140,7 +140,7 @@ func waitABit() { time.Sleep(5 * time.Millisecond) }
 // TestAnswersMarkSourceAsUntrusted: like nsmcp, the code tools tell the
 // model that documentation and source are data, not instructions.
 func TestAnswersMarkSourceAsUntrusted(t *testing.T) {
-	if !strings.Contains(SearchToolDescription, "untrusted") {
+	if !strings.Contains(searchToolDescription, "untrusted") {
 		t.Error("code_search's description must call documentation untrusted")
 	}
 	s, _ := codeServer(t)

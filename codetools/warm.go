@@ -34,6 +34,13 @@ type BuildStats struct {
 	// RetainedBytes estimates the heap the sources keep: entries, strings
 	// and tables (the search index over them is not included).
 	RetainedBytes uint64 `json:"retainedBytes"`
+	// SourceWordPackages counts, over a snapshot written without search
+	// words (by an earlier mcpsnapshot), the packages whose words the
+	// catalog built from their source, and FirstWordPackages those the
+	// first search index waited for (the host's own); both are 0 over a
+	// snapshot with the words.
+	SourceWordPackages int `json:"sourceWordPackages,omitempty"`
+	FirstWordPackages  int `json:"firstWordPackages,omitempty"`
 	// SnapshotError and RuntimeError say why a source was not (fully)
 	// used.
 	SnapshotError string `json:"snapshotError,omitempty"`
@@ -45,9 +52,16 @@ type BuildStats struct {
 // must not wait) so that the first code_search or code_definition does
 // not pay for it. Concurrent calls, and the first queries, wait for the
 // same build; if ctx ends first, Warm returns ctx's error and the build
-// goes on.
+// goes on. Over a snapshot from an mcpsnapshot that did not write the
+// search words, Warm also waits until the catalog has built them, which
+// it does per package (the first search waits for the host's own
+// packages only).
 func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
-	if _, err := c.index(ctx); err != nil {
+	x, err := c.index(ctx)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	if err := c.wordsDone(ctx, x); err != nil {
 		return BuildStats{}, err
 	}
 	st := c.base.stats
@@ -57,6 +71,9 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
+	if l := x.base.lazy; l != nil {
+		st.SourceWordPackages, st.FirstWordPackages = l.count()
+	}
 	return st, nil
 }
 

@@ -18,9 +18,9 @@ const (
 
 // catalogueInput is the arguments of tool_catalogue.
 type catalogueInput struct {
-	Category string `json:"category,omitempty" jsonschema:"Only this category (case-insensitive); tools without a category are under Other. An unknown category is an error that names the valid ones."`
-	Offset   int    `json:"offset,omitempty" jsonschema:"Tools to skip: the nextOffset of the previous page. Default 0."`
-	Limit    int    `json:"limit,omitempty" jsonschema:"Tools per page, 1..200. Default 50."`
+	Category string `json:"category,omitempty" jsonschema:"Only this category (case-insensitive); Other for tools without one."`
+	Offset   int    `json:"offset,omitempty" jsonschema:"nextOffset of the previous page."`
+	Limit    int    `json:"limit,omitempty" jsonschema:"Tools per page."`
 }
 
 // catalogueResult is the answer of tool_catalogue.
@@ -67,10 +67,9 @@ func (e *enquirer) catalogueTool() (mcp.Tool, error) {
 		return nil, err
 	}
 	return mcp.NewTool(mcp.ToolInfo{
-		Name:  e.opts.CatalogueName,
-		Title: "Tool catalogue",
-		Description: "Lists every tool you may call, grouped by category (name, title, description, whenToUse), " +
-			"paged with offset and limit.",
+		Name:        e.opts.CatalogueName,
+		Title:       "Tool catalogue",
+		Description: "Lists every tool you may call by category (name, title, description, whenToUse), paged.",
 		InputSchema: in,
 		Permission:  e.opts.Permission,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)},
@@ -79,7 +78,8 @@ func (e *enquirer) catalogueTool() (mcp.Tool, error) {
 			Category:     e.opts.Category,
 			WhenToUse:    "The whole tool inventory, or every tool of one category, to choose among them.",
 			WhenNotToUse: []string{"One tool's parameters or schema, or which tool does a given thing - use " + e.opts.DetailName + "."},
-			Details: "Categories are sorted by name with Other (tools without a category) last, tools by name. " +
+			Details: "Categories are sorted by name with Other (tools without a category) last, tools by name; an " +
+				"unknown category is an error that names the valid ones. limit is 1..200, default 50. " +
 				"Page with offset: pass the answer's nextOffset until it is absent. total counts the whole (filtered) catalogue.",
 			Examples: []mcp.Example{
 				{Arguments: json.RawMessage(`{}`), Outcome: "the first 50 tools, grouped by category, with nextOffset when there are more."},

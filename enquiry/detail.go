@@ -35,9 +35,9 @@ const maxToolArg = 1000
 
 // detailInput is the arguments of tool_detail.
 type detailInput struct {
-	Tool      string `json:"tool,omitempty" jsonschema:"A registered tool name (case, spaces and the product prefix do not matter) or an intent phrase such as 'read the source of a function' or 'goroutine count'. Give tool or errorCode, not both."`
-	ErrorCode string `json:"errorCode,omitempty" jsonschema:"An error or diagnostic code: answers the tool(s) that remediate it. Give tool or errorCode, not both."`
-	Verbosity string `json:"verbosity,omitempty" jsonschema:"full (default): with the JSON input schema; summary: parameters[] (name, type, required, enum) instead; none: name, whenToUse and description only."`
+	Tool      string `json:"tool,omitempty" jsonschema:"A registered tool name (case, spaces and the product prefix do not matter) or an intent phrase such as 'read the source of a function' or 'goroutine count'. Not with errorCode."`
+	ErrorCode string `json:"errorCode,omitempty" jsonschema:"An error or diagnostic code: the tools that remediate it. Not with tool."`
+	Verbosity string `json:"verbosity,omitempty" jsonschema:"full (default): with the input schema; summary: parameters[] instead; none: name, whenToUse, description."`
 }
 
 // detailResult is the answer of tool_detail.

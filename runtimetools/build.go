@@ -11,10 +11,10 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-const buildDescription = "Report how this process was built: Go version, main package and module (path, version), VCS " +
-	"revision, commit time and whether the tree was modified, build settings (GOOS, GOARCH, CGO_ENABLED, -tags, " +
-	"-ldflags with -X values other than versions, commits and dates redacted...) and dependency module versions, filterable by a module path " +
-	"substring. Use it to tell which build is deployed."
+const buildDescription = "Report how this process was built: Go version, main package and module, VCS revision, " +
+	"commit time and whether the tree was modified, build settings (GOOS, GOARCH, CGO_ENABLED, -tags, -ldflags with -X " +
+	"values redacted but versions, commits and dates...) and dependency versions, filterable by module path. Use it to " +
+	"tell which build is deployed."
 
 const buildSchema = `{"type":"object","properties":{` +
 	`"module":{"type":"string","description":"Only dependencies whose module path contains this text (case-insensitive), e.g. \"grpc\"; their checksums are then shown too. At most 256 bytes."}},` +

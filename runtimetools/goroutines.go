@@ -23,13 +23,13 @@ const goroutinesDescription = "List the live goroutines of this process grouped 
 	"substring or a state substring. Use it to find stuck or leaking goroutines."
 
 const goroutinesSchema = `{"type":"object","properties":{` +
-	`"since":{"type":"string","description":"The since token of an earlier answer: growth per group since then; groups that grew at every look are flagged as probable leaks."},` +
-	`"watch":{"type":"integer","description":"Sample every second for this many seconds, 1..30, for growth within this call."},` +
+	`"since":{"type":"string","description":"since token of an earlier answer: growth per group; groups that grew at every look are flagged as leaks."},` +
+	`"watch":{"type":"integer","description":"Seconds to sample, 1..30, for growth within this call."},` +
 	`"function":{"type":"string","description":"Groups with a frame or creator whose function contains this text (case-insensitive)."},` +
 	`"state":{"type":"string","description":"Groups whose state contains this text: chan receive, select, IO wait, running..."},` +
 	`"minCount":{"type":"integer","description":"Groups of at least this many goroutines; default 1."},` +
-	`"limit":{"type":"integer","description":"Groups to answer, 1..100; default 20."},` +
-	`"states":{"type":"boolean","description":"Read states and waits from a goroutine dump, which pauses the process (about 1 µs per frame). Default: when that is at most 50 ms and 10000 goroutines; true: beyond that too, with diagnostics.runtime.profile; false: never."}},` +
+	`"limit":{"type":"integer","description":"Groups, 1..100; default 20."},` +
+	`"states":{"type":"boolean","description":"Read states and waits from a goroutine dump, which pauses the process. Default: when short; true: always, with diagnostics.runtime.profile; false: never."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_goroutines.

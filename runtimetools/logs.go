@@ -12,18 +12,17 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-const logsDescription = "Read the recent log records of this process from the in-memory ring the host keeps, newest " +
-	"first: identical records grouped with their count, warnings and errors kept apart from info floods, each with its " +
-	"source (id for code_definition, file:line). Filter by least level, age, text and attribute values. Secrets are " +
-	"redacted before records are stored."
+const logsDescription = "Read recent log records of this process from the host's in-memory ring, newest first: " +
+	"identical records grouped with a count, warnings and errors kept apart from info floods, each with its source (id " +
+	"for code_definition, file:line). Filter by level, age, text and attributes. Secrets are redacted when stored."
 
 const logsSchema = `{"type":"object","properties":{` +
 	`"level":{"type":"string","description":"Least level: debug, info, warn or error (or warn+2); default all."},` +
 	`"since":{"type":"string","description":"Only records this recent: a duration (15m) or an RFC 3339 time."},` +
-	`"contains":{"type":"string","description":"Only records whose message or an attribute value contains this text (case-insensitive)."},` +
-	`"attrs":{"type":"object","additionalProperties":{"type":["string","number","boolean"]},"description":"Only records with these attribute values, by key (req.method for groups); at most 16."},` +
-	`"group":{"type":"boolean","description":"Group records of the same level, message and source line; default true."},` +
-	`"limit":{"type":"integer","description":"Records (groups) to answer, 1..200; default 50."}},` +
+	`"contains":{"type":"string","description":"Text in the message or an attribute value (case-insensitive)."},` +
+	`"attrs":{"type":"object","additionalProperties":{"type":["string","number","boolean"]},"description":"Attribute values by key (req.method in groups); at most 16."},` +
+	`"group":{"type":"boolean","description":"Group records of one level, message and line; default true."},` +
+	`"limit":{"type":"integer","description":"Records (groups), 1..200; default 50."}},` +
 	`"additionalProperties":false}`
 
 // Limits of runtime_logs.

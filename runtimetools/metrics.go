@@ -17,9 +17,9 @@ const metricsDescription = "Read runtime metrics of this process (heap, GC, goro
 	"unit and kind; histograms as count, p50, p90, p99 and max. Without names or prefix: a curated overview."
 
 const metricsSchema = `{"type":"object","properties":{` +
-	`"names":{"type":"array","items":{"type":"string"},"description":"Metric names, with or without the unit: \"/gc/heap/live:bytes\", \"/sched/goroutines\", \"/process/rss:bytes\"; at most 100."},` +
-	`"since":{"type":"string","description":"The token of an earlier answer (its since line): each counter's and gauge's change since then, and a counter's rate per second."},` +
-	`"prefix":{"type":"string","description":"Every metric whose name starts with this, e.g. \"/gc/\", \"/sched/\", \"/memory/classes/\", \"/process/\"; at most 128 bytes."}},` +
+	`"names":{"type":"array","items":{"type":"string"},"description":"Metric names, unit optional: \"/gc/heap/live:bytes\", \"/sched/goroutines\"; at most 100."},` +
+	`"since":{"type":"string","description":"since token of an earlier answer: each value's change since then, a counter's rate per second."},` +
+	`"prefix":{"type":"string","description":"Every metric whose name starts with this: \"/gc/\", \"/sched/\", \"/process/\"..."}},` +
 	`"additionalProperties":false}`
 
 // overview are the metrics answered when neither names nor a prefix is

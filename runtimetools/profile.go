@@ -16,11 +16,11 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-const profileDescription = "Profile this process and answer its top functions, one line each: flat and cum with " +
-	"percentages, id for code_definition, file:line, and the hottest lines of the first ones. Time in the runtime, sync " +
-	"and the standard library counts to the host code that called it. kind: cpu (seconds 1..30, default 5), heap, " +
-	"allocs, mutex and block (the code that held the lock, at its unlock), goroutine. window answers a past CPU window " +
-	"of the background profiler; raw: true attaches the pprof bytes."
+const profileDescription = "Profile this process: its top functions, one line each, flat and cum with percentages, " +
+	"id for code_definition, file:line, and the hottest lines of the first ones. Runtime, sync and standard library " +
+	"time counts to the host code that called it. kind: cpu, heap, allocs, mutex and block " +
+	"(the lock holder, at its unlock), goroutine. window: a past CPU window of the background profiler; raw: true " +
+	"attaches the pprof bytes."
 
 const profileSchema = `{"type":"object","properties":{` +
 	`"kind":{"type":"string","description":"cpu, heap, allocs, mutex, block or goroutine."},` +
@@ -32,7 +32,7 @@ const profileSchema = `{"type":"object","properties":{` +
 	`"lines":{"type":"integer","description":"Top functions with their hottest lines, 0..10; default 3."},` +
 	`"window":{"type":"string","description":"cpu from the background profiler: last, a duration (10m) or a time (14:05)."},` +
 	`"compare":{"type":"string","description":"cpu with window: a second window to compare against."},` +
-	`"raw":{"type":"boolean","description":"Attach the raw pprof profile; default false."}},` +
+	`"raw":{"type":"boolean","description":"Attach the pprof bytes."}},` +
 	`"required":["kind"],"additionalProperties":false}`
 
 // profileMIME is the MIME type of the embedded raw profile.

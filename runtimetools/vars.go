@@ -12,9 +12,9 @@ import (
 	"github.com/embedmcp/mcp"
 )
 
-const varsDescription = "Read the expvar variables this process publishes (counters, gauges, maps the host exports with " +
-	"package expvar), as JSON, bounded, with the values of secret-looking keys redacted. The command line (cmdline) and " +
-	"runtime.MemStats (memstats) are shown only when asked for by name."
+const varsDescription = "Read the expvar variables this process publishes (counters, gauges, maps), as bounded JSON, " +
+	"the values of secret-looking keys redacted. The command line (cmdline) and runtime.MemStats (memstats) only when " +
+	"asked for by name."
 
 const varsSchema = `{"type":"object","properties":{` +
 	`"names":{"type":"array","items":{"type":"string"},"description":"Exact variable names; default every variable but cmdline and memstats. At most 100."}},` +

@@ -18,6 +18,9 @@ func Encode(w io.Writer, files []File) error {
 		n += len(f.Decls)
 	}
 	fmt.Fprintf(bw, "decls %d\n", n)
+	// The declarations' search words follow; one without a "w" record
+	// has none (an index of an earlier version has no such line).
+	bw.WriteString(wordsRecord + "\n")
 	var num []byte
 	for _, f := range files {
 		bw.WriteString("file ")
@@ -49,6 +52,9 @@ func Encode(w io.Writer, files []File) error {
 	return bw.Flush()
 }
 
+// wordsRecord marks an index whose declarations carry their search words.
+const wordsRecord = "words"
+
 // Reader reads an index record by record.
 type Reader struct {
 	sc   *bufio.Scanner
@@ -57,6 +63,10 @@ type Reader struct {
 	// Decls is the number of declarations the index announces, 0 if it
 	// does not say.
 	Decls int
+	// Words reports an index that gives the search words of its
+	// declarations (a version that writes "w" records), once Next has
+	// read past its head.
+	Words bool
 	// held reports that the scanner holds a record not yet returned.
 	held bool
 	// words are those of the "w" record before the next declaration.
@@ -107,6 +117,10 @@ func (r *Reader) Next() (file string, d Decl, err error) {
 			}
 			r.file = string(rest)
 			r.words = ""
+			continue
+		}
+		if string(b) == wordsRecord {
+			r.Words = true
 			continue
 		}
 		if rest, ok := bytes.CutPrefix(b, []byte("w ")); ok {

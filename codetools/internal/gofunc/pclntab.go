@@ -1,4 +1,4 @@
-package codetools
+package gofunc
 
 import (
 	"bytes"
@@ -7,24 +7,24 @@ import (
 	"fmt"
 )
 
-// pclntab decodes the Go function table (pclntab) of Go 1.20 and later,
+// Table decodes the Go function table (pclntab) of Go 1.20 and later,
 // the layout every toolchain that can build this package writes. It reads
 // what debug/gosym does not expose: each function's declaration line
 // (startLine), the lines of its own code, and the ranges of code inlined
 // into it (PCDATA_InlTreeIndex).
-type pclntab struct {
-	data      []byte // the whole table; the funcdata (go:func.*) lies in it
+type Table struct {
+	Data      []byte // the whole table; the funcdata (go:func.*) lies in it
 	order     binary.ByteOrder
 	quantum   uint32
-	nfunc     int
-	funcnames []byte
+	NFunc     int
+	FuncNames []byte
 	cutab     []byte
 	filetab   []byte
 	pctab     []byte
 	pcln      []byte
-	// noTrees makes decode name inlined functions through the runtime
+	// NoTrees makes a reader name inlined functions through the runtime
 	// only (a test switch for the fallback).
-	noTrees bool
+	NoTrees bool
 }
 
 const go120Magic = 0xfffffff1
@@ -43,16 +43,20 @@ const (
 
 	pcdataInlTreeIndex = 2
 	funcdataInlTree    = 3
-	inlinedCallSize    = 16 // runtime.inlinedCall
+	inlinedCallSize    = 16 // runtime.InlinedCall
 )
 
-var errPclntab = errors.New("malformed function table")
+// ErrMalformed reports a function table that does not decode; the
+// decoding methods panic with it, and a reader recovers.
+var ErrMalformed = errors.New("malformed function table")
 
-func newPclntab(data []byte) (*pclntab, error) {
+// Parse checks the header of the function table data and locates its
+// parts.
+func Parse(data []byte) (*Table, error) {
 	if len(data) < 8 {
-		return nil, errPclntab
+		return nil, ErrMalformed
 	}
-	t := &pclntab{data: data}
+	t := &Table{Data: data}
 	switch {
 	case binary.LittleEndian.Uint32(data) == go120Magic:
 		t.order = binary.LittleEndian
@@ -64,7 +68,7 @@ func newPclntab(data []byte) (*pclntab, error) {
 	t.quantum = uint32(data[6])
 	ptr := int(data[7])
 	if ptr != 4 && ptr != 8 || t.quantum == 0 || len(data) < 8+8*ptr {
-		return nil, errPclntab
+		return nil, ErrMalformed
 	}
 	word := func(i int) uint64 {
 		if ptr == 4 {
@@ -75,70 +79,74 @@ func newPclntab(data []byte) (*pclntab, error) {
 	sub := func(i int) ([]byte, error) {
 		off := word(i)
 		if off > uint64(len(data)) {
-			return nil, errPclntab
+			return nil, ErrMalformed
 		}
 		return data[off:], nil
 	}
-	t.nfunc = int(word(0))
+	t.NFunc = int(word(0))
 	var err error
-	for i, p := range [...]*[]byte{&t.funcnames, &t.cutab, &t.filetab, &t.pctab, &t.pcln} {
+	for i, p := range [...]*[]byte{&t.FuncNames, &t.cutab, &t.filetab, &t.pctab, &t.pcln} {
 		if *p, err = sub(3 + i); err != nil {
 			return nil, err
 		}
 	}
-	if t.nfunc < 0 || uint64(t.nfunc) > uint64(len(t.pcln))/8 {
-		return nil, errPclntab
+	if t.NFunc < 0 || uint64(t.NFunc) > uint64(len(t.pcln))/8 {
+		return nil, ErrMalformed
 	}
 	return t, nil
 }
 
-func (t *pclntab) u32(b []byte, off int) uint32 {
+// U32 reads a 32-bit word of the table's byte order at off of b.
+func (t *Table) U32(b []byte, off int) uint32 {
 	if off < 0 || off+4 > len(b) {
-		panic(errPclntab)
+		panic(ErrMalformed)
 	}
 	return t.order.Uint32(b[off:])
 }
 
-// entryOff returns the entry offset (from the start of the text) of
-// function i; i == nfunc gives the end of the last function.
-func (t *pclntab) entryOff(i int) uint32 { return t.u32(t.pcln, 8*i) }
+// EntryOff returns the entry offset (from the start of the text) of
+// function i; i == NFunc gives the end of the last function.
+func (t *Table) EntryOff(i int) uint32 { return t.U32(t.pcln, 8*i) }
 
-// funcData returns the _func record of function i.
-func (t *pclntab) funcData(i int) []byte {
-	off := int(t.u32(t.pcln, 8*i+4))
+// FuncData returns the _func record of function i.
+func (t *Table) FuncData(i int) []byte {
+	off := int(t.U32(t.pcln, 8*i+4))
 	if off < 0 || off+fnSize > len(t.pcln) {
-		panic(errPclntab)
+		panic(ErrMalformed)
 	}
 	return t.pcln[off:]
 }
 
-// cstring returns the NUL-terminated string at off of b, without copying.
-func cstring(b []byte, off uint32) []byte {
+// Name returns the symbol name of function i, without copying.
+func (t *Table) Name(i int) []byte { return CString(t.FuncNames, t.U32(t.FuncData(i), fnNameOff)) }
+
+// CString returns the NUL-terminated string at off of b, without copying.
+func CString(b []byte, off uint32) []byte {
 	if uint64(off) >= uint64(len(b)) {
-		panic(errPclntab)
+		panic(ErrMalformed)
 	}
 	b = b[off:]
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		return b[:i]
 	}
-	panic(errPclntab)
+	panic(ErrMalformed)
 }
 
 // fileName returns file number fno of the compilation unit at cu.
-func (t *pclntab) fileName(cu uint32, fno int32) []byte {
+func (t *Table) fileName(cu uint32, fno int32) []byte {
 	if fno < 0 || cu == ^uint32(0) {
 		return nil
 	}
-	off := t.u32(t.cutab, int(cu+uint32(fno))*4)
+	off := t.U32(t.cutab, int(cu+uint32(fno))*4)
 	if off == ^uint32(0) {
 		return nil
 	}
-	return cstring(t.filetab, off)
+	return CString(t.filetab, off)
 }
 
 // pcvalue iterates over one pc-value table.
 type pcvalue struct {
-	t     *pclntab
+	t     *Table
 	p     []byte
 	pc    uint32 // end of the current range, relative to the entry
 	val   int32
@@ -146,7 +154,7 @@ type pcvalue struct {
 	done  bool
 }
 
-func (t *pclntab) values(off uint32) pcvalue {
+func (t *Table) values(off uint32) pcvalue {
 	if off == 0 || uint64(off) >= uint64(len(t.pctab)) {
 		return pcvalue{done: true, val: -1}
 	}
@@ -157,7 +165,7 @@ func (v *pcvalue) varint() uint32 {
 	var x, shift uint32
 	for {
 		if len(v.p) == 0 || shift > 28 {
-			panic(errPclntab)
+			panic(ErrMalformed)
 		}
 		b := v.p[0]
 		v.p = v.p[1:]
@@ -190,60 +198,60 @@ func (v *pcvalue) next() bool {
 	return true
 }
 
-// funcLines is what the line tables say about one function.
-type funcLines struct {
-	name      []byte // symbol name, pointing into the table
-	entry     uint32 // entry offset from the start of the text
-	file      []byte // file of the entry
-	startLine int32
-	// ownMin and ownMax bound the lines of the function's own code (not
-	// code inlined into it) in file.
-	ownMin, ownMax int32
-	// tree is the offset of the function's inline tree from the funcdata
+// FuncLines is what the line tables say about one function.
+type FuncLines struct {
+	Name      []byte // symbol name, pointing into the table
+	Entry     uint32 // entry offset from the start of the text
+	File      []byte // file of the entry
+	StartLine int32
+	// OwnMin and OwnMax bound the lines of the function's own code (not
+	// code inlined into it) in File.
+	OwnMin, OwnMax int32
+	// Tree is the offset of the function's inline tree from the funcdata
 	// base (go:func.*), ^0 if none.
-	tree uint32
+	Tree uint32
 }
 
-// inlRange is the code of one inline-tree node of a function: the first
+// InlRange is the code of one inline-tree node of a function: the first
 // pc (relative to the entry) where it is the innermost frame, and the
 // lines it covers in file.
-type inlRange struct {
-	index            int32
-	pc               uint32
+type InlRange struct {
+	Index            int32
+	PC               uint32
 	fno              int32
-	minLine, maxLine int32
-	file             []byte
+	MinLine, MaxLine int32
+	File             []byte
 }
 
-// function decodes function i. If inl is not nil, the inline ranges of
+// Func decodes function i. If inl is not nil, the inline ranges of
 // the function are appended to inl[:0] and returned.
-func (t *pclntab) function(i int, inl []inlRange) (funcLines, []inlRange) {
-	d := t.funcData(i)
-	f := funcLines{
-		entry:     t.u32(d, fnEntryOff),
-		name:      cstring(t.funcnames, t.u32(d, fnNameOff)),
-		startLine: int32(t.u32(d, fnStartLine)),
+func (t *Table) Func(i int, inl []InlRange) (FuncLines, []InlRange) {
+	d := t.FuncData(i)
+	f := FuncLines{
+		Entry:     t.U32(d, fnEntryOff),
+		Name:      CString(t.FuncNames, t.U32(d, fnNameOff)),
+		StartLine: int32(t.U32(d, fnStartLine)),
 	}
-	cu := t.u32(d, fnCUOffset)
+	cu := t.U32(d, fnCUOffset)
 	var inlOff uint32
-	f.tree = ^uint32(0)
-	npc := t.u32(d, fnNPCData)
+	f.Tree = ^uint32(0)
+	npc := t.U32(d, fnNPCData)
 	if npc > pcdataInlTreeIndex && inl != nil {
-		inlOff = t.u32(d, fnSize+4*pcdataInlTreeIndex)
+		inlOff = t.U32(d, fnSize+4*pcdataInlTreeIndex)
 		if nfd := d[fnNFuncData]; nfd > funcdataInlTree {
-			f.tree = t.u32(d, fnSize+4*int(npc)+4*funcdataInlTree)
+			f.Tree = t.U32(d, fnSize+4*int(npc)+4*funcdataInlTree)
 		}
 	}
 	if inl != nil {
 		inl = inl[:0]
 	}
-	files, lines, tree := t.values(t.u32(d, fnPCFile)), t.values(t.u32(d, fnPCLine)), t.values(inlOff)
+	files, lines, tree := t.values(t.U32(d, fnPCFile)), t.values(t.U32(d, fnPCLine)), t.values(inlOff)
 	if !files.next() || !lines.next() {
 		return f, inl
 	}
 	tree.next()
 	entryFile := files.val
-	f.file = t.fileName(cu, entryFile)
+	f.File = t.fileName(cu, entryFile)
 	var pc uint32
 	for {
 		end := lines.pc
@@ -256,10 +264,10 @@ func (t *pclntab) function(i int, inl []inlRange) (funcLines, []inlRange) {
 		if end > pc && lines.val > 0 {
 			if tree.done || tree.val < 0 {
 				if files.val == entryFile {
-					if f.ownMin == 0 || lines.val < f.ownMin {
-						f.ownMin = lines.val
+					if f.OwnMin == 0 || lines.val < f.OwnMin {
+						f.OwnMin = lines.val
 					}
-					f.ownMax = max(f.ownMax, lines.val)
+					f.OwnMax = max(f.OwnMax, lines.val)
 				}
 			} else {
 				inl = addInline(inl, tree.val, pc, files.val, lines.val)
@@ -277,69 +285,69 @@ func (t *pclntab) function(i int, inl []inlRange) (funcLines, []inlRange) {
 		}
 	}
 	for j := range inl {
-		inl[j].file = t.fileName(cu, inl[j].fno)
+		inl[j].File = t.fileName(cu, inl[j].fno)
 	}
 	return f, inl
 }
 
-func addInline(inl []inlRange, index int32, pc uint32, fno, line int32) []inlRange {
+func addInline(inl []InlRange, index int32, pc uint32, fno, line int32) []InlRange {
 	for j := range inl {
-		if r := &inl[j]; r.index == index {
+		if r := &inl[j]; r.Index == index {
 			if r.fno == fno {
-				r.minLine = min(r.minLine, line)
-				r.maxLine = max(r.maxLine, line)
+				r.MinLine = min(r.MinLine, line)
+				r.MaxLine = max(r.MaxLine, line)
 			}
 			return inl
 		}
 	}
-	return append(inl, inlRange{index: index, pc: pc, fno: fno, minLine: line, maxLine: line})
+	return append(inl, InlRange{Index: index, PC: pc, fno: fno, MinLine: line, MaxLine: line})
 }
 
-// inlinedCall is an entry of an inline tree (runtime.inlinedCall).
-type inlinedCall struct {
-	nameOff   uint32
-	parentPC  uint32
-	startLine int32
+// InlinedCall is an entry of an inline tree (runtime.inlinedCall).
+type InlinedCall struct {
+	NameOff   uint32
+	ParentPC  uint32
+	StartLine int32
 }
 
-// treeEntry reads entry index of the inline tree at offset tree from the
+// TreeEntry reads entry index of the inline tree at offset tree from the
 // funcdata base gofunc, an offset into data.
-func (t *pclntab) treeEntry(data []byte, gofunc int, tree uint32, index int32) inlinedCall {
+func (t *Table) TreeEntry(data []byte, gofunc int, tree uint32, index int32) InlinedCall {
 	off := gofunc + int(tree) + inlinedCallSize*int(index)
-	return inlinedCall{nameOff: t.u32(data, off+4), parentPC: t.u32(data, off+8), startLine: int32(t.u32(data, off+12))}
+	return InlinedCall{NameOff: t.U32(data, off+4), ParentPC: t.U32(data, off+8), StartLine: int32(t.U32(data, off+12))}
 }
 
-// nameOffset returns the offset of name in the function name table, or
+// NameOffset returns the offset of name in the function name table, or
 // -1 if it is not there.
-func (t *pclntab) nameOffset(name string) int {
-	if len(t.funcnames) > len(name) && string(t.funcnames[:len(name)]) == name && t.funcnames[len(name)] == 0 {
+func (t *Table) NameOffset(name string) int {
+	if len(t.FuncNames) > len(name) && string(t.FuncNames[:len(name)]) == name && t.FuncNames[len(name)] == 0 {
 		return 0
 	}
 	pat := make([]byte, 0, len(name)+2)
 	pat = append(append(append(pat, 0), name...), 0)
-	if i := bytes.Index(t.funcnames, pat); i >= 0 {
+	if i := bytes.Index(t.FuncNames, pat); i >= 0 {
 		return i + 1
 	}
 	return -1
 }
 
-// treeProbe is a function whose inline tree entry 0 is known by name.
-type treeProbe struct {
-	tree    uint32
-	nameOff uint32
+// TreeProbe is a function whose inline tree entry 0 is known by name.
+type TreeProbe struct {
+	Tree    uint32
+	NameOff uint32
 }
 
-// findGoFunc returns the offset in data of the funcdata base (the
+// FindGoFunc returns the offset in data of the funcdata base (the
 // linker's "go:func.*" symbol, which it places among the function table's
 // data): the one offset at which the inline tree of every probe holds, at
 // entry 0, the name the runtime reported. It returns -1 if there is none.
-func (t *pclntab) findGoFunc(data []byte, probes []treeProbe) int {
+func (t *Table) FindGoFunc(data []byte, probes []TreeProbe) int {
 	if len(probes) == 0 {
 		return -1
 	}
 	p0 := probes[0]
 	var pat [4]byte
-	t.order.PutUint32(pat[:], p0.nameOff)
+	t.order.PutUint32(pat[:], p0.NameOff)
 	for from := 0; from < len(data); {
 		i := bytes.Index(data[from:], pat[:])
 		if i < 0 {
@@ -347,14 +355,14 @@ func (t *pclntab) findGoFunc(data []byte, probes []treeProbe) int {
 		}
 		pos := from + i
 		from = pos + 1
-		g := pos - 4 - int(p0.tree)
+		g := pos - 4 - int(p0.Tree)
 		if g < 0 || g%4 != 0 {
 			continue
 		}
 		ok := true
 		for _, p := range probes[1:] {
-			off := g + int(p.tree) + 4
-			if off+4 > len(data) || t.order.Uint32(data[off:]) != p.nameOff {
+			off := g + int(p.Tree) + 4
+			if off+4 > len(data) || t.order.Uint32(data[off:]) != p.NameOff {
 				ok = false
 				break
 			}
