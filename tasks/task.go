@@ -65,8 +65,8 @@ type Record struct {
 	// every Swap.
 	Version uint64 `json:"version"`
 	// Status and StatusMessage are the task's state and its description.
-	Status        Status     `json:"status"`
-	StatusMessage string     `json:"statusMessage,omitempty"`
+	Status        Status `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
 	// Created and Updated are when the task was created and last changed.
 	Created time.Time `json:"created"`
 	Updated time.Time `json:"updated"`
@@ -185,7 +185,6 @@ type Change struct {
 	Status  Status // the task's status after the change
 	Owner   string // the replica running the task (mcp.TaskOptions.Replica), if any
 }
-
 
 // Defaults of mcp.TaskOptions, the options of a Server's tasks.
 const (

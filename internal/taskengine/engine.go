@@ -1,48 +1,75 @@
-package mcp
+// Package taskengine runs a Server's side of the Tasks extension over a
+// tasks.Store: the tasks this replica runs and the leases it keeps on them
+// (heartbeat), the failing of tasks whose replica stopped (reaping), the
+// ledger that tells a task the store lost from one that expired, the
+// running slots per caller, and the store's change feed for the tasks run
+// or followed here. It depends on the store contract only; the mcp package
+// holds the protocol (what a task answers) and calls it.
+package taskengine
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/embedmcp/mcp/tasks"
 )
 
-// taskEngine is a Server's side of the Tasks extension: the store, the
-// tasks this replica runs, and the heartbeat that keeps their leases. The
-// store holds all task state; the engine holds only the cancel functions
-// of the tools running here.
-type taskEngine struct {
-	store   TaskStore
-	ttl     time.Duration
-	poll    time.Duration
-	lease   time.Duration
-	replica string
-	max     int
-	quota   runQuota // running tasks per caller
-	logger  *slog.Logger
-	now     func() time.Time
+// storeTimeout bounds one operation on the store the engine makes on its
+// own (the mcp package bounds those made for a request the same).
+const storeTimeout = 5 * time.Second
+
+// Config is what an Engine runs with, every default already applied.
+type Config struct {
+	Store   tasks.Store
+	Lease   time.Duration // a replica's claim on a running task without renewal
+	Replica string        // this replica's name in records and logs
+	// MaxRunning caps the tasks running here (negative: no cap), and
+	// MaxRunningPerPrincipal those of one caller (Quota).
+	MaxRunning             int
+	MaxRunningPerPrincipal int
+	Logger                 *slog.Logger
+	// InternalError encodes the JSON-RPC error object (code -32603) of a
+	// task the engine fails, with message.
+	InternalError func(message string) json.RawMessage
+}
+
+// Engine is a Server's side of the Tasks extension: the store, the tasks
+// this replica runs, and the heartbeat that keeps their leases. The store
+// holds all task state; the engine holds only the cancel functions of the
+// tools running here.
+type Engine struct {
+	store         tasks.Store
+	lease         time.Duration
+	replica       string
+	max           int
+	logger        *slog.Logger
+	internalError func(message string) json.RawMessage
+	now           func() time.Time
+
+	// Quota counts the tasks running here per caller; Ledger the tasks
+	// this replica acknowledged, to tell a lost task from an expired one.
+	Quota  Quota
+	Ledger Ledger
 
 	mu      sync.Mutex
 	running map[string]*running
-	follow  map[string]map[chan TaskChange]struct{} // listen streams, by the task they follow
-	closed  bool                                    // Shutdown began: no new tasks
-	quit    chan struct{}                           // closed to end the heartbeat goroutine; nil when none runs
+	follow  map[string]map[chan tasks.Change]struct{} // listen streams, by the task they follow
+	closed  bool                                      // Shutdown began: no new tasks
+	quit    chan struct{}                             // closed to end the heartbeat goroutine; nil when none runs
 	wg      sync.WaitGroup
 
 	wmu       sync.Mutex // guards the store watch, held while a task runs or a stream follows one
 	watchRefs int
 	watchStop func()
 
-	ledger ledger // the tasks this replica acknowledged, to tell a lost task from an expired one
-	rtt    rtt    // round trips of lease renewals, for their timeout
+	rtt rtt // round trips of lease renewals, for their timeout
 }
 
 // running is a task whose tool runs here.
@@ -56,51 +83,34 @@ type running struct {
 	live bool
 }
 
-// Causes of a running task's cancellation.
+// Causes of a running task's cancellation (context.Cause of its tool's
+// context), and ErrShutdown of a task refused because the Server shuts
+// down.
 var (
-	errTaskCancelled = errors.New("mcp: task cancelled by the client")
-	errTaskStopped   = errors.New("mcp: task no longer running here")
-	errShutdown      = errors.New("mcp: server shut down")
-	errTaskLost      = errors.New("mcp: the task store lost the task")
+	ErrCancelled = errors.New("mcp: task cancelled by the client")
+	ErrStopped   = errors.New("mcp: task no longer running here")
+	ErrShutdown  = errors.New("mcp: server shut down")
+	ErrLost      = errors.New("mcp: the task store lost the task")
 )
 
-func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
-	e := &taskEngine{store: o.Store, ttl: o.TTL, poll: o.PollInterval, lease: o.Lease, replica: o.Replica,
-		max: o.MaxRunning, logger: logger, now: time.Now, running: map[string]*running{},
-		follow: map[string]map[chan TaskChange]struct{}{}}
-	var errs []error
-	check := func(name string, d *time.Duration, def time.Duration, min time.Duration) {
-		switch {
-		case *d == 0:
-			*d = def
-		case *d < min:
-			errs = append(errs, fmt.Errorf("mcp: Options.Tasks.%s %v is less than %v", name, *d, min))
-		}
-	}
-	check("TTL", &e.ttl, DefaultTaskTTL, time.Millisecond)
-	check("PollInterval", &e.poll, DefaultTaskPollInterval, time.Millisecond)
-	check("Lease", &e.lease, DefaultTaskLease, 30*time.Millisecond)
-	if e.store == nil {
-		e.store = NewMemoryTaskStore(nil)
-	}
-	if e.max == 0 {
-		e.max = DefaultTaskMaxRunning
-	}
-	if e.quota.max = o.MaxRunningPerPrincipal; e.quota.max == 0 {
-		e.quota.max = DefaultTaskMaxRunningPerPrincipal
-	}
-	if e.replica == "" {
-		host, _ := os.Hostname()
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		e.replica = host + "-" + hex.EncodeToString(b[:])
-	}
-	return e, errors.Join(errs...)
+// ErrAtCapacity: Reserve found Config.MaxRunning tasks running here.
+var ErrAtCapacity = errors.New("mcp: as many tasks run here as the server allows")
+
+// New returns an Engine running with c.
+func New(c Config) *Engine {
+	e := &Engine{store: c.Store, lease: c.Lease, replica: c.Replica, max: c.MaxRunning, logger: c.Logger,
+		internalError: c.InternalError, now: time.Now, running: map[string]*running{},
+		follow: map[string]map[chan tasks.Change]struct{}{}}
+	e.Quota.max = c.MaxRunningPerPrincipal
+	return e
 }
 
-// newTaskID returns 128 random bits, base64url without padding (22
-// characters).
-func newTaskID() (string, error) {
+// Now returns the engine's clock's time.
+func (e *Engine) Now() time.Time { return e.now() }
+
+// NewID returns a new task ID: 128 random bits, base64url without padding
+// (22 characters).
+func NewID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
@@ -108,8 +118,8 @@ func newTaskID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// validTaskID reports whether id has the form of an ID newTaskID makes.
-func validTaskID(id string) bool {
+// ValidID reports whether id has the form of an ID NewID makes.
+func ValidID(id string) bool {
 	if len(id) != 22 {
 		return false
 	}
@@ -122,24 +132,19 @@ func validTaskID(id string) bool {
 	return true
 }
 
-// errTaskLimit refuses a task beyond MaxRunning.
-func (e *taskEngine) limitError() *Error {
-	return &Error{Code: CodeLimitExceeded, Message: fmt.Sprintf(
-		"Too many tasks: %d are running on this server, the most it allows (TaskOptions.MaxRunning); retry later", e.max)}
-}
-
-// reserve takes a running slot for id, whose stored version is known (or
-// about to become known+1 by this replica's own write); release gives it
-// back.
-func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCauseFunc) error {
+// Reserve takes a running slot for id, whose stored version is known (or
+// about to become known+1 by this replica's own write); Release gives it
+// back. It returns ErrShutdown once Shutdown began, ErrAtCapacity when
+// Config.MaxRunning tasks run here.
+func (e *Engine) Reserve(id string, known uint64, cancel context.CancelCauseFunc) error {
 	e.mu.Lock()
 	switch {
 	case e.closed:
 		e.mu.Unlock()
-		return errShutdown
+		return ErrShutdown
 	case e.max >= 0 && len(e.running) >= e.max:
 		e.mu.Unlock()
-		return e.limitError()
+		return ErrAtCapacity
 	}
 	e.running[id] = &running{cancel: cancel, known: known}
 	e.wg.Add(1)
@@ -152,9 +157,9 @@ func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCause
 	return nil
 }
 
-// release forgets a task that no longer runs here, and ends the heartbeat
+// Release forgets a task that no longer runs here, and ends the heartbeat
 // when none does.
-func (e *taskEngine) release(id string) {
+func (e *Engine) Release(id string) {
 	e.mu.Lock()
 	if _, ok := e.running[id]; !ok {
 		e.mu.Unlock()
@@ -170,8 +175,8 @@ func (e *taskEngine) release(id string) {
 	e.dropWatch()
 }
 
-// stopLocal cancels a task running here, with cause.
-func (e *taskEngine) stopLocal(id string, cause error) {
+// StopLocal cancels a task running here, with cause.
+func (e *Engine) StopLocal(id string, cause error) {
 	e.mu.Lock()
 	r := e.running[id]
 	e.mu.Unlock()
@@ -184,7 +189,7 @@ func (e *taskEngine) stopLocal(id string, cause error) {
 // task runs here or a listen stream follows one. Neither is called with mu
 // held: a feed may wait for a delivery in progress (onChange) when it
 // stops.
-func (e *taskEngine) holdWatch() {
+func (e *Engine) holdWatch() {
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
 	if e.watchRefs == 0 {
@@ -193,7 +198,7 @@ func (e *taskEngine) holdWatch() {
 	e.watchRefs++
 }
 
-func (e *taskEngine) dropWatch() {
+func (e *Engine) dropWatch() {
 	e.wmu.Lock()
 	e.watchRefs--
 	var stop func()
@@ -210,10 +215,10 @@ func (e *taskEngine) dropWatch() {
 // here that was cancelled, failed or taken over (changes at or below the
 // version the task was started from are this replica's own, or stale), and
 // wakes the listen streams following the task.
-func (e *taskEngine) onChange(ch TaskChange) {
+func (e *Engine) onChange(ch tasks.Change) {
 	e.mu.Lock()
 	r := e.running[ch.ID]
-	stop := r != nil && ch.Version > r.known && (ch.Status != TaskWorking || ch.Owner != e.replica)
+	stop := r != nil && ch.Version > r.known && (ch.Status != tasks.Working || ch.Owner != e.replica)
 	for c := range e.follow[ch.ID] {
 		select {
 		case c <- ch:
@@ -221,20 +226,21 @@ func (e *taskEngine) onChange(ch TaskChange) {
 		}
 	}
 	e.mu.Unlock()
-	if stop && ch.Status == TaskCancelled {
-		r.cancel(errTaskCancelled)
+	if stop && ch.Status == tasks.Cancelled {
+		r.cancel(ErrCancelled)
 	} else if stop {
-		r.cancel(errTaskStopped)
+		r.cancel(ErrStopped)
 	}
 }
 
-// followTasks sends the changes of ids to c until stop is called.
-func (e *taskEngine) followTasks(ids []string, c chan TaskChange) (stop func()) {
+// Follow sends the changes of ids to c until stop is called (a listen
+// stream following them); a change c has no room for is dropped.
+func (e *Engine) Follow(ids []string, c chan tasks.Change) (stop func()) {
 	e.holdWatch()
 	e.mu.Lock()
 	for _, id := range ids {
 		if e.follow[id] == nil {
-			e.follow[id] = map[chan TaskChange]struct{}{}
+			e.follow[id] = map[chan tasks.Change]struct{}{}
 		}
 		e.follow[id][c] = struct{}{}
 	}
@@ -256,7 +262,7 @@ func (e *taskEngine) followTasks(ids []string, c chan TaskChange) (stop func()) 
 // lease, and stops those the store says are no longer theirs, until quit
 // is closed (no task runs). Tasks whose record is not stored yet are left
 // out (running.live).
-func (e *taskEngine) heartbeat(quit <-chan struct{}) {
+func (e *Engine) heartbeat(quit <-chan struct{}) {
 	t := time.NewTicker(e.lease / 3)
 	defer t.Stop()
 	for {
@@ -270,7 +276,7 @@ func (e *taskEngine) heartbeat(quit <-chan struct{}) {
 }
 
 // renew extends the leases of the tasks running here.
-func (e *taskEngine) renew() {
+func (e *Engine) renew() {
 	e.mu.Lock()
 	ids := make([]string, 0, len(e.running))
 	for id, r := range e.running {
@@ -297,9 +303,9 @@ func (e *taskEngine) renew() {
 	}
 }
 
-// update applies change to the stored task until a Swap succeeds or change
+// Update applies change to the stored task until a Swap succeeds or change
 // declines (returns false); it returns the record as stored last.
-func (e *taskEngine) update(ctx context.Context, id string, change func(rec *TaskRecord) (bool, error)) (*TaskRecord, error) {
+func (e *Engine) Update(ctx context.Context, id string, change func(rec *tasks.Record) (bool, error)) (*tasks.Record, error) {
 	for range 32 {
 		rec, err := e.store.Get(ctx, id)
 		if err != nil {
@@ -317,53 +323,47 @@ func (e *taskEngine) update(ctx context.Context, id string, change func(rec *Tas
 		if err == nil {
 			return rec, nil
 		}
-		if !errors.Is(err, ErrTaskConflict) {
+		if !errors.Is(err, tasks.ErrConflict) {
 			return nil, err
 		}
 	}
-	return nil, ErrTaskConflict
+	return nil, tasks.ErrConflict
 }
 
-// reap fails a working task whose lease ended: the replica running it
+// Reap fails a working task whose lease ended: the replica running it
 // stopped (or lost the store) before it finished. It returns the task as
 // it now is.
-func (e *taskEngine) reap(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
-	if rec.Status != TaskWorking || e.now().Before(rec.Lease) || e.runsHere(rec) {
+func (e *Engine) Reap(ctx context.Context, rec *tasks.Record) (*tasks.Record, error) {
+	if rec.Status != tasks.Working || e.now().Before(rec.Lease) || e.runsHere(rec) {
 		return rec, nil
 	}
 	owner := rec.Owner
-	out, err := e.update(ctx, rec.ID, func(r *TaskRecord) (bool, error) {
-		if r.Status != TaskWorking || e.now().Before(r.Lease) || e.runsHere(r) {
+	out, err := e.Update(ctx, rec.ID, func(r *tasks.Record) (bool, error) {
+		if r.Status != tasks.Working || e.now().Before(r.Lease) || e.runsHere(r) {
 			return false, nil
 		}
-		failTask(r, &Error{Code: CodeInternalError, Message: "Internal error: the server running the task stopped before it finished"},
+		Fail(r, e.internalError("Internal error: the server running the task stopped before it finished"),
 			"The server running this task stopped (or lost its task store) before the task finished, and its lease of "+
 				e.lease.String()+" ran out; the work is lost: call the tool again")
 		return true, nil
 	})
-	if err == nil && out.Status == TaskFailed {
+	if err == nil && out.Status == tasks.Failed {
 		e.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task failed: its replica's lease ended",
 			slog.String("task", rec.ID), slog.String("owner", owner), slog.String("tool", rec.Tool))
 	}
 	return out, err
 }
 
-// failTask turns r into a failed task with the JSON-RPC error rpc.
-func failTask(r *TaskRecord, rpc *Error, message string) {
-	r.Status, r.StatusMessage = TaskFailed, shortenMessage(message)
-	r.Error = appendRPCError(nil, rpc)
+// Fail turns r into a failed task with the encoded JSON-RPC error object
+// rpc and the status message message.
+func Fail(r *tasks.Record, rpc json.RawMessage, message string) {
+	r.Status, r.StatusMessage = tasks.Failed, ShortenMessage(message)
+	r.Error = rpc
 	r.Result, r.InputRequests, r.InputResponses, r.State, r.Owner = nil, nil, nil, nil, ""
 }
 
-// appendRPCError encodes a JSON-RPC error object.
-func appendRPCError(b []byte, rpc *Error) []byte {
-	full := appendErr(nil, nil, rpc) // {"jsonrpc":"2.0","id":null,"error":{...}}
-	const prefix = `{"jsonrpc":"2.0","id":null,"error":`
-	return append(b, full[len(prefix):len(full)-1]...)
-}
-
-// shortenMessage cuts a status message to a length a message can carry.
-func shortenMessage(s string) string {
+// ShortenMessage cuts a status message to a length a message can carry.
+func ShortenMessage(s string) string {
 	const max = 1024
 	if len(s) <= max {
 		return s
@@ -371,9 +371,9 @@ func shortenMessage(s string) string {
 	return boundedjson.Truncate(s, max) + "…"
 }
 
-// shutdown stops new tasks, waits for the running ones until ctx ends,
+// Shutdown stops new tasks, waits for the running ones until ctx ends,
 // then cancels the rest, which fail, and waits for them to say so.
-func (e *taskEngine) shutdown(ctx context.Context) error {
+func (e *Engine) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
@@ -386,7 +386,7 @@ func (e *taskEngine) shutdown(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	for _, r := range e.running {
-		r.cancel(errShutdown)
+		r.cancel(ErrShutdown)
 	}
 	e.mu.Unlock()
 	select {
@@ -394,24 +394,4 @@ func (e *taskEngine) shutdown(ctx context.Context) error {
 	case <-time.After(e.lease / 3):
 	}
 	return ctx.Err()
-}
-
-// Shutdown ends this Server's share of the tasks: it starts no more (a
-// TaskOptional tool is answered at once instead, a TaskRequired one fails
-// with -32603, and a tasks/update that would resume a task asks the client
-// to send it again), waits until the tasks running here end or ctx does,
-// then cancels those still running, which fail saying that their server
-// shut down. It returns ctx.Err() if it had to cancel tasks, nil otherwise.
-// Every other request is still served. Call it when the process stops,
-// after http.Server.Shutdown:
-//
-//	srv.Shutdown(ctx)
-//	server.Shutdown(ctx)
-//
-// It may be called more than once.
-func (s *Server) Shutdown(ctx context.Context) error {
-	if s.tasks == nil {
-		return nil
-	}
-	return s.tasks.shutdown(ctx)
 }

@@ -1,26 +1,26 @@
-package mcp
+package taskengine
 
-import (
-	"context"
-	"strconv"
-	"sync"
-)
+import "sync"
 
-// DefaultTaskMaxRunningPerPrincipal is the default of
-// TaskOptions.MaxRunningPerPrincipal.
-const DefaultTaskMaxRunningPerPrincipal = 100
+// Owner is the caller a task belongs to: one Principal of one Server
+// (anonymous callers share one).
+type Owner struct{ Principal, Server string }
 
-// runQuota counts the tasks running here per caller, so that one caller
-// cannot take every running slot (TaskOptions.MaxRunningPerPrincipal).
-type runQuota struct {
+// Quota counts the tasks running here per caller, so that one caller
+// cannot take every running slot (mcp.TaskOptions.MaxRunningPerPrincipal).
+type Quota struct {
 	max int // negative: no cap
 
 	mu sync.Mutex
-	n  map[ownerKey]int
+	n  map[Owner]int
 }
 
-// take counts one more task of owner, unless owner is at the cap.
-func (q *runQuota) take(owner ownerKey) bool {
+// Max returns the cap of tasks running here for one caller; negative
+// means none.
+func (q *Quota) Max() int { return q.max }
+
+// Take counts one more task of owner, unless owner is at the cap.
+func (q *Quota) Take(owner Owner) bool {
 	if q.max < 0 {
 		return true
 	}
@@ -30,14 +30,14 @@ func (q *runQuota) take(owner ownerKey) bool {
 		return false
 	}
 	if q.n == nil {
-		q.n = map[ownerKey]int{}
+		q.n = map[Owner]int{}
 	}
 	q.n[owner]++
 	return true
 }
 
-// give counts one task of owner less.
-func (q *runQuota) give(owner ownerKey) {
+// Give counts one task of owner less.
+func (q *Quota) Give(owner Owner) {
 	if q.max < 0 {
 		return
 	}
@@ -48,24 +48,4 @@ func (q *runQuota) give(owner ownerKey) {
 	} else {
 		q.n[owner]--
 	}
-}
-
-// limitError refuses a caller's task beyond the cap.
-func (q *runQuota) limitError() *Error {
-	return &Error{Code: CodeLimitExceeded, Message: "Too many tasks: " + strconv.Itoa(q.max) +
-		" of yours are running on this server, the most it runs for one caller (TaskOptions.MaxRunningPerPrincipal); retry later"}
-}
-
-// taskOwner is the caller an admitted call's context carries.
-func taskOwner(ctx context.Context) ownerKey {
-	c, _ := CallerFromContext(ctx)
-	return ownerKey{c.Principal, c.Server}
-}
-
-// taskQuotaError is the answer to a task-only call whose caller holds as
-// many stored tasks as the store keeps for one.
-func taskQuotaError(name string) *Error {
-	return &Error{Code: CodeLimitExceeded, Message: "Too many tasks: the task store keeps as many of yours as it keeps for one caller " +
-		"(MemoryTaskStoreOptions.MaxTasksPerPrincipal), and tool " + quoteName(name) +
-		" runs only as a task; retry when older ones expire (TaskOptions.TTL)"}
 }
