@@ -16,15 +16,31 @@ const TaskExtension = tasks.Extension
 type TaskStatus = tasks.Status
 
 // The task states.
-//
-// Deprecated: use tasks.Working, tasks.InputRequired, tasks.Completed,
-// tasks.Failed and tasks.Cancelled.
 const (
-	TaskWorking       = tasks.Working
+	// TaskWorking: the tool runs.
+	//
+	// Deprecated: use tasks.Working.
+	TaskWorking = tasks.Working
+
+	// TaskInputRequired: the task waits for input.
+	//
+	// Deprecated: use tasks.InputRequired.
 	TaskInputRequired = tasks.InputRequired
-	TaskCompleted     = tasks.Completed
-	TaskFailed        = tasks.Failed
-	TaskCancelled     = tasks.Cancelled
+
+	// TaskCompleted: the tool returned a result.
+	//
+	// Deprecated: use tasks.Completed.
+	TaskCompleted = tasks.Completed
+
+	// TaskFailed: the task ended with a JSON-RPC error.
+	//
+	// Deprecated: use tasks.Failed.
+	TaskFailed = tasks.Failed
+
+	// TaskCancelled: the task was cancelled.
+	//
+	// Deprecated: use tasks.Cancelled.
+	TaskCancelled = tasks.Cancelled
 )
 
 // TaskRecord is one task as a store keeps it.
@@ -33,15 +49,31 @@ const (
 type TaskRecord = tasks.Record
 
 // Errors of task stores, for errors.Is.
-//
-// Deprecated: use tasks.ErrNotFound, tasks.ErrExists, tasks.ErrConflict,
-// tasks.ErrStoreFull and tasks.ErrQuota.
 var (
-	ErrTaskNotFound  = tasks.ErrNotFound
-	ErrTaskExists    = tasks.ErrExists
-	ErrTaskConflict  = tasks.ErrConflict
+	// ErrTaskNotFound: no task of that ID, or one that expired.
+	//
+	// Deprecated: use tasks.ErrNotFound.
+	ErrTaskNotFound = tasks.ErrNotFound
+
+	// ErrTaskExists: Create was given an ID that is taken.
+	//
+	// Deprecated: use tasks.ErrExists.
+	ErrTaskExists = tasks.ErrExists
+
+	// ErrTaskConflict: Swap lost a race.
+	//
+	// Deprecated: use tasks.ErrConflict.
+	ErrTaskConflict = tasks.ErrConflict
+
+	// ErrTaskStoreFull: the store holds as many tasks as it may.
+	//
+	// Deprecated: use tasks.ErrStoreFull.
 	ErrTaskStoreFull = tasks.ErrStoreFull
-	ErrTaskQuota     = tasks.ErrQuota
+
+	// ErrTaskQuota: the store holds as many tasks of the caller as it keeps for one.
+	//
+	// Deprecated: use tasks.ErrQuota.
+	ErrTaskQuota = tasks.ErrQuota
 )
 
 // TaskStore keeps tasks where every replica of a service sees them.
@@ -78,14 +110,30 @@ func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
 const DefaultMaxTasksPerPrincipal = tasks.DefaultMaxTasksPerPrincipal
 
 // Defaults of TaskOptions.
-//
-// Deprecated: use tasks.DefaultTTL, tasks.DefaultPollInterval,
-// tasks.DefaultLease, tasks.DefaultMaxRunning and
-// tasks.DefaultMaxRunningPerPrincipal.
 const (
-	DefaultTaskTTL                    = tasks.DefaultTTL
-	DefaultTaskPollInterval           = tasks.DefaultPollInterval
-	DefaultTaskLease                  = tasks.DefaultLease
-	DefaultTaskMaxRunning             = tasks.DefaultMaxRunning
+	// DefaultTaskTTL is the default of TaskOptions.TTL.
+	//
+	// Deprecated: use tasks.DefaultTTL.
+	DefaultTaskTTL = tasks.DefaultTTL
+
+	// DefaultTaskPollInterval is the default of TaskOptions.PollInterval.
+	//
+	// Deprecated: use tasks.DefaultPollInterval.
+	DefaultTaskPollInterval = tasks.DefaultPollInterval
+
+	// DefaultTaskLease is the default of TaskOptions.Lease.
+	//
+	// Deprecated: use tasks.DefaultLease.
+	DefaultTaskLease = tasks.DefaultLease
+
+	// DefaultTaskMaxRunning is the default of TaskOptions.MaxRunning.
+	//
+	// Deprecated: use tasks.DefaultMaxRunning.
+	DefaultTaskMaxRunning = tasks.DefaultMaxRunning
+
+	// DefaultTaskMaxRunningPerPrincipal is the default of
+	// TaskOptions.MaxRunningPerPrincipal.
+	//
+	// Deprecated: use tasks.DefaultMaxRunningPerPrincipal.
 	DefaultTaskMaxRunningPerPrincipal = tasks.DefaultMaxRunningPerPrincipal
 )
