@@ -30,8 +30,7 @@ type taskEngine struct {
 	lease   time.Duration
 	replica string
 	max     int
-	quota   runQuota   // running tasks per caller
-	ledger  taskLedger // the tasks this replica acknowledged
+	quota   runQuota // running tasks per caller
 }
 
 // Causes of a running task's cancellation, and of a task refused because
@@ -42,10 +41,6 @@ var (
 	errShutdown      = taskengine.ErrShutdown
 	errTaskLost      = taskengine.ErrLost
 )
-
-// lostVersionJump is added to the last version a replica saw of a task it
-// records as lost.
-const lostVersionJump = taskengine.LostVersionJump
 
 // ownerKey is the caller a task or stream belongs to.
 type ownerKey struct{ principal, server string }
@@ -86,7 +81,7 @@ func newTaskEngine(o TaskOptions, logger *slog.Logger) (*taskEngine, error) {
 			return appendRPCError(nil, &Error{Code: CodeInternalError, Message: message})
 		}})
 	e := &taskEngine{Engine: eng, store: o.Store, ttl: o.TTL, poll: o.PollInterval, lease: o.Lease,
-		replica: o.Replica, max: o.MaxRunning, quota: runQuota{&eng.Quota}, ledger: taskLedger{&eng.Ledger}}
+		replica: o.Replica, max: o.MaxRunning, quota: runQuota{&eng.Quota}}
 	return e, errors.Join(errs...)
 }
 
@@ -143,14 +138,6 @@ func (r runQuota) give(o ownerKey) {
 func (r runQuota) limitError() *Error {
 	return &Error{Code: CodeLimitExceeded, Message: "Too many tasks: " + strconv.Itoa(r.q.Max()) +
 		" of yours are running on this server, the most it runs for one caller (TaskOptions.MaxRunningPerPrincipal); retry later"}
-}
-
-// taskLedger is the engine's record of the tasks this replica acknowledged.
-type taskLedger struct{ l *taskengine.Ledger }
-
-func (l taskLedger) note(rec *TaskRecord) { l.l.Note(rec) }
-func (l taskLedger) lookup(id string, now time.Time) (TaskRecord, bool, bool) {
-	return l.l.Lookup(id, now)
 }
 
 // taskOwner is the caller an admitted call's context carries.
