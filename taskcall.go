@@ -217,7 +217,7 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request) {
 		defer tr.stopDeadline()
 		defer func() {
 			if r := recover(); r != nil {
-				s.taskPanicked(tr.ctx, rec, req, r)
+				s.tasks.Panicked(tr.ctx, rec, req.Name, req.Caller.Principal, r)
 			}
 		}()
 		s.runTask(tr.ctx, rec, req)
