@@ -30,7 +30,8 @@
 //
 // The server is stateless: any replica answers any request. Tools that
 // run long run as tasks (ToolInfo.TaskSupport) whose state lives in a
-// TaskStore shared by the replicas. Errors are values: errors.Is finds
+// tasks.Store shared by the replicas (package tasks: the store contract,
+// records, the default MemoryStore and the TestStore checker). Errors are values: errors.Is finds
 // [ErrUnknownTool] and [ErrInvalidArguments], errors.As an [*Error] with
 // its JSON-RPC code; an error a tool returns is an isError result the
 // model reads.
@@ -38,7 +39,7 @@
 // Tools that come with the library are added with one Register call each:
 // codetools (the service's own Go code), runtimetools (the running
 // process) and enquiry (which tool does what). mcptest is the library's
-// net/http/httptest; otelmcp (OpenTelemetry) and redisstore (tasks shared
+// net/http/httptest; tasks is its io/fs for task stores; otelmcp (OpenTelemetry) and redisstore (tasks shared
 // through Redis) are modules of their own.
 //
 // The README describes each part at length; docs/design.md holds the path

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/embedmcp/mcp/internal/watchers"
 )
 
 // A Registry holds tools by name. It only stores them: the Server looks a
@@ -44,9 +46,7 @@ type ToolSet struct {
 	cur atomic.Pointer[toolSnapshot]
 
 	wmu      sync.Mutex // serialises change notifications, in order
-	listMu   sync.Mutex // guards watchers and nextW
-	watchers map[uint64]func()
-	nextW    uint64
+	watchers watchers.Set[func()]
 }
 
 // toolSnapshot is an immutable view of the set.
@@ -169,13 +169,7 @@ func (ts *ToolSet) swapAndNotify(byName map[string]Tool) {
 	ts.wmu.Lock()
 	ts.mu.Unlock()
 	defer ts.wmu.Unlock()
-	ts.listMu.Lock()
-	fns := make([]func(), 0, len(ts.watchers))
-	for _, id := range slices.Sorted(maps.Keys(ts.watchers)) {
-		fns = append(fns, ts.watchers[id])
-	}
-	ts.listMu.Unlock()
-	for _, fn := range fns {
+	for _, fn := range ts.watchers.List() {
 		fn()
 	}
 }
@@ -185,19 +179,7 @@ func (ts *ToolSet) swapAndNotify(byName map[string]Tool) {
 // before Register, Set or Remove returns, one change at a time; it must
 // return quickly and must not change the set itself.
 func (ts *ToolSet) Watch(fn func()) (stop func()) {
-	ts.listMu.Lock()
-	defer ts.listMu.Unlock()
-	if ts.watchers == nil {
-		ts.watchers = map[uint64]func(){}
-	}
-	id := ts.nextW
-	ts.nextW++
-	ts.watchers[id] = fn
-	return func() {
-		ts.listMu.Lock()
-		delete(ts.watchers, id)
-		ts.listMu.Unlock()
-	}
+	return ts.watchers.Add(fn)
 }
 
 // Lookup implements Registry.

@@ -228,7 +228,7 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request, run ToolHand
 		defer tr.stopDeadline()
 		defer func() {
 			if r := recover(); r != nil {
-				s.taskPanicked(tr.ctx, rec, req, r)
+				s.tasks.Panicked(tr.ctx, rec, req.Name, req.Caller.Principal, r)
 			}
 		}()
 		s.runTask(tr.ctx, rec, req, run)
@@ -246,7 +246,7 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run
 		res, err = nil, &Error{Code: CodeInternalError, Message: "Internal error: the server running the task shut down"}
 	}
 	settle, summary := s.settleTask(ctx, req, rec.Round, res, err)
-	stored, err := s.storeOutcome(context.WithoutCancel(ctx), rec, settle)
+	stored, err := s.tasks.StoreOutcome(context.WithoutCancel(ctx), rec, settle)
 	level, msg := slog.LevelInfo, "mcp: task "+summary
 	switch {
 	case errors.Is(err, errTaskLost):
@@ -264,77 +264,6 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run
 		attrs = append(attrs, slog.String("error", err.Error()))
 	}
 	s.logger.LogAttrs(ctx, level, msg, attrs...)
-}
-
-// outcomeWaitMax bounds the wait between two attempts at storing an
-// outcome.
-const outcomeWaitMax = 2 * time.Second
-
-// storeOutcome applies settle to the stored task, working here in rec's
-// round, until that is stored or the task expires: an outcome outlives an
-// outage of the store. It is kept meanwhile by this goroutine, which holds
-// the task's running slot, so that TaskOptions.MaxRunning bounds the
-// outcomes waiting. Attempts are spaced from 100 ms, doubling, up to
-// outcomeWaitMax (or a third of the lease when shorter), so that the
-// outcome is stored soon after the store returns. A task the store lost
-// (not found before it expired) is stored anew with its outcome.
-func (s *Server) storeOutcome(ctx context.Context, rec *TaskRecord, settle func(*TaskRecord)) (*TaskRecord, error) {
-	e := s.tasks
-	waitMax := min(outcomeWaitMax, e.lease/3)
-	for attempt, wait := 0, 100*time.Millisecond; ; attempt, wait = attempt+1, min(wait*2, waitMax) {
-		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		stored, err := e.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
-			if r.Status != TaskWorking || r.Owner != e.replica || r.Round != rec.Round {
-				return false, nil // cancelled, failed or taken over meanwhile
-			}
-			settle(r)
-			return true, nil
-		})
-		cancel()
-		switch {
-		case err == nil:
-			if attempt > 0 {
-				s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: a task's outcome was stored after the store came back",
-					slog.String("task", rec.ID), slog.Int("attempts", attempt+1))
-			}
-			e.ledger.note(stored)
-			return stored, nil
-		case errors.Is(err, ErrTaskNotFound):
-			return s.restoreLost(ctx, rec, settle, err)
-		case !e.now().Add(wait).Before(rec.Expires):
-			return nil, err
-		case attempt == 0:
-			s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: storing a task's outcome failed; retrying until it is stored or the task expires",
-				slog.String("task", rec.ID), slog.Time("expires", rec.Expires), slog.String("error", err.Error()))
-		}
-		time.Sleep(wait)
-	}
-}
-
-// restoreLost stores the outcome of a task the store lost while it ran
-// here, as a new record, if the ledger says it was acknowledged and has not
-// expired; notFound otherwise.
-func (s *Server) restoreLost(ctx context.Context, rec *TaskRecord, settle func(*TaskRecord), notFound error) (*TaskRecord, error) {
-	e := s.tasks
-	if _, _, ok := e.ledger.lookup(rec.ID, e.now()); !ok {
-		return nil, notFound
-	}
-	out := *rec
-	out.Version += lostVersionJump
-	if now := e.now(); now.After(out.Updated) {
-		out.Updated = now
-	}
-	settle(&out)
-	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-	defer cancel()
-	if err := e.store.Create(sctx, &out, 0); err != nil {
-		e.lostTask(ctx, rec.ID) // logged there
-		return nil, errTaskLost
-	}
-	s.logger.LogAttrs(ctx, slog.LevelError, "mcp: task lost by the task store while it ran; its outcome was stored again",
-		slog.String("task", rec.ID), slog.String("tool", rec.Tool), slog.String("status", string(out.Status)),
-		slog.String("check", "the store's eviction policy (Redis: maxmemory-policy noeviction), persistence and failover"))
-	return &out, nil
 }
 
 // settleTask turns what a task's tool returned into the change to store

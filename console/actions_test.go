@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // csrfOf returns the CSRF token of the first cancel form of a Tasks page.
@@ -58,7 +59,7 @@ func TestCancelTask(t *testing.T) {
 	if r := f.do("POST", "cancel", bearer(operatorToken), map[string]string{"id": "AAAAAAAAAAAAAAAAAAAAAA", "csrf": token}); r.status != 404 {
 		t.Errorf("unknown id: %d", r.status)
 	}
-	if rec, err := f.store.Get(context.Background(), id); err != nil || rec.Status != mcp.TaskWorking {
+	if rec, err := f.store.Get(context.Background(), id); err != nil || rec.Status != tasks.Working {
 		t.Fatalf("refused requests changed the task: %v %v", rec.Status, err)
 	}
 	select {
@@ -80,7 +81,7 @@ func TestCancelTask(t *testing.T) {
 		t.Fatal("the tool's context was not cancelled")
 	}
 	rec, err := f.store.Get(context.Background(), id)
-	if err != nil || rec.Status != mcp.TaskCancelled || !strings.Contains(rec.StatusMessage, "olga") {
+	if err != nil || rec.Status != tasks.Cancelled || !strings.Contains(rec.StatusMessage, "olga") {
 		t.Fatalf("task after cancel: %+v %v", rec, err)
 	}
 	if r := f.do("POST", "cancel", bearer(operatorToken), map[string]string{"id": id, "csrf": token}); r.status != 409 {
@@ -109,7 +110,7 @@ func TestCancelCrossOrigin(t *testing.T) {
 			t.Errorf("%s: %s → %d", h[0], h[1], resp)
 		}
 	}
-	if rec, _ := f.store.Get(context.Background(), id); rec.Status != mcp.TaskWorking {
+	if rec, _ := f.store.Get(context.Background(), id); rec.Status != tasks.Working {
 		t.Error("a cross-origin request cancelled the task")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // benchConsole returns a Console over n tools and a tools/call message of
@@ -36,7 +37,7 @@ func benchConsole(tb testing.TB, n int) (*Console, *mcp.Message, mcp.MessageHand
 	if err := ts.Register(tools...); err != nil {
 		tb.Fatal(err)
 	}
-	c, err := New(&Options{Registry: ts, Authorizer: mcp.AllowAll(), Tasks: mcp.NewMemoryTaskStore(nil), SampleInterval: time.Hour})
+	c, err := New(&Options{Registry: ts, Authorizer: mcp.AllowAll(), Tasks: tasks.NewMemoryStore(nil), SampleInterval: time.Hour})
 	if err != nil {
 		tb.Fatal(err)
 	}

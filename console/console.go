@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Permissions of the console, asked of Options.Authorizer.
@@ -46,7 +47,7 @@ type Options struct {
 	Authorizer mcp.Authorizer
 	// Tasks is the Server's task store (mcp.TaskOptions.Store); nil leaves
 	// the Tasks page empty. The console follows it through Watch.
-	Tasks mcp.TaskStore
+	Tasks tasks.Store
 	// Calls is how many recent requests are kept. Default 10 000.
 	Calls int
 	// SampleInterval is how often the process is sampled for the Process

@@ -9,6 +9,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/console"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // A host mounts the console beside its MCP endpoint, behind the same
@@ -29,7 +30,7 @@ func ExampleNew() {
 		"operator-token": {Principal: "olga", Grants: []string{"diagnostics.*", "demo.*"}},
 		"user-token":     {Principal: "ulf", Grants: []string{"demo.*"}},
 	})
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	con, err := console.New(&console.Options{Title: "example", Registry: tools, Authenticator: auth,
 		Authorizer: mcp.GrantsAuthorizer{}, Tasks: store})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Tokens of the fixture's callers: an operator who may read and act, a
@@ -27,7 +28,7 @@ const (
 type fixture struct {
 	t       *testing.T
 	console *Console
-	store   *mcp.MemoryTaskStore
+	store   *tasks.MemoryStore
 	srv     *httptest.Server
 	started chan string // the task tool's context, once running
 	stopped chan error  // the task tool's context's cause, once cancelled
@@ -35,7 +36,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, store: mcp.NewMemoryTaskStore(nil), started: make(chan string, 4), stopped: make(chan error, 4)}
+	f := &fixture{t: t, store: tasks.NewMemoryStore(nil), started: make(chan string, 4), stopped: make(chan error, 4)}
 	ts := mcp.NewToolSet()
 	type echoIn struct {
 		Text  string `json:"text" jsonschema:"the text to echo"`

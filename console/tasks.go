@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // maxTaskIndex bounds the tasks the console follows.
@@ -20,16 +20,16 @@ const maxTaskIndex = 2000
 // created or changed since it started (on any replica, as far as the
 // store's change feed reaches), the most recent maxTaskIndex of them.
 type taskIndex struct {
-	store mcp.TaskStore
+	store tasks.Store
 	stop  func()
 
 	mu   sync.Mutex
 	seen map[string]int64 // task ID → when last changed, Unix nanoseconds
 }
 
-func newTaskIndex(store mcp.TaskStore, now func() time.Time) *taskIndex {
+func newTaskIndex(store tasks.Store, now func() time.Time) *taskIndex {
 	ti := &taskIndex{store: store, seen: map[string]int64{}}
-	ti.stop = store.Watch(func(ch mcp.TaskChange) {
+	ti.stop = store.Watch(func(ch tasks.Change) {
 		if !validTaskID(ch.ID) {
 			return
 		}
@@ -86,7 +86,7 @@ func validTaskID(id string) bool {
 
 // load reads up to limit of the followed tasks whose status matches
 // (any, when status is ""), most recently changed first.
-func (ti *taskIndex) load(ctx context.Context, status mcp.TaskStatus, limit int) (recs []*mcp.TaskRecord, err error) {
+func (ti *taskIndex) load(ctx context.Context, status tasks.Status, limit int) (recs []*tasks.Record, err error) {
 	var gone []string
 	defer func() { ti.forget(gone) }()
 	for _, id := range ti.ids() {
@@ -95,7 +95,7 @@ func (ti *taskIndex) load(ctx context.Context, status mcp.TaskStatus, limit int)
 		}
 		rec, gerr := ti.store.Get(ctx, id)
 		switch {
-		case errors.Is(gerr, mcp.ErrTaskNotFound):
+		case errors.Is(gerr, tasks.ErrNotFound):
 			gone = append(gone, id)
 			continue
 		case gerr != nil:
@@ -113,7 +113,7 @@ var errTaskFinished = errors.New("the task has finished already")
 
 // cancelTask cancels the task id as tasks/cancel does: the store's change
 // tells the replica running it to cancel its context.
-func cancelTask(ctx context.Context, store mcp.TaskStore, id, by string, now time.Time) error {
+func cancelTask(ctx context.Context, store tasks.Store, id, by string, now time.Time) error {
 	for range 32 {
 		rec, err := store.Get(ctx, id)
 		if err != nil {
@@ -122,16 +122,16 @@ func cancelTask(ctx context.Context, store mcp.TaskStore, id, by string, now tim
 		if rec.Status.Terminal() {
 			return errTaskFinished
 		}
-		rec.Status, rec.StatusMessage = mcp.TaskCancelled, "Cancelled by an operator ("+truncate(by, 64)+") from the console"
+		rec.Status, rec.StatusMessage = tasks.Cancelled, "Cancelled by an operator ("+truncate(by, 64)+") from the console"
 		rec.Owner, rec.InputRequests, rec.InputResponses, rec.State = "", nil, nil, nil
 		rec.Version++
 		if now.After(rec.Updated) {
 			rec.Updated = now
 		}
 		err = store.Swap(ctx, rec, 0)
-		if !errors.Is(err, mcp.ErrTaskConflict) {
+		if !errors.Is(err, tasks.ErrConflict) {
 			return err
 		}
 	}
-	return mcp.ErrTaskConflict
+	return tasks.ErrConflict
 }

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // callsData is the Calls page.
@@ -115,7 +115,7 @@ type tasksData struct {
 	Rows      []taskRow
 	Error     string
 	Cancelled string // the task just cancelled from this page
-	Statuses  []mcp.TaskStatus
+	Statuses  []tasks.Status
 }
 
 type taskRow struct {
@@ -123,7 +123,7 @@ type taskRow struct {
 	Terminal                                                           bool
 }
 
-var taskStatuses = []mcp.TaskStatus{mcp.TaskWorking, mcp.TaskInputRequired, mcp.TaskCompleted, mcp.TaskFailed, mcp.TaskCancelled}
+var taskStatuses = []tasks.Status{tasks.Working, tasks.InputRequired, tasks.Completed, tasks.Failed, tasks.Cancelled}
 
 func (c *Console) tasksPage(r *http.Request, req *request) (*page, error) {
 	q, err := query(r, "status", "limit", "cancelled")
@@ -137,7 +137,7 @@ func (c *Console) tasksPage(r *http.Request, req *request) (*page, error) {
 		}
 		d.Cancelled = id
 	}
-	if d.Status != "" && !slices.Contains(taskStatuses, mcp.TaskStatus(d.Status)) {
+	if d.Status != "" && !slices.Contains(taskStatuses, tasks.Status(d.Status)) {
 		return nil, &badRequest{"status must be working, input_required, completed, failed or cancelled"}
 	}
 	if d.Limit, err = limitParam(q, 100, 500); err != nil {
@@ -146,7 +146,7 @@ func (c *Console) tasksPage(r *http.Request, req *request) (*page, error) {
 	if c.tasks != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
-		recs, err := c.tasks.load(ctx, mcp.TaskStatus(d.Status), d.Limit)
+		recs, err := c.tasks.load(ctx, tasks.Status(d.Status), d.Limit)
 		if err != nil {
 			d.Error = "the task store failed; the list may be incomplete"
 			c.logger.LogAttrs(r.Context(), slog.LevelWarn, "console: reading tasks", slog.String("error", err.Error()))
@@ -194,7 +194,7 @@ func (c *Console) cancel(w http.ResponseWriter, r *http.Request, req *request) {
 	defer cancel()
 	err := cancelTask(ctx, c.tasks.store, id, req.caller.Principal, c.now())
 	switch {
-	case errors.Is(err, mcp.ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		http.Error(w, "404 not found: no such task (it may have expired)", http.StatusNotFound)
 		return
 	case errors.Is(err, errTaskFinished):

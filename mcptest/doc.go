@@ -19,9 +19,10 @@
 //
 // # Checkers
 //
-// CheckTool, CheckRegistry, CheckAuthorizer and CheckTaskStore check the
-// contracts the library relies on, as testing/fstest.TestFS does for file
-// systems, and return every Violation found.
+// CheckTool, CheckRegistry and CheckAuthorizer check the contracts the
+// library relies on, as testing/fstest.TestFS does for file systems, and
+// return every Violation found. A task store is checked by
+// tasks.TestStore (CheckTaskStore, deprecated, wraps it).
 //
 // # Recorded calls
 //

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // TestProfileAsTask: for a client that declares the Tasks extension,
@@ -19,7 +20,7 @@ func TestProfileAsTask(t *testing.T) {
 	do := func(method, members string) map[string]any {
 		t.Helper()
 		_, body := s.Handle(context.Background(), caller, []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{`+members+
-			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"`+mcp.TaskExtension+`":{}}}}}}`))
+			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"`+tasks.Extension+`":{}}}}}}`))
 		var r struct {
 			Result map[string]any `json:"result"`
 		}

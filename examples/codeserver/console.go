@@ -5,6 +5,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/console"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // authenticator is how callers of the MCP endpoint and of the console are
@@ -21,9 +22,9 @@ func authenticator(cfg config) mcp.Authenticator {
 // newConsole returns the operator console over the server's tools and
 // tasks: the demo grants ("diagnostics.*") let callers read it, cancel
 // tasks and download profiles.
-func newConsole(tools mcp.Registry, tasks mcp.TaskStore, auth mcp.Authenticator, logger *slog.Logger) (*console.Console, error) {
+func newConsole(tools mcp.Registry, store tasks.Store, auth mcp.Authenticator, logger *slog.Logger) (*console.Console, error) {
 	return console.New(&console.Options{Title: "codeserver", Registry: tools, Authenticator: auth,
-		Authorizer: mcp.GrantsAuthorizer{}, Tasks: tasks, Logger: logger})
+		Authorizer: mcp.GrantsAuthorizer{}, Tasks: store, Logger: logger})
 }
 
 // consoleHint says how a browser signs in to the console.

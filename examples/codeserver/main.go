@@ -37,6 +37,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/console"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // snapshotFS holds the snapshot that go generate writes. It is not
@@ -160,8 +161,8 @@ func newServer(logger *slog.Logger, snap fs.FS, auth mcp.Authenticator) (*mcp.Se
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	tasks := mcp.NewMemoryTaskStore(nil)
-	con, err := newConsole(ts, tasks, auth, logger)
+	store := tasks.NewMemoryStore(nil)
+	con, err := newConsole(ts, store, auth, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -173,7 +174,7 @@ func newServer(logger *slog.Logger, snap fs.FS, auth mcp.Authenticator) (*mcp.Se
 		Logger:       logger,
 		CallTimeout:  30 * time.Second,
 		Middleware:   []mcp.Middleware{con.Record},
-		Tasks:        mcp.TaskOptions{Store: tasks},
+		Tasks:        mcp.TaskOptions{Store: store},
 	}), catalog, con, nil
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/console"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 func main() {
@@ -73,7 +74,7 @@ func run(addr, operator, user string) error {
 		operator: {Principal: "operator", Grants: []string{"diagnostics.*", "demo.*"}},
 		user:     {Principal: "user", Grants: []string{"demo.*"}},
 	})
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	con, err := console.New(&console.Options{Title: "demohost", Registry: ts, Authenticator: auth, Authorizer: mcp.GrantsAuthorizer{},
 		Tasks: store, SampleInterval: time.Second, Logger: logger})
 	if err != nil {

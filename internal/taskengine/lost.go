@@ -1,4 +1,4 @@
-package mcp
+package taskengine
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // A task store can lose tasks: a Redis that evicts keys under memory
@@ -30,8 +32,9 @@ const ledgerMax = 10000
 // lost, when the store no longer has it (the store's clock may run ahead).
 const ledgerGrace = 2 * time.Second
 
-// ledger is a bounded record of the tasks this replica acknowledged.
-type ledger struct {
+// Ledger is a bounded record of the tasks this replica acknowledged. Its
+// zero value is empty and ready for use.
+type Ledger struct {
 	mu    sync.Mutex
 	tasks map[string]ackedTask
 	order []string // insertion order, a ring of up to ledgerMax
@@ -50,8 +53,8 @@ type ackedTask struct {
 	lost                                bool // reported lost already
 }
 
-// note remembers rec (or updates what is remembered of it).
-func (l *ledger) note(rec *TaskRecord) {
+// Note remembers rec (or updates what is remembered of it).
+func (l *Ledger) Note(rec *tasks.Record) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tasks == nil {
@@ -75,21 +78,21 @@ func (l *ledger) note(rec *TaskRecord) {
 	l.tasks[rec.ID] = a
 }
 
-// lookup returns what is remembered of id as a record (ID, ownership, tool
+// Lookup returns what is remembered of id as a record (ID, ownership, tool
 // and times; no arguments, result or input), if it has not expired at now,
 // and whether it was reported lost before (marking it so).
-func (l *ledger) lookup(id string, now time.Time) (rec TaskRecord, reported, ok bool) {
+func (l *Ledger) Lookup(id string, now time.Time) (rec tasks.Record, reported, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	a, found := l.tasks[id]
 	expires := time.Unix(0, a.expires)
 	if !found || !now.Before(expires.Add(-ledgerGrace)) {
-		return TaskRecord{}, false, false
+		return tasks.Record{}, false, false
 	}
 	reported = a.lost
 	a.lost = true
 	l.tasks[id] = a
-	return TaskRecord{ID: id, Version: a.version, Created: time.Unix(0, a.created), Updated: time.Unix(0, a.updated),
+	return tasks.Record{ID: id, Version: a.version, Created: time.Unix(0, a.created), Updated: time.Unix(0, a.updated),
 		Expires: expires, PollInterval: a.pollInterval, Principal: a.principal, Server: a.server,
 		Permission: a.permission, Tool: a.tool, ProtocolVersion: a.protocolVersion}, reported, true
 }
@@ -110,13 +113,13 @@ const safeRoundTrips = 10
 // renewTimeout bounds one renewal: at least a third of the lease (the
 // renewal interval), four measured round trips when that is longer, but
 // never two thirds of the lease, after which the renewal comes too late.
-func (e *taskEngine) renewTimeout() time.Duration {
+func (e *Engine) renewTimeout() time.Duration {
 	return min(max(e.lease/3, 4*time.Duration(e.rtt.max.Load())), 2*e.lease/3)
 }
 
 // observeRenewal records a renewal's round trip, and warns (once a minute)
 // when the lease lasts fewer than safeRoundTrips of them.
-func (e *taskEngine) observeRenewal(ctx context.Context, d time.Duration) {
+func (e *Engine) observeRenewal(ctx context.Context, d time.Duration) {
 	old := e.rtt.max.Load()
 	e.rtt.max.Store(max(int64(d), old-old/8))
 	if d*safeRoundTrips <= e.lease {
@@ -131,11 +134,11 @@ func (e *taskEngine) observeRenewal(ctx context.Context, d time.Duration) {
 		slog.String("fix", "make Options.Tasks.Lease at least "+(d*safeRoundTrips).Round(time.Millisecond).String()+", or bring the store closer"))
 }
 
-// activate marks a task whose record the store now holds as working here:
+// Activate marks a task whose record the store now holds as working here:
 // the heartbeat renews its lease from now on. It remembers the task in the
 // ledger.
-func (e *taskEngine) activate(rec *TaskRecord) {
-	e.ledger.note(rec)
+func (e *Engine) Activate(rec *tasks.Record) {
+	e.Ledger.Note(rec)
 	e.mu.Lock()
 	if r := e.running[rec.ID]; r != nil {
 		r.live = true
@@ -145,7 +148,7 @@ func (e *taskEngine) activate(rec *TaskRecord) {
 
 // runsHere reports whether rec is a working task this replica runs and
 // renews: its lease is this replica's to keep, whatever it says now.
-func (e *taskEngine) runsHere(rec *TaskRecord) bool {
+func (e *Engine) runsHere(rec *tasks.Record) bool {
 	if rec.Owner != e.replica {
 		return false
 	}
@@ -158,34 +161,34 @@ func (e *taskEngine) runsHere(rec *TaskRecord) bool {
 // checkStopped handles a task running here that a renewal did not renew:
 // finished, cancelled or taken over meanwhile (its tool stops), or gone
 // from the store before its time (lost).
-func (e *taskEngine) checkStopped(id string) {
+func (e *Engine) checkStopped(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), e.renewTimeout())
 	defer cancel()
 	_, err := e.store.Get(ctx, id)
-	if errors.Is(err, ErrTaskNotFound) {
-		if e.lostTask(ctx, id) != nil {
+	if errors.Is(err, tasks.ErrNotFound) {
+		if e.LostTask(ctx, id) != nil {
 			return
 		}
 	}
-	e.stopLocal(id, errTaskStopped)
+	e.StopLocal(id, ErrStopped)
 }
 
-// lostVersionJump is added to the last version a replica saw of a task it
+// LostVersionJump is added to the last version a replica saw of a task it
 // records as lost.
-const lostVersionJump = 1 << 32
+const LostVersionJump = 1 << 32
 
 // lostMessage is the status message of a task the store lost.
 const lostMessage = "The task store lost this task before it expired (its record vanished: evicted under memory " +
 	"pressure, flushed, or the store restarted or failed over without it); its work is lost: call the tool again"
 
-// lostTask handles a task the store does not have: if the ledger says it
+// LostTask handles a task the store does not have: if the ledger says it
 // was acknowledged here and has not expired, the store lost it. The first
 // time, that is logged at ERROR, the tool running it here is stopped, the
 // listen streams following it are woken, and a failed record saying so is
 // written back to the store (best effort). It returns the task as failed,
 // or nil when the replica cannot tell (not acknowledged here, or expired).
-func (e *taskEngine) lostTask(ctx context.Context, id string) *TaskRecord {
-	a, reported, ok := e.ledger.lookup(id, e.now())
+func (e *Engine) LostTask(ctx context.Context, id string) *tasks.Record {
+	a, reported, ok := e.Ledger.Lookup(id, e.now())
 	if !ok {
 		return nil
 	}
@@ -193,11 +196,11 @@ func (e *taskEngine) lostTask(ctx context.Context, id string) *TaskRecord {
 	// The failed record's version jumps past any the store may have
 	// written since this replica last saw the task (input rounds answered
 	// elsewhere), so that listen streams take it as news.
-	rec.Version += lostVersionJump
+	rec.Version += LostVersionJump
 	if now := e.now(); now.After(rec.Updated) {
 		rec.Updated = now
 	}
-	failTask(rec, &Error{Code: CodeInternalError, Message: "Internal error: the task store lost the task"}, lostMessage)
+	Fail(rec, e.internalError("Internal error: the task store lost the task"), lostMessage)
 	if reported {
 		return rec
 	}
@@ -205,11 +208,11 @@ func (e *taskEngine) lostTask(ctx context.Context, id string) *TaskRecord {
 		slog.String("task", id), slog.String("tool", rec.Tool), slog.String("principal", rec.Principal),
 		slog.Time("created", rec.Created), slog.Time("expires", rec.Expires),
 		slog.String("check", "the store's eviction policy (Redis: maxmemory-policy noeviction), persistence and failover"))
-	e.stopLocal(id, errTaskLost)
+	e.StopLocal(id, ErrLost)
 	e.mu.Lock()
 	for c := range e.follow[id] {
 		select {
-		case c <- TaskChange{ID: id, Version: rec.Version, Status: TaskFailed}:
+		case c <- tasks.Change{ID: id, Version: rec.Version, Status: tasks.Failed}:
 		default:
 		}
 	}
@@ -218,7 +221,7 @@ func (e *taskEngine) lostTask(ctx context.Context, id string) *TaskRecord {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
-		if err := e.store.Create(ctx, &tomb, 0); err != nil && !errors.Is(err, ErrTaskExists) {
+		if err := e.store.Create(ctx, &tomb, 0); err != nil && !errors.Is(err, tasks.ErrExists) {
 			e.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: recording a lost task as failed in the store failed; other replicas answer it as not found",
 				slog.String("task", id), slog.String("error", err.Error()))
 		}

@@ -1,4 +1,4 @@
-package mcp_test
+package tasks_test
 
 import (
 	"context"
@@ -7,34 +7,33 @@ import (
 	"testing"
 	"time"
 
-	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/mcptest"
+	"github.com/embedmcp/mcp/tasks"
 )
 
-func TestMemoryTaskStoreContract(t *testing.T) {
+func TestMemoryStoreContract(t *testing.T) {
 	t.Parallel()
-	if err := mcptest.CheckTaskStore(context.Background(), mcp.NewMemoryTaskStore(nil)); err != nil {
+	if err := tasks.TestStore(context.Background(), tasks.NewMemoryStore(nil)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func memRecord(id string, ttl time.Duration, result string) *mcp.TaskRecord {
+func memRecord(id string, ttl time.Duration, result string) *tasks.Record {
 	now := time.Now()
-	return &mcp.TaskRecord{ID: id, Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
+	return &tasks.Record{ID: id, Version: 1, Status: tasks.Working, Created: now, Updated: now,
 		Expires: now.Add(ttl), Owner: "r", Result: json.RawMessage(result)}
 }
 
-func TestMemoryTaskStoreBounds(t *testing.T) {
+func TestMemoryStoreBounds(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasks: 2, MaxBytes: 4096}) // a record costs some 500 bytes
+	s := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasks: 2, MaxBytes: 4096}) // a record costs some 500 bytes
 	if err := s.Create(ctx, memRecord("a", time.Minute, ""), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Create(ctx, memRecord("b", 50*time.Millisecond, ""), time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Create(ctx, memRecord("c", time.Minute, ""), time.Minute); !errors.Is(err, mcp.ErrTaskStoreFull) {
+	if err := s.Create(ctx, memRecord("c", time.Minute, ""), time.Minute); !errors.Is(err, tasks.ErrStoreFull) {
 		t.Fatalf("a third task in a store of two = %v, want ErrTaskStoreFull", err)
 	}
 	time.Sleep(80 * time.Millisecond)
@@ -48,7 +47,7 @@ func TestMemoryTaskStoreBounds(t *testing.T) {
 	// Bytes: a swap that grows past MaxBytes is refused and changes nothing.
 	big := memRecord("a", time.Minute, `"`+string(make([]byte, 4000))+`"`)
 	big.Version = 2
-	if err := s.Swap(ctx, big, time.Minute); !errors.Is(err, mcp.ErrTaskStoreFull) {
+	if err := s.Swap(ctx, big, time.Minute); !errors.Is(err, tasks.ErrStoreFull) {
 		t.Fatalf("Swap past MaxBytes = %v, want ErrTaskStoreFull", err)
 	}
 	if got, err := s.Get(ctx, "a"); err != nil || got.Version != 1 {

@@ -1,43 +1,44 @@
-package mcp
+package tasks
 
 import (
 	"context"
 	"maps"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/watchers"
 )
 
-// MemoryTaskStoreOptions configure a MemoryTaskStore. The zero value is
+// MemoryStoreOptions configure a MemoryStore. The zero value is
 // usable.
-type MemoryTaskStoreOptions struct {
+type MemoryStoreOptions struct {
 	// MaxTasks caps the tasks kept at once, finished ones included until
-	// they expire; Create beyond it fails with ErrTaskStoreFull. Default
+	// they expire; Create beyond it fails with ErrStoreFull. Default
 	// 10 000; negative means no cap.
 	MaxTasks int
 	// MaxBytes caps the bytes the tasks held at once take: every byte a
 	// record keeps (arguments, _meta, results, errors, state, input
 	// requests and responses, its strings) and what the store spends on
-	// keeping it. Create and Swap beyond it fail with ErrTaskStoreFull.
+	// keeping it. Create and Swap beyond it fail with ErrStoreFull.
 	// Default 256 MiB; negative means no cap.
 	MaxBytes int64
 	// MaxTasksPerPrincipal caps the tasks kept at once for one caller (one
 	// Principal of one Server; anonymous callers share one), so that one
 	// caller cannot take the whole store: Create beyond it fails with
-	// ErrTaskQuota. Default DefaultMaxTasksPerPrincipal (1 000, a tenth of
+	// ErrQuota. Default DefaultMaxTasksPerPrincipal (1 000, a tenth of
 	// MaxTasks); negative means no cap.
 	MaxTasksPerPrincipal int
 }
 
 // DefaultMaxTasksPerPrincipal is the default of
-// MemoryTaskStoreOptions.MaxTasksPerPrincipal.
+// MemoryStoreOptions.MaxTasksPerPrincipal.
 const DefaultMaxTasksPerPrincipal = 1000
 
-// MemoryTaskStore is the default TaskStore: tasks in this process's memory,
+// MemoryStore is the default Store: tasks in this process's memory,
 // seen by this process only. Expired tasks are forgotten when read and
 // swept out at most once a minute, on Create; no goroutine is started.
-// Its zero value is not usable: make one with NewMemoryTaskStore.
-type MemoryTaskStore struct {
+// Its zero value is not usable: make one with NewMemoryStore.
+type MemoryStore struct {
 	maxTasks int
 	maxBytes int64
 	maxOwned int // tasks per principal
@@ -46,23 +47,21 @@ type MemoryTaskStore struct {
 	mu        sync.Mutex
 	tasks     map[string]*memTask
 	bytes     int64
-	owned     map[ownerKey]int // tasks held, by caller
+	owned     map[owner]int // tasks held, by caller
 	nextSweep time.Time
 
-	wmu      sync.Mutex // guards watchers and nextW
-	watchers map[uint64]func(TaskChange)
-	nextW    uint64
+	watchers watchers.Set[func(Change)]
 }
 
 type memTask struct {
-	rec   TaskRecord // Lease unset; the lease is kept below
+	rec   Record // Lease unset; the lease is kept below
 	lease time.Time
 	size  int64
 }
 
-// NewMemoryTaskStore returns an empty MemoryTaskStore. opts may be nil.
-func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
-	var o MemoryTaskStoreOptions
+// NewMemoryStore returns an empty MemoryStore. opts may be nil.
+func NewMemoryStore(opts *MemoryStoreOptions) *MemoryStore {
+	var o MemoryStoreOptions
 	if opts != nil {
 		o = *opts
 	}
@@ -75,27 +74,27 @@ func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
 	if o.MaxTasksPerPrincipal == 0 {
 		o.MaxTasksPerPrincipal = DefaultMaxTasksPerPrincipal
 	}
-	return &MemoryTaskStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, maxOwned: o.MaxTasksPerPrincipal, now: time.Now,
-		tasks: map[string]*memTask{}, owned: map[ownerKey]int{}, watchers: map[uint64]func(TaskChange){}}
+	return &MemoryStore{maxTasks: o.MaxTasks, maxBytes: o.MaxBytes, maxOwned: o.MaxTasksPerPrincipal, now: time.Now,
+		tasks: map[string]*memTask{}, owned: map[owner]int{}}
 }
 
 // clone copies a record's maps, so that neither side shares them.
-func (r *TaskRecord) clone() *TaskRecord {
+func (r *Record) clone() *Record {
 	c := *r
 	c.InputRequests = maps.Clone(r.InputRequests)
 	c.InputResponses = maps.Clone(r.InputResponses)
 	return &c
 }
 
-// Create implements TaskStore.
-func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease time.Duration) error {
+// Create implements Store.
+func (s *MemoryStore) Create(ctx context.Context, rec *Record, lease time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	now := s.now()
-	kept := own(rec, nil)
+	kept := keep(rec, nil)
 	size := recordSize(kept)
-	owner := ownerKey{rec.Principal, rec.Server}
+	own := owner{rec.Principal, rec.Server}
 	s.mu.Lock()
 	if now.After(s.nextSweep) {
 		s.sweep(now)
@@ -104,7 +103,7 @@ func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease tim
 	if t, ok := s.tasks[rec.ID]; ok {
 		if now.Before(t.rec.Expires) {
 			s.mu.Unlock()
-			return ErrTaskExists
+			return ErrExists
 		}
 		s.drop(rec.ID, t)
 	}
@@ -112,31 +111,31 @@ func (s *MemoryTaskStore) Create(ctx context.Context, rec *TaskRecord, lease tim
 		s.sweep(now)
 		if (s.maxTasks >= 0 && len(s.tasks) >= s.maxTasks) || (s.maxBytes >= 0 && s.bytes+size > s.maxBytes) {
 			s.mu.Unlock()
-			return ErrTaskStoreFull
+			return ErrStoreFull
 		}
 	}
-	if s.maxOwned >= 0 && s.owned[owner] >= s.maxOwned {
+	if s.maxOwned >= 0 && s.owned[own] >= s.maxOwned {
 		s.sweep(now)
-		if s.owned[owner] >= s.maxOwned {
+		if s.owned[own] >= s.maxOwned {
 			s.mu.Unlock()
-			return ErrTaskQuota
+			return ErrQuota
 		}
 	}
 	t := &memTask{rec: *kept, size: size}
 	t.rec.Lease = time.Time{}
-	if rec.Status == TaskWorking {
+	if rec.Status == Working {
 		t.lease = now.Add(lease)
 	}
 	s.tasks[rec.ID] = t
-	s.owned[owner]++
+	s.owned[own]++
 	s.bytes += size
 	s.mu.Unlock()
 	s.notify(rec)
 	return nil
 }
 
-// Get implements TaskStore.
-func (s *MemoryTaskStore) Get(ctx context.Context, id string) (*TaskRecord, error) {
+// Get implements Store.
+func (s *MemoryStore) Get(ctx context.Context, id string) (*Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -145,11 +144,11 @@ func (s *MemoryTaskStore) Get(ctx context.Context, id string) (*TaskRecord, erro
 	defer s.mu.Unlock()
 	t, ok := s.tasks[id]
 	if !ok {
-		return nil, ErrTaskNotFound
+		return nil, ErrNotFound
 	}
 	if !now.Before(t.rec.Expires) {
 		s.drop(id, t)
-		return nil, ErrTaskNotFound
+		return nil, ErrNotFound
 	}
 	rec := t.rec.clone()
 	if now.Before(t.lease) {
@@ -158,8 +157,8 @@ func (s *MemoryTaskStore) Get(ctx context.Context, id string) (*TaskRecord, erro
 	return rec, nil
 }
 
-// Swap implements TaskStore.
-func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.Duration) error {
+// Swap implements Store.
+func (s *MemoryStore) Swap(ctx context.Context, rec *Record, lease time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -170,28 +169,28 @@ func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.
 		s.drop(rec.ID, t)
 		ok = false
 	}
-	var kept *TaskRecord
+	var kept *Record
 	var size int64
 	if ok {
-		kept = own(rec, &t.rec) // copies only what changed
+		kept = keep(rec, &t.rec) // copies only what changed
 		size = recordSize(kept)
 	}
 	switch {
 	case !ok:
 		s.mu.Unlock()
-		return ErrTaskNotFound
+		return ErrNotFound
 	case t.rec.Version+1 != rec.Version:
 		s.mu.Unlock()
-		return ErrTaskConflict
+		return ErrConflict
 	case s.maxBytes >= 0 && s.bytes-t.size+size > s.maxBytes:
 		s.mu.Unlock()
-		return ErrTaskStoreFull
+		return ErrStoreFull
 	}
 	s.bytes += size - t.size
 	t.rec, t.size = *kept, size
 	t.rec.Lease = time.Time{}
 	t.lease = time.Time{}
-	if rec.Status == TaskWorking {
+	if rec.Status == Working {
 		t.lease = now.Add(lease)
 	}
 	s.mu.Unlock()
@@ -199,8 +198,8 @@ func (s *MemoryTaskStore) Swap(ctx context.Context, rec *TaskRecord, lease time.
 	return nil
 }
 
-// Renew implements TaskStore.
-func (s *MemoryTaskStore) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
+// Renew implements Store.
+func (s *MemoryStore) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -210,7 +209,7 @@ func (s *MemoryTaskStore) Renew(ctx context.Context, owner string, ids []string,
 	defer s.mu.Unlock()
 	for _, id := range ids {
 		t, ok := s.tasks[id]
-		if !ok || !now.Before(t.rec.Expires) || t.rec.Status != TaskWorking || t.rec.Owner != owner {
+		if !ok || !now.Before(t.rec.Expires) || t.rec.Status != Working || t.rec.Owner != owner {
 			stopped = append(stopped, id)
 			continue
 		}
@@ -219,44 +218,29 @@ func (s *MemoryTaskStore) Renew(ctx context.Context, owner string, ids []string,
 	return stopped, nil
 }
 
-// Watch implements TaskStore: fn is called, in the goroutine that made the
+// Watch implements Store: fn is called, in the goroutine that made the
 // change, after every Create and Swap.
-func (s *MemoryTaskStore) Watch(fn func(TaskChange)) (stop func()) {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	id := s.nextW
-	s.nextW++
-	s.watchers[id] = fn
-	return func() {
-		s.wmu.Lock()
-		delete(s.watchers, id)
-		s.wmu.Unlock()
-	}
+func (s *MemoryStore) Watch(fn func(Change)) (stop func()) {
+	return s.watchers.Add(fn)
 }
 
 // Len returns the number of tasks held, expired ones not yet swept out
 // included.
-func (s *MemoryTaskStore) Len() int {
+func (s *MemoryStore) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.tasks)
 }
 
-func (s *MemoryTaskStore) notify(rec *TaskRecord) {
-	ch := TaskChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner}
-	s.wmu.Lock()
-	fns := make([]func(TaskChange), 0, len(s.watchers))
-	for _, k := range slices.Sorted(maps.Keys(s.watchers)) {
-		fns = append(fns, s.watchers[k])
-	}
-	s.wmu.Unlock()
-	for _, fn := range fns {
+func (s *MemoryStore) notify(rec *Record) {
+	ch := Change{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner}
+	for _, fn := range s.watchers.List() {
 		fn(ch)
 	}
 }
 
 // sweep forgets expired tasks. Called with mu held.
-func (s *MemoryTaskStore) sweep(now time.Time) {
+func (s *MemoryStore) sweep(now time.Time) {
 	for id, t := range s.tasks {
 		if !now.Before(t.rec.Expires) {
 			s.drop(id, t)
@@ -265,20 +249,20 @@ func (s *MemoryTaskStore) sweep(now time.Time) {
 }
 
 // drop forgets one task. Called with mu held.
-func (s *MemoryTaskStore) drop(id string, t *memTask) {
+func (s *MemoryStore) drop(id string, t *memTask) {
 	delete(s.tasks, id)
 	s.bytes -= t.size
-	owner := ownerKey{t.rec.Principal, t.rec.Server}
-	if s.owned[owner] <= 1 {
-		delete(s.owned, owner)
+	own := owner{t.rec.Principal, t.rec.Server}
+	if s.owned[own] <= 1 {
+		delete(s.owned, own)
 	} else {
-		s.owned[owner]--
+		s.owned[own]--
 	}
 }
 
 // Bytes returns the bytes the tasks held take, as MaxBytes counts them
 // (expired ones not yet swept out included).
-func (s *MemoryTaskStore) Bytes() int64 {
+func (s *MemoryStore) Bytes() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.bytes

@@ -1,4 +1,4 @@
-package mcp
+package tasks
 
 import (
 	"bytes"
@@ -7,11 +7,11 @@ import (
 	"unsafe"
 )
 
-// ownerKey is the caller a stored task belongs to.
-type ownerKey struct{ principal, server string }
+// owner is the caller a stored task belongs to.
+type owner struct{ principal, server string }
 
 // Per-record costs of the memory store besides the record's own bytes:
-// the memTask (which holds the TaskRecord), its entry in the tasks map
+// the memTask (which holds the Record), its entry in the tasks map
 // (key and pointer, with the map's own overhead), and, per input request
 // or response, a map entry.
 const (
@@ -23,7 +23,7 @@ const (
 // recordSize is every byte a record the store keeps holds: its strings,
 // the capacity of its byte slices, its maps, and the store's own
 // bookkeeping of it.
-func recordSize(r *TaskRecord) int64 {
+func recordSize(r *Record) int64 {
 	n := memTaskOverhead
 	n += int64(len(r.ID) + len(r.StatusMessage) + len(r.Principal) + len(r.Server) + len(r.Permission) +
 		len(r.Tool) + len(r.ProtocolVersion) + len(r.Owner))
@@ -40,14 +40,14 @@ func recordSize(r *TaskRecord) int64 {
 	return n
 }
 
-// own returns a copy of rec that owns exactly the bytes it keeps: each byte
+// keep returns a copy of rec that owns exactly the bytes it keeps: each byte
 // slice and map value in an allocation of its own size, so that a slice of
 // a larger buffer (a request body, a growing encoder's buffer) does not
 // keep that buffer alive. Slices old (the stored record rec replaces, or
 // nil) already holds are shared, not copied again.
-func own(rec, old *TaskRecord) *TaskRecord {
+func keep(rec, old *Record) *Record {
 	c := *rec
-	var prev TaskRecord
+	var prev Record
 	if old != nil {
 		prev = *old
 	}
