@@ -124,8 +124,8 @@ type searchIndex struct {
 	scope   []scope  // by entry
 	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
-	// attr packs, by entry, its kind (bits 0-2) and whether it is an
-	// unlinked function (bit 3): ranking reads them for many entries, and
+	// attr packs, by entry, its kind (bits 0-3) and whether it is an
+	// unlinked function (bit 4): ranking reads them for many entries, and
 	// the entries themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
@@ -157,7 +157,7 @@ func buildSearch(x *index, st *buildState) searchIndex {
 	for i := range x.entries {
 		e := &x.entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<3
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4
 		if si.fileNo == nil {
 			continue
 		}
@@ -422,9 +422,10 @@ func nameStart(e *entry) int {
 	return start
 }
 
-// receiverOf returns the receiver type name of a method entry, or "".
+// receiverOf returns the receiver type name of a method entry, the type
+// of a field or interface method, or "".
 func receiverOf(e *entry) string {
-	if e.kind != kMethod {
+	if e.kind != kMethod && !e.member {
 		return ""
 	}
 	start := nameStart(e)

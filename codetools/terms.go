@@ -139,7 +139,7 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 			tier = tierDirect
 		}
 		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]&words1))/float64(nw)) *
-			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3)) * tierWeight[tier]
+			kindPrior(kind(a&15)) * (1 - unlinkedPenalty*float64(a>>4)) * tierWeight[tier]
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
