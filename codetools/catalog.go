@@ -45,6 +45,10 @@ type Options struct {
 	BuildInfo *debug.BuildInfo
 	// Now overrides time.Now for observedAt.
 	Now func() time.Time
+	// Embedder, when set, reranks the best candidates of a code_search
+	// phrase by the similarity of their vectors to the query's
+	// (embed.go). Nil, the default, ranks by words alone.
+	Embedder Embedder
 }
 
 // Catalog is the code catalog behind the code tools (code_search,
@@ -187,6 +191,7 @@ type index struct {
 	regs    []regDoc
 	cov     Coverage
 	search  searchIndex // ranking, names, files and terms (searchindex.go)
+	vectors vectorCache // an Embedder's vectors of entries (embed.go)
 }
 
 // baseIndex returns the runtime and snapshot sources, starting their

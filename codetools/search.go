@@ -196,7 +196,17 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, err
 	}
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
-	keys, total, match, note := x.answer(query, &f, q.Offset+q.Limit)
+	k := q.Offset + q.Limit
+	if c.opts.Embedder != nil {
+		k = max(k, RerankDepth)
+	}
+	keys, total, match, note := x.answer(query, &f, k)
+	if match == MatchTerms && c.opts.Embedder != nil {
+		if n := x.rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
+			note = strings.TrimPrefix(note+"; "+n, "; ")
+		}
+	}
+	*keys = (*keys)[:min(len(*keys), q.Offset+q.Limit)]
 	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
 	for i := q.Offset; i < len(*keys); i++ {
 		res.Results = append(res.Results, x.hit(keyEntry((*keys)[i])))
