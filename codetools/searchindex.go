@@ -124,8 +124,9 @@ type searchIndex struct {
 	scope   []scope  // by entry
 	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
-	// attr packs, by entry, its kind (bits 0-3) and whether it is an
-	// unlinked function (bit 4): ranking reads them for many entries, and
+	// attr packs, by entry, its kind (bits 0-3), whether it is unlinked
+	// (bit 4, see unlinked) and whether it is a member (bit 5, a field or
+	// interface method): ranking reads them for many entries, and
 	// the entries themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
@@ -157,7 +158,7 @@ func buildSearch(x *index, st *buildState) searchIndex {
 	for i := range x.entries {
 		e := &x.entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5
 		if si.fileNo == nil {
 			continue
 		}
@@ -503,4 +504,11 @@ func (si *searchIndex) namedRange(x *index, name string, prefix bool) (lo, hi in
 		hi = lo + sort.Search(n-lo, func(i int) bool { return compareFold(nameAt(lo+i), name) > 0 })
 	}
 	return lo, hi
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
