@@ -81,6 +81,7 @@ const (
 	tfFile             // the file name, without .go
 	tfBody             // the words of the declaration's source (main and deps)
 	tfText             // its strings, body comments, fields and interface methods (codeindex.Words)
+	tfContext          // weak: the first words of its package's and its type's documentation
 	numTermFields
 )
 
@@ -89,10 +90,20 @@ const (
 // file name. Names are short, so their length is normalised little.
 var termParams = bm25f.Params{
 	K1:     1.2,
-	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8},
-	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4},
+	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8, contextWeight},
+	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4, 0.5},
 	Strong: 1<<tfName | 1<<tfQualifier,
 }
+
+// The context field: the first maxContextTerms terms of the
+// documentation of an entry's package and, for a method, field or
+// interface method, of its type, at contextWeight. A question names what
+// a declaration belongs to ("the S3 bucket's versioning") more often than
+// its code does.
+const (
+	contextWeight   = 0.15
+	maxContextTerms = 10
+)
 
 // joinedMark marks the term of a whole multi-word name ("=etag" for ETag,
 // "=gofakes3" for GoFakeS3): a query word meets it as written, and it is
@@ -288,8 +299,21 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	pkgTerms := map[string][]string{}
 	fileTerms := map[string][]string{}
 	files := map[int32]string{}
-	var name, qual, doc, body, text []string
+	var name, qual, doc, body, text, ctxt []string
 	var tok bm25f.Tokenizer
+	docTerms := map[string][]string{} // by package path or type id
+	contextOf := func(id string) []string {
+		if t, ok := docTerms[id]; ok {
+			return t
+		}
+		var t []string
+		if e, ok := x.lookup(id); ok && e.doc != "" {
+			t = tok.AppendTerms(nil, e.doc)
+			t = t[:min(len(t), maxContextTerms)]
+		}
+		docTerms[id] = t
+		return t
+	}
 	for i := range entries {
 		e := &entries[i]
 		if scopes[i] == scStd && e.snap < 0 && e.doc == "" {
@@ -351,7 +375,14 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 				body = appendBodyTerms(&tok, body, src[from:e.end])
 			}
 		}
-		b.AddTerms(name, qual, doc, pt, ft, body, text)
+		ctxt = ctxt[:0]
+		if e.pkg != "" && e.kind != kPackage && scopes[i] != scStd {
+			ctxt = append(ctxt, contextOf(e.pkg)...)
+			if r := receiverOf(e); r != "" {
+				ctxt = append(ctxt, contextOf(e.pkg+"."+r)...)
+			}
+		}
+		b.AddTerms(name, qual, doc, pt, ft, body, text, ctxt)
 	}
 	return b.Build()
 }
