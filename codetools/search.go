@@ -163,6 +163,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, invalidf("query must not contain NUL characters")
 	case !utf8.ValidString(q.Query):
 		return nil, invalidf("query must be valid UTF-8")
+	case controlAt(q.Query) >= 0:
+		return nil, invalidf("query must be text: it holds control character %U at byte %d (binary data is not searched)",
+			q.Query[controlAt(q.Query)], controlAt(q.Query))
 	case q.Limit < 0 || q.Limit > MaxLimit:
 		return nil, invalidf("limit %d is out of range 1..%d", q.Limit, MaxLimit)
 	case q.Offset < 0:
@@ -383,3 +386,14 @@ func cutText(s string, max int) string {
 
 // echoArg cuts an argument for an error message to maxEcho bytes.
 func echoArg(s string) string { return clip(s, maxEcho) }
+
+// controlAt returns the offset of the first control character of s other
+// than white space (tab, newline, carriage return), or -1.
+func controlAt(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}

@@ -317,6 +317,8 @@ func TestSearchArgumentErrors(t *testing.T) {
 		{SearchQuery{Query: huge}, []string{"65536 bytes", "at most 1000"}},
 		{SearchQuery{Query: "a\x00b"}, []string{"NUL"}},
 		{SearchQuery{Query: "\xff"}, []string{"UTF-8"}},
+		{SearchQuery{Query: "PK\x03\x04\x14"}, []string{"control character U+0003 at byte 2", "binary"}},
+		{SearchQuery{Query: "x", Kind: "fields"}, []string{`unknown kind "fields"`, "doc, field"}},
 		{SearchQuery{Query: "x", Kind: "class"}, []string{`unknown kind "class"`, "func, method, type, const, var, package, tool, doc"}},
 		{SearchQuery{Query: "x", Kind: huge}, []string{"unknown kind", "func, method, type"}},
 		{SearchQuery{Query: "x", Scope: "everything"}, []string{`unknown scope "everything"`, "main, deps, std, all or routes"}},
