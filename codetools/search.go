@@ -18,7 +18,7 @@ type SearchQuery struct {
 	// file:line (as a stack trace prints it). Required.
 	Query string `json:"query"`
 	// Kind keeps entries of these kinds: one kind or several separated by
-	// commas (func, method, type, var, const, package, doc, tool); ""
+	// commas (func, method, type, field, var, const, package, doc, tool); ""
 	// keeps every kind.
 	Kind string `json:"kind,omitempty"`
 	// Scope keeps entries of the host's main module (main), of the other
@@ -75,7 +75,7 @@ type SearchResult struct {
 type SearchHit struct {
 	// Name is the exact id to pass to code_definition.
 	Name string `json:"id" jsonschema:"Exact id to pass to code_definition."`
-	Kind string `json:"kind" jsonschema:"func, method, type, var, const, package, doc or tool."`
+	Kind string `json:"kind" jsonschema:"func, method, type, field, var, const, package, doc or tool."`
 	// At is the declaration's position, file:line, the file as its base
 	// name: its directory is the package's. It is a valid code_search query.
 	At string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
