@@ -66,6 +66,7 @@ func (r *SearchResult) Listing() string {
 		}
 	}
 	short := shortPackages(r.Results)
+	docMax := hitDocBudget(r.Results)
 	for i := range r.Results {
 		h := &r.Results[i]
 		b.WriteString("\n")
@@ -87,9 +88,12 @@ func (r *SearchResult) Listing() string {
 			b.WriteString(" ")
 			b.WriteString(h.At)
 		}
-		if h.doc != "" {
+		if d := h.doc; d != "" && docMax > 0 {
+			if len(d) > docMax {
+				d = firstSentence(d, docMax)
+			}
 			b.WriteString(" - ")
-			b.WriteString(h.doc)
+			b.WriteString(d)
 		}
 	}
 	for _, p := range r.PackageList {
@@ -156,4 +160,31 @@ func splitID(id, pkg string) (string, string) {
 		return pkg, rest
 	}
 	return "", id
+}
+
+// idAllowance is the mean id length up to which a hit's documentation
+// keeps maxHitDoc bytes in a listing; each byte of mean id length beyond
+// it takes one from the documentation (down to minHitDoc, then none), so
+// that an answer stays about as large whatever the id lengths: the
+// structured answer carries every full id.
+const (
+	idAllowance = 40
+	minHitDoc   = 16
+)
+
+// hitDocBudget returns how many bytes of each hit's documentation a
+// listing of hits writes.
+func hitDocBudget(hits []SearchHit) int {
+	if len(hits) == 0 {
+		return maxHitDoc
+	}
+	n := 0
+	for i := range hits {
+		n += len(hits[i].Name)
+	}
+	m := maxHitDoc - max(0, n/len(hits)-idAllowance)
+	if m < minHitDoc {
+		return 0
+	}
+	return m
 }
