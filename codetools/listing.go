@@ -88,9 +88,9 @@ func (r *SearchResult) Listing() string {
 			b.WriteString(" ")
 			b.WriteString(h.At)
 		}
-		if d := h.doc; d != "" && docMax > 0 {
-			if len(d) > docMax {
-				d = firstSentence(d, docMax)
+		if d := h.doc; d != "" && (docMax > 0 || h.Route != "") {
+			if len(d) > docMax && docMax < maxHitDoc && h.Route == "" {
+				d = firstSentence(d, docMax) // a route's line is written whole
 			}
 			b.WriteString(" - ")
 			b.WriteString(d)
