@@ -6,7 +6,9 @@ package codetools
 // a search for a configuration field's name or words finds the field, and
 // code_definition answers the type that declares it, focused on the
 // member's line, as it does for a member id known from the references
-// alone (resolveMember).
+// alone (resolveMember). Members of the standard library are left out of
+// the catalog (a -std snapshot has tens of thousands, which would cost
+// megabytes); their ids still resolve through the references.
 
 // memberOwner returns the type that declares member entry e and a Focus
 // on e's line; e itself, without a Focus, when the type is not in the
