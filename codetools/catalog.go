@@ -45,6 +45,10 @@ type Options struct {
 	BuildInfo *debug.BuildInfo
 	// Now overrides time.Now for observedAt.
 	Now func() time.Time
+	// Embedder, when set, reranks the best candidates of a code_search
+	// phrase by the similarity of their vectors to the query's
+	// (embed.go). Nil, the default, ranks by words alone.
+	Embedder Embedder
 }
 
 // Catalog is the code catalog behind the code tools (code_search,
@@ -191,6 +195,7 @@ type index struct {
 	regs    []regDoc
 	cov     Coverage
 	search  searchIndex // ranking, names, files and terms (searchindex.go)
+	vectors vectorCache // an Embedder's vectors of entries (embed.go)
 }
 
 // baseIndex returns the runtime and snapshot sources, starting their
@@ -527,6 +532,14 @@ func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
 		}
 		if alt := sym.altID(); alt != "" {
 			if e, ok := x.lookup(alt); ok {
+				return e, true
+			}
+		}
+		if sym.recv != "" && !sym.ptr && sym.closure {
+			// F.G.func1 is also a closure of G inlined into function F,
+			// as the compiler names it (strings.FieldsSeq's iterator
+			// inlined into a caller): the code is F's.
+			if e, ok := x.lookup(sym.pkg + "." + sym.recv); ok && e.kind == kFunc {
 				return e, true
 			}
 		}

@@ -185,6 +185,9 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 			e, focus = me, mf
 		}
 	}
+	if err == nil && e.member {
+		e, focus = x.memberOwner(e) // members.go
+	}
 	if err != nil {
 		var outside *Definition
 		if e, focus, outside = c.resolveSymbol(x, q.Name, err); outside != nil {

@@ -101,8 +101,13 @@
 // and multi, max, limit and cap, refuse, reject and deny, remove, delete
 // and purge, expiry, TTL and timeout) count at lower weights. The
 // score is scaled by the share of the query's words an entry holds, and
-// raised for an entry that holds the whole phrase as written. The match
-// field says which mode answered.
+// raised for an entry that holds the whole phrase as written. The first
+// words of an entry's package documentation and of its type's count too,
+// weakly. Struct fields and interface methods are entries of their own
+// (kind field, and method; Config.MaxConns, Authorizer.Allowed), below
+// the declarations of the same name; code_definition answers their type.
+// An optional [Embedder] (Options.Embedder) reranks the best candidates of
+// a phrase by meaning. The match field says which mode answered.
 //
 // Filters keep kinds, scopes (main, deps, std, all; main and deps by
 // default, widened to all with a note when they have no match) and

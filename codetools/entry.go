@@ -19,6 +19,9 @@ const (
 	KindPackage = "package"
 	KindTool    = "tool"
 	KindDoc     = "doc"
+	// KindField is a field of a struct type (id pkg.Type.Field); its
+	// definition is the struct's.
+	KindField = "field"
 )
 
 // Sources of catalog entries.
@@ -42,10 +45,11 @@ const (
 	kPackage
 	kTool
 	kDoc
+	kField
 	numKinds
 )
 
-var kindNames = [numKinds]string{KindFunc, KindMethod, KindType, KindConst, KindVar, KindPackage, KindTool, KindDoc}
+var kindNames = [numKinds]string{KindFunc, KindMethod, KindType, KindConst, KindVar, KindPackage, KindTool, KindDoc, KindField}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -108,6 +112,9 @@ type entry struct {
 	// bodyless marks a function declared without a body (assembly,
 	// go:linkname).
 	bodyless bool
+	// member marks a struct field (kField) or an interface method
+	// (kMethod, id pkg.Iface.Method): its span is its type's.
+	member bool
 }
 
 // rtLink records the evidence that a declaration is linked.

@@ -179,7 +179,7 @@ func (x *index) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 			continue
 		}
 		for _, i := range fe.entries {
-			if x.entries[i].kind != kPackage && f.match(x, int(i)) {
+			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
@@ -196,7 +196,7 @@ func (x *index) enclosing(fe *fileEntries, line int) (int, bool) {
 	best, after := -1, -1
 	for _, i := range fe.entries {
 		e := &x.entries[i]
-		if e.kind == kPackage || e.endLine == 0 {
+		if e.kind == kPackage || e.member || e.endLine == 0 {
 			continue
 		}
 		switch {

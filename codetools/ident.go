@@ -352,6 +352,7 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 	if len(found) == 0 {
 		found = fold
 	}
+	found = x.dropMembers(found)
 	switch len(found) {
 	case 0:
 		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(sym)}

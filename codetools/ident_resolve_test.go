@@ -23,6 +23,8 @@ func TestDefinitionNames(t *testing.T) {
 		"main.(*Server).Handle(0xc000010000)": "example.com/app.(*Server).Handle",
 		"checkBearerToken":                    "example.com/app.checkBearerToken",
 		"Handshake":                           "crypto/tls.(*Conn).Handshake",
+		// A closure of an inlined function, as profiles name it.
+		"example.com/app.checkBearerToken.FieldsSeq.func1": "example.com/app.checkBearerToken",
 	} {
 		d, err := c.Definition(ctx, DefinitionQuery{Name: name})
 		if err != nil || d.Name != want {

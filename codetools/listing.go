@@ -66,30 +66,44 @@ func (r *SearchResult) Listing() string {
 		}
 	}
 	short := shortPackages(r.Results)
+	// The lines without documentation first: what is left of the answer's
+	// budget goes to the documentation (hitDocBudget).
+	lines := make([]string, len(r.Results))
+	var line strings.Builder
 	for i := range r.Results {
 		h := &r.Results[i]
-		b.WriteString("\n")
+		line.Reset()
 		p, rest := splitID(h.Name, h.pkg)
 		switch s, ok := short[p]; {
 		case ok && s.first != &h.Name:
-			b.WriteString(s.name)
-			b.WriteString(".")
-			b.WriteString(rest)
+			line.WriteString(s.name)
+			line.WriteString(".")
+			line.WriteString(rest)
 		default:
-			b.WriteString(h.Name) // the package's first hit names it in full
+			line.WriteString(h.Name) // the package's first hit names it in full
 		}
 		// A receiver says that the id is a method's.
 		if h.Kind != KindMethod || p == "" || !strings.Contains(rest, ".") {
-			b.WriteString(" ")
-			b.WriteString(h.Kind)
+			line.WriteString(" ")
+			line.WriteString(h.Kind)
 		}
 		if h.At != "" {
-			b.WriteString(" ")
-			b.WriteString(h.At)
+			line.WriteString(" ")
+			line.WriteString(h.At)
 		}
-		if h.doc != "" {
+		lines[i] = line.String()
+	}
+	docMax := hitDocBudget(r.Results, lines, b.Len())
+	for i := range r.Results {
+		h := &r.Results[i]
+		b.WriteString("\n")
+		b.WriteString(lines[i])
+		if d := h.doc; d != "" && (docMax > 0 || h.Route != "") {
+			if len(d) > docMax && h.Route == "" {
+				d = firstSentence(d, docMax) // a route's line is written whole
+			}
 			b.WriteString(" - ")
-			b.WriteString(h.doc)
+			b.WriteString(d)
 		}
 	}
 	for _, p := range r.PackageList {
@@ -156,4 +170,40 @@ func splitID(id, pkg string) (string, string) {
 		return pkg, rest
 	}
 	return "", id
+}
+
+// answerBudget is the size a listing's documentation may bring a 10-hit
+// answer (its text and structured content) to: each hit's documentation
+// gets an equal share of what the ids, kinds and positions leave, at most
+// maxHitDoc bytes, and none when the share is under minHitDoc, so that an
+// answer stays within about 2 KB whatever the id lengths (the structured
+// content carries every full id).
+const (
+	answerBudget = 1950
+	minHitDoc    = 12
+	// structuredFixed is about what the structured content holds besides
+	// its hits (match, scope, total, more, next offset, coverage), and
+	// structuredPerHit the bytes of a hit's keys and punctuation.
+	structuredFixed  = 200
+	structuredPerHit = len(`{"id":"","kind":"","at":""},`)
+)
+
+// hitDocBudget returns how many bytes of each hit's documentation a
+// listing writes, given its lines without documentation and the length of
+// its header.
+func hitDocBudget(hits []SearchHit, lines []string, header int) int {
+	if len(hits) == 0 {
+		return maxHitDoc
+	}
+	used := structuredFixed + header
+	for i := range hits {
+		h := &hits[i]
+		used += structuredPerHit + len(h.Name) + len(h.Kind) + len(h.At) + len(h.Route)
+		used += 1 + len(lines[i]) + len(" - ")
+	}
+	m := min((answerBudget-used)/len(hits), maxHitDoc)
+	if m < minHitDoc {
+		return 0
+	}
+	return m
 }

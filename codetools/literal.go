@@ -82,10 +82,11 @@ func (x *index) rankKey(tier int, i int) uint64 {
 
 // unlinked is 1 for a function or method that is not in the running
 // binary's function table (inlined everywhere, removed by the linker, or
-// not part of this build), 0 otherwise: between equal matches, the code
-// that runs comes first.
+// not part of this build), and for a struct field or interface method; 0
+// otherwise: between equal matches, the code that runs comes first, and
+// a declaration before a member of the same name.
 func unlinked(e *entry) int {
-	if (e.kind == kFunc || e.kind == kMethod) && e.sources&srcRuntime == 0 {
+	if e.member || (e.kind == kFunc || e.kind == kMethod) && e.sources&srcRuntime == 0 {
 		return 1
 	}
 	return 0

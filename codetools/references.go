@@ -198,6 +198,12 @@ func symKindName(k codeindex.SymKind) string {
 
 // symKindOf returns the reference kind of a catalog entry.
 func symKindOf(e *entry) codeindex.SymKind {
+	switch {
+	case e.member && e.kind == kMethod:
+		return codeindex.SymAbstract
+	case e.kind == kField:
+		return codeindex.SymField
+	}
 	switch e.kind {
 	case kMethod:
 		return codeindex.SymMethod

@@ -18,7 +18,7 @@ type SearchQuery struct {
 	// file:line (as a stack trace prints it). Required.
 	Query string `json:"query"`
 	// Kind keeps entries of these kinds: one kind or several separated by
-	// commas (func, method, type, var, const, package, doc, tool); ""
+	// commas (func, method, type, field, var, const, package, doc, tool); ""
 	// keeps every kind.
 	Kind string `json:"kind,omitempty"`
 	// Scope keeps entries of the host's main module (main), of the other
@@ -75,7 +75,7 @@ type SearchResult struct {
 type SearchHit struct {
 	// Name is the exact id to pass to code_definition.
 	Name string `json:"id" jsonschema:"Exact id to pass to code_definition."`
-	Kind string `json:"kind" jsonschema:"func, method, type, var, const, package, doc or tool."`
+	Kind string `json:"kind" jsonschema:"func, method, type, field, var, const, package, doc or tool."`
 	// At is the declaration's position, file:line, the file as its base
 	// name: its directory is the package's. It is a valid code_search query.
 	At string `json:"at,omitempty" jsonschema:"Position of the declaration: file:line, the file in the entry's package."`
@@ -163,6 +163,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, invalidf("query must not contain NUL characters")
 	case !utf8.ValidString(q.Query):
 		return nil, invalidf("query must be valid UTF-8")
+	case controlAt(q.Query) >= 0:
+		return nil, invalidf("query must be text: it holds control character %U at byte %d (binary data is not searched)",
+			q.Query[controlAt(q.Query)], controlAt(q.Query))
 	case q.Limit < 0 || q.Limit > MaxLimit:
 		return nil, invalidf("limit %d is out of range 1..%d", q.Limit, MaxLimit)
 	case q.Offset < 0:
@@ -196,7 +199,17 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return nil, err
 	}
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
-	keys, total, match, note := x.answer(query, &f, q.Offset+q.Limit)
+	k := q.Offset + q.Limit
+	if c.opts.Embedder != nil {
+		k = max(k, RerankDepth)
+	}
+	keys, total, match, note := x.answer(query, &f, k)
+	if match == MatchTerms && c.opts.Embedder != nil {
+		if n := x.rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
+			note = strings.TrimPrefix(note+"; "+n, "; ")
+		}
+	}
+	*keys = (*keys)[:min(len(*keys), q.Offset+q.Limit)]
 	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
 	for i := q.Offset; i < len(*keys); i++ {
 		res.Results = append(res.Results, x.hit(keyEntry((*keys)[i])))
@@ -373,3 +386,14 @@ func cutText(s string, max int) string {
 
 // echoArg cuts an argument for an error message to maxEcho bytes.
 func echoArg(s string) string { return clip(s, maxEcho) }
+
+// controlAt returns the offset of the first control character of s other
+// than white space (tab, newline, carriage return), or -1.
+func controlAt(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}

@@ -129,6 +129,7 @@ func TestLiteralRanking(t *testing.T) {
 	want := []string{
 		"example.com/app.(*Server).Handle", // exact, main
 		"example.com/lib.Handle",           // exact, deps
+		"example.com/lib.Handler.Handle",   // exact, deps, an interface method
 		"net/http.Handle",                  // exact, std
 		"net/http.(*ServeMux).Handle",      // exact, std, longer
 		"example.com/app.HandleFunc",       // prefix, main
@@ -258,7 +259,7 @@ func TestFilters(t *testing.T) {
 	}{
 		{SearchQuery{Query: "handle", Kind: "type"}, []string{"example.com/lib.Handler", "example.com/app.Server"}},
 		{SearchQuery{Query: "Handle", Kind: "func, type"}, []string{"example.com/lib.Handle", "example.com/app.HandleFunc", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/app.prehandle", "example.com/app.Server"}},
-		{SearchQuery{Query: "handle", Package: "example.com/lib"}, []string{"example.com/lib.Handle", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/lib"}},
+		{SearchQuery{Query: "handle", Package: "example.com/lib"}, []string{"example.com/lib.Handle", "example.com/lib.Handler.Handle", "example.com/lib.Handler", "example.com/lib.handleOne", "example.com/lib"}},
 		{SearchQuery{Query: "verify", Package: "auth"}, []string{"example.com/app/internal/auth.Verify"}},
 		{SearchQuery{Query: "verify", Package: "internal/auth"}, []string{"example.com/app/internal/auth.Verify"}},
 		{SearchQuery{Query: "verify", Package: "example.com/app"}, []string{"example.com/app/internal/auth.Verify", "example.com/app.Verify"}},
@@ -316,6 +317,8 @@ func TestSearchArgumentErrors(t *testing.T) {
 		{SearchQuery{Query: huge}, []string{"65536 bytes", "at most 1000"}},
 		{SearchQuery{Query: "a\x00b"}, []string{"NUL"}},
 		{SearchQuery{Query: "\xff"}, []string{"UTF-8"}},
+		{SearchQuery{Query: "PK\x03\x04\x14"}, []string{"control character U+0003 at byte 2", "binary"}},
+		{SearchQuery{Query: "x", Kind: "fields"}, []string{`unknown kind "fields"`, "doc, field"}},
 		{SearchQuery{Query: "x", Kind: "class"}, []string{`unknown kind "class"`, "func, method, type, const, var, package, tool, doc"}},
 		{SearchQuery{Query: "x", Kind: huge}, []string{"unknown kind", "func, method, type"}},
 		{SearchQuery{Query: "x", Scope: "everything"}, []string{`unknown scope "everything"`, "main, deps, std, all or routes"}},
@@ -347,7 +350,7 @@ func TestSearchCoverage(t *testing.T) {
 	res := search(t, c, SearchQuery{Query: "handle"})
 	cov := res.Coverage
 	x, _ := c.index(ctx)
-	if cov.Entries != len(x.entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 4 ||
+	if cov.Entries != len(x.entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
 		cov.Packages != 5 || cov.Truncated || cov.NoSnapshot {
 		t.Errorf("coverage = %+v", cov)
 	}
@@ -360,7 +363,7 @@ func TestSearchCoverage(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d %v", p.Path, p.Scope, p.Entries, p.Source))
 	}
 	want := []string{"example.com/app main 11 true", "example.com/app/internal/auth main 3 true",
-		"example.com/lib deps 4 true", "crypto/tls std 2 false", "net/http std 2 false"}
+		"example.com/lib deps 5 true", "crypto/tls std 2 false", "net/http std 2 false"}
 	if !slices.Equal(got, want) {
 		t.Errorf("packages\n%q\nwant\n%q", got, want)
 	}
@@ -372,10 +375,10 @@ func TestListing(t *testing.T) {
 	c := rankedCatalog(t)
 	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
 	text := res.Listing()
-	want := "8 matches, next offset 3.\n" +
+	want := "9 matches, next offset 3.\n" +
 		"example.com/app.(*Server).Handle main.go:8 - serves one request.\n" +
 		"example.com/lib.Handle func lib.go:5 - is the library's handle.\n" +
-		"app.HandleFunc func main.go:11 - registers a handler function."
+		"lib.Handler.Handle lib.go:8"
 	if text != want {
 		t.Errorf("listing\n%s\nwant\n%s", text, want)
 	}

@@ -80,6 +80,7 @@ const (
 	tfFile             // the file name, without .go
 	tfBody             // the words of the declaration's source (main and deps)
 	tfText             // its strings, body comments, fields and interface methods (codeindex.Words)
+	tfContext          // weak: the first words of its package's and its type's documentation
 	numTermFields
 )
 
@@ -88,10 +89,20 @@ const (
 // file name. Names are short, so their length is normalised little.
 var termParams = bm25f.Params{
 	K1:     1.2,
-	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8},
-	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4},
+	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.4, 0.8, contextWeight},
+	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.75, 0.4, 0.5},
 	Strong: 1<<tfName | 1<<tfQualifier,
 }
+
+// The context field: the first maxContextTerms terms of the
+// documentation of an entry's package and, for a method, field or
+// interface method, of its type, at contextWeight. A question names what
+// a declaration belongs to ("the S3 bucket's versioning") more often than
+// its code does.
+const (
+	contextWeight   = 0.15
+	maxContextTerms = 10
+)
 
 // joinedMark marks the term of a whole multi-word name ("=etag" for ETag,
 // "=gofakes3" for GoFakeS3): a query word meets it as written, and it is
@@ -123,8 +134,9 @@ type searchIndex struct {
 	scope   []scope  // by entry
 	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
-	// attr packs, by entry, its kind (bits 0-2) and whether it is an
-	// unlinked function (bit 3): ranking reads them for many entries, and
+	// attr packs, by entry, its kind (bits 0-3), whether it is unlinked
+	// (bit 4, see unlinked) and whether it is a member (bit 5, a field or
+	// interface method): ranking reads them for many entries, and
 	// the entries themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
@@ -156,7 +168,7 @@ func buildSearch(x *index, st *buildState) searchIndex {
 	for i := range x.entries {
 		e := &x.entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<3
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5
 		if si.fileNo == nil {
 			continue
 		}
@@ -269,8 +281,21 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 	pkgTerms := map[string][]string{}
 	fileTerms := map[string][]string{}
 	words := x.wordsOf(scopes)
-	var name, qual, doc, body, text []string
+	var name, qual, doc, body, text, ctxt []string
 	var tok bm25f.Tokenizer
+	docTerms := map[string][]string{} // by package path or type id
+	contextOf := func(id string) []string {
+		if t, ok := docTerms[id]; ok {
+			return t
+		}
+		var t []string
+		if e, ok := x.lookup(id); ok && e.doc != "" {
+			t = tok.AppendTerms(nil, e.doc)
+			t = t[:min(len(t), maxContextTerms)]
+		}
+		docTerms[id] = t
+		return t
+	}
 	for i := range entries {
 		e := &entries[i]
 		if scopes[i] == scStd && e.snap < 0 && e.doc == "" {
@@ -315,7 +340,14 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 				qual = appendFields(qual, members)
 			}
 		}
-		b.AddTerms(name, qual, doc, pt, ft, body, text)
+		ctxt = ctxt[:0]
+		if e.pkg != "" && e.kind != kPackage && scopes[i] != scStd {
+			ctxt = append(ctxt, contextOf(e.pkg)...)
+			if r := receiverOf(e); r != "" {
+				ctxt = append(ctxt, contextOf(e.pkg+"."+r)...)
+			}
+		}
+		b.AddTerms(name, qual, doc, pt, ft, body, text, ctxt)
 	}
 	return b.Build()
 }
@@ -370,9 +402,10 @@ func nameStart(e *entry) int {
 	return start
 }
 
-// receiverOf returns the receiver type name of a method entry, or "".
+// receiverOf returns the receiver type name of a method entry, the type
+// of a field or interface method, or "".
 func receiverOf(e *entry) string {
-	if e.kind != kMethod {
+	if e.kind != kMethod && !e.member {
 		return ""
 	}
 	start := nameStart(e)
@@ -450,4 +483,11 @@ func (si *searchIndex) namedRange(x *index, name string, prefix bool) (lo, hi in
 		hi = lo + sort.Search(n-lo, func(i int) bool { return compareFold(nameAt(lo+i), name) > 0 })
 	}
 	return lo, hi
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }

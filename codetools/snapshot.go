@@ -225,8 +225,12 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.path, d.Name))
 			continue
 		}
+		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && isStdPkg(sf.pkg) {
+			continue // members of the standard library: not worth their memory (members.go)
+		}
 		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
-			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words}
+			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words,
+			member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		s.words = s.words || r.Words || d.Words != ""
 		if d.DocEnd > d.DocStart {
 			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
@@ -261,8 +265,10 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 
 func declKind(k codeindex.Kind) kind {
 	switch k {
-	case codeindex.Method:
+	case codeindex.Method, codeindex.InterfaceMethod:
 		return kMethod
+	case codeindex.Field:
+		return kField
 	case codeindex.Type:
 		return kType
 	case codeindex.Const:

@@ -43,16 +43,24 @@ const (
 	minCandidates = 256
 )
 
-// kindPrior scales term scores by kind: a phrase asks about behaviour,
+// kindPrior scales term scores by kind (of an entry's attr): a phrase asks about behaviour,
 // which functions, methods and types carry; values (errors, defaults) and
 // package overviews match its words more often than they answer it.
-func kindPrior(k kind) float64 {
-	switch k {
+func kindPrior(attr uint8) float64 {
+	if attr&(1<<5) != 0 {
+		return memberPrior
+	}
+	switch kind(attr & 15) {
 	case kConst, kVar, kPackage:
 		return 0.8
 	}
 	return 1
 }
+
+// memberPrior scales the term score of a struct field or interface
+// method: its name is short and says much, but a phrase asks more often
+// about the code that uses it, and the struct holds its words too.
+const memberPrior = 0.6
 
 // queryTerms returns the concepts of a query: its distinct terms, each with
 // its variants in the catalog.
@@ -139,7 +147,7 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 			tier = tierDirect
 		}
 		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]&words1))/float64(nw)) *
-			kindPrior(kind(a&7)) * (1 - unlinkedPenalty*float64(a>>3)) * tierWeight[tier]
+			kindPrior(a) * (1 - unlinkedPenalty*float64(a>>4&1)) * tierWeight[tier]
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.

@@ -24,19 +24,20 @@ func uvarint(s string) (uint64, int) {
 }
 
 // MaxFields is the largest number of fields of an Index.
-const MaxFields = 7
+const MaxFields = 8
 
 // maxTF bounds a term frequency and a field length as stored.
 const maxTF = 255
 
 // A posting is a varint: the gap from the previous posting's document,
-// shifted left by 3, and in the low 3 bits the one field that holds the
-// term once, or general: then a field mask follows, and, unless the mask
-// has allOnes (every field holds the term once), a frequency byte per
-// field of the mask.
+// shifted left by 4, and in the low 4 bits the one field that holds the
+// term once (0..7), or general or generalOnes: then a field mask follows,
+// and, for general (not every field of the mask holds the term once), a
+// frequency byte per field of the mask.
 const (
-	general = 7
-	allOnes = 0x80
+	generalOnes = 8
+	general     = 9
+	codeBits    = 4
 )
 
 // Builder builds an Index, one document at a time. Documents are numbered
@@ -140,17 +141,16 @@ func (b *Builder) end() int32 {
 		var p []byte
 		if ones && mask&(mask-1) == 0 {
 			// One field, once: the field rides in the gap's low bits.
-			p = binary.AppendUvarint(b.posts[id], gap<<3|uint64(bits.TrailingZeros8(mask)))
+			p = binary.AppendUvarint(b.posts[id], gap<<codeBits|uint64(bits.TrailingZeros8(mask)))
+		} else if ones {
+			p = binary.AppendUvarint(b.posts[id], gap<<codeBits|generalOnes)
+			p = append(p, mask)
 		} else {
-			p = binary.AppendUvarint(b.posts[id], gap<<3|general)
-			if ones {
-				p = append(p, mask|allOnes)
-			} else {
-				p = append(p, mask)
-				for f := 0; f < b.nf; f++ {
-					if c[f] != 0 {
-						p = append(p, c[f])
-					}
+			p = binary.AppendUvarint(b.posts[id], gap<<codeBits|general)
+			p = append(p, mask)
+			for f := 0; f < b.nf; f++ {
+				if c[f] != 0 {
+					p = append(p, c[f])
 				}
 			}
 		}
@@ -281,21 +281,21 @@ func (it *iterator) next() bool {
 	}
 	v, n := uvarint(it.p)
 	it.p = it.p[n:]
-	it.doc += int32(v >> 3)
-	if code := v & 7; code != general {
+	it.doc += int32(v >> codeBits)
+	code := v & (1<<codeBits - 1)
+	if code < generalOnes {
 		it.mask = 1 << code
 		it.tf = [MaxFields]uint8{}
 		it.tf[code] = 1
 		return true
 	}
-	m := it.p[0]
+	it.mask = it.p[0]
 	it.p = it.p[1:]
-	it.mask = m &^ allOnes
 	for f := 0; f < MaxFields; f++ {
 		switch {
 		case it.mask&(1<<f) == 0:
 			it.tf[f] = 0
-		case m&allOnes != 0:
+		case code == generalOnes:
 			it.tf[f] = 1
 		default:
 			it.tf[f] = it.p[0]

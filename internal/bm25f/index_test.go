@@ -192,3 +192,27 @@ func TestConceptsAndVariants(t *testing.T) {
 		t.Errorf("doc with both forms scores %v, want %v", s.Score[2], plain.Score[2])
 	}
 }
+
+// The eighth field holds terms alone and with others, once and more.
+func TestEighthField(t *testing.T) {
+	b := NewBuilder(MaxFields)
+	b.AddTerms(nil, nil, nil, nil, nil, nil, nil, []string{"alpha"})
+	b.AddTerms(nil, nil, nil, nil, nil, nil, []string{"alpha"}, []string{"alpha", "alpha", "beta"})
+	b.AddTerms([]string{"beta"}, nil, nil, nil, nil, nil, nil, []string{"beta"})
+	ix := b.Build()
+	var p Params
+	p.K1 = 1.2
+	p.B[7], p.B[0] = 0.5, 0.5
+	p.W[7] = 1
+	st := ix.Stats(nil)
+	var s Scores
+	ix.Score(Plain([]string{"alpha"}), &p, &st, nil, &s)
+	if len(s.Touched) != 2 || s.Score[1] <= s.Score[0] {
+		t.Errorf("alpha in field 7: touched %v, scores %v", s.Touched, s.Score[:3])
+	}
+	p.W[7], p.W[0] = 0, 1
+	ix.Score(Plain([]string{"beta"}), &p, &st, nil, &s)
+	if len(s.Touched) != 1 || s.Touched[0] != 2 {
+		t.Errorf("beta in field 0: touched %v", s.Touched)
+	}
+}

@@ -18,8 +18,9 @@
 //
 //	<kind> <name> <line> <endLine> <start> <end> <docStart> <docEnd> [<flags>]
 //
-// with kind one of f (func), m (method), t (type), c (const), v (var) and
-// p (package clause; name "-"); line and endLine the 1-based lines of the
+// with kind one of f (func), m (method), t (type), c (const), v (var),
+// p (package clause; name "-"), d (a struct field, "T.F") and a (an
+// interface method, "I.M"; see Field); line and endLine the 1-based lines of the
 // declared name (the func keyword for functions) and of the end of the
 // declaration; [start, end) the byte span of the definition (doc comment
 // included); [docStart, docEnd) the byte span of the doc comment (0 0 if
@@ -52,11 +53,20 @@ const (
 	Const   Kind = 'c'
 	Var     Kind = 'v'
 	Package Kind = 'p'
+	// Field is a field of a struct type, named "T.F"; InterfaceMethod a
+	// method of an interface type, named "I.M". Their line is the
+	// member's, their span and end line those of the type's declaration
+	// (a member resolves to the type that declares it), their doc span
+	// the member's doc or line comment. Their kinds are the references'
+	// (SymField, SymAbstract): lower case, unlike the references'
+	// records. Readers of an earlier version skip them.
+	Field           Kind = 'd'
+	InterfaceMethod Kind = 'a'
 )
 
 func (k Kind) valid() bool {
 	switch k {
-	case Func, Method, Type, Const, Var, Package:
+	case Func, Method, Type, Const, Var, Package, Field, InterfaceMethod:
 		return true
 	}
 	return false
@@ -176,6 +186,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 						decl.EndLine = line(sp.End())
 						decl.Words = Words(sp, nil)
 						decls = append(decls, decl)
+						decls = appendMembers(decls, decl, sp, mk)
 					}
 				case *ast.ValueSpec:
 					if sp.Doc != nil {
@@ -196,6 +207,41 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 		}
 	}
 	return decls, nil
+}
+
+// appendMembers appends the named fields of a struct type and the methods
+// of an interface type: their spans are the type's (typ), their lines and
+// doc spans their own. Embedded fields and interfaces are left out: their
+// names are the embedded types'.
+func appendMembers(decls []Decl, typ Decl, sp *ast.TypeSpec,
+	mk func(Kind, string, *ast.CommentGroup, token.Pos, token.Pos, token.Pos) Decl) []Decl {
+	var fields *ast.FieldList
+	k := Field
+	switch t := sp.Type.(type) {
+	case *ast.StructType:
+		fields = t.Fields
+	case *ast.InterfaceType:
+		fields, k = t.Methods, InterfaceMethod
+	}
+	if fields == nil {
+		return decls
+	}
+	for _, f := range fields.List {
+		doc := f.Doc
+		if doc == nil {
+			doc = f.Comment
+		}
+		for _, n := range f.Names {
+			if n.Name == "_" {
+				continue
+			}
+			d := mk(k, typ.Name+"."+n.Name, doc, n.Pos(), n.Pos(), n.Pos())
+			d.Start, d.End, d.EndLine = typ.Start, typ.End, max(typ.EndLine, d.Line)
+			d.Words = memberWords(f)
+			decls = append(decls, d)
+		}
+	}
+	return decls
 }
 
 // FuncName returns the name of a function declaration as the index

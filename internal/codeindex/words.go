@@ -212,3 +212,20 @@ func dropVerbs(s string) string {
 	}
 	return string(b)
 }
+
+// memberWords returns the search words of a struct field or interface
+// method in the "w" record's form: as text words, the identifiers of its
+// type (a method's parameters and results) and its tag ("" when none).
+func memberWords(f *ast.Field) string {
+	text := wordSet{max: MaxCodeWords}
+	text.add(typeString(f.Type))
+	if f.Tag != nil {
+		if s, err := strconv.Unquote(f.Tag.Value); err == nil {
+			text.add(s)
+		}
+	}
+	if len(text.terms) == 0 {
+		return ""
+	}
+	return " | " + strings.Join(text.terms, " ") + " | "
+}

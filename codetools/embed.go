@@ -1,0 +1,183 @@
+package codetools
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+)
+
+// Embedder turns texts into vectors whose cosine similarity says how
+// close their meanings are: a sentence-embedding model the host runs or
+// calls. It is optional (Options.Embedder): without one, code_search
+// ranks by words alone, and nothing else changes.
+//
+// With one, code_search reranks the best RerankDepth candidates of a
+// phrase (a query matched by terms, not a name or a file): each
+// candidate's score becomes its word score, relative to the best, plus
+// EmbedWeight times the cosine similarity of its vector to the query's.
+// A candidate's vector is computed from its text (its id's name and
+// receiver as words, its kind and the first sentences of its
+// documentation) on the first query that ranks it, and kept with the
+// search index; mcpsnapshot does not compute vectors. An Embedder that
+// fails, or answers vectors of the wrong number or of mismatched
+// lengths, leaves the order by words, and the answer's note says so.
+type Embedder interface {
+	// Embed returns one vector per text, in order, all of the same
+	// length. It is called with at most RerankDepth+1 texts at a time,
+	// from concurrent searches, and must honour ctx.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Reranking by an Embedder.
+const (
+	// RerankDepth is the number of best candidates an Embedder reranks.
+	RerankDepth = 30
+	// EmbedWeight weighs the cosine similarity against the word score
+	// (the best candidate's is 1).
+	EmbedWeight = 1.0
+	// maxEmbedText bounds the text of an entry given to an Embedder.
+	maxEmbedText = 300
+)
+
+// vectorCache keeps the vectors of entries, computed on first use.
+type vectorCache struct {
+	mu   sync.Mutex
+	vecs map[int32][]float32
+}
+
+// embedText returns the text of entry i given to an Embedder: the words
+// of its name and type, its kind and the start of its documentation.
+func (x *index) embedText(i int) string {
+	e := &x.entries[i]
+	var b strings.Builder
+	if r := receiverOf(e); r != "" {
+		b.WriteString(strings.Join(splitWords(r), " "))
+		b.WriteByte(' ')
+	}
+	b.WriteString(strings.Join(splitWords(entryName(e)), " "))
+	b.WriteString(" (")
+	b.WriteString(e.kind.String())
+	b.WriteString(")")
+	if e.doc != "" {
+		b.WriteString(": ")
+		b.WriteString(e.doc)
+	}
+	return cutText(b.String(), maxEmbedText)
+}
+
+// splitWords splits a Go identifier at case changes, digits and
+// underscores ("ServeHTTP" → Serve HTTP).
+func splitWords(s string) []string {
+	var out []string
+	start := 0
+	isUpper := func(c byte) bool { return 'A' <= c && c <= 'Z' }
+	for i := 1; i <= len(s); i++ {
+		switch {
+		case i == len(s):
+		case s[i] == '_':
+		case isUpper(s[i]) && !isUpper(s[i-1]):
+		case isUpper(s[i-1]) && isUpper(s[i]) && i+1 < len(s) && !isUpper(s[i+1]) && s[i+1] != '_':
+		default:
+			continue
+		}
+		if w := strings.Trim(s[start:i], "_"); w != "" {
+			out = append(out, w)
+		}
+		start = i
+	}
+	return out
+}
+
+// rerank reorders the rank keys of a term search (best first) by the
+// Embedder's similarities; it returns a note when the Embedder failed.
+func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []uint64) string {
+	if em == nil || len(keys) < 2 {
+		return ""
+	}
+	keys = keys[:min(len(keys), RerankDepth)]
+	cache := &x.vectors
+	cache.mu.Lock()
+	if cache.vecs == nil {
+		cache.vecs = map[int32][]float32{}
+	}
+	texts := []string{query}
+	var missing []int32
+	for _, k := range keys {
+		i := int32(keyEntry(k))
+		if _, ok := cache.vecs[i]; !ok {
+			missing = append(missing, i)
+			texts = append(texts, x.embedText(int(i)))
+		}
+	}
+	cache.mu.Unlock()
+	vecs, err := em.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	for _, v := range vecs {
+		if err == nil && (len(v) == 0 || len(v) != len(vecs[0])) {
+			err = fmt.Errorf("vectors of lengths %d and %d", len(vecs[0]), len(v))
+		}
+	}
+	if err != nil {
+		return "the embedder failed (" + clip(err.Error(), maxEcho) + "); ranked by words alone"
+	}
+	qv := vecs[0]
+	cache.mu.Lock()
+	for j, i := range missing {
+		cache.vecs[i] = vecs[j+1]
+	}
+	sims := make([]float64, len(keys))
+	for j, k := range keys {
+		v := cache.vecs[int32(keyEntry(k))]
+		if len(v) != len(qv) {
+			cache.mu.Unlock()
+			return "the embedder changed its vector length; ranked by words alone"
+		}
+		sims[j] = cosine(qv, v)
+	}
+	cache.mu.Unlock()
+	best := keyScore(keys[0])
+	type scored struct {
+		key   uint64
+		score float64
+	}
+	order := make([]scored, len(keys))
+	for j, k := range keys {
+		rel := 0.0
+		if best > 0 {
+			rel = keyScore(k) / best
+		}
+		order[j] = scored{k, rel + EmbedWeight*sims[j]}
+	}
+	// A stable insertion sort: few candidates, ties keep the word order.
+	for a := 1; a < len(order); a++ {
+		for b := a; b > 0 && order[b].score > order[b-1].score; b-- {
+			order[b], order[b-1] = order[b-1], order[b]
+		}
+	}
+	for j := range order {
+		keys[j] = order[j].key
+	}
+	return ""
+}
+
+// keyScore returns the score a term rank key encodes (termKey).
+func keyScore(k uint64) float64 { return float64(1<<32-1-k>>32) / 1e6 }
+
+// cosine returns the cosine similarity of a and b, of equal lengths; 0
+// when either is zero.
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

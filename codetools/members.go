@@ -1,0 +1,48 @@
+package codetools
+
+// Struct fields and interface methods are entries of their own (kind
+// field, and method for an interface's methods; id pkg.Type.Member), read
+// from the snapshot's index (codeindex.Field, codeindex.InterfaceMethod):
+// a search for a configuration field's name or words finds the field, and
+// code_definition answers the type that declares it, focused on the
+// member's line, as it does for a member id known from the references
+// alone (resolveMember). Members of the standard library are left out of
+// the catalog (a -std snapshot has tens of thousands, which would cost
+// megabytes); their ids still resolve through the references.
+
+// memberOwner returns the type that declares member entry e and a Focus
+// on e's line; e itself, without a Focus, when the type is not in the
+// catalog.
+func (x *index) memberOwner(e *entry) (*entry, *Focus) {
+	start := nameStart(e)
+	if start < 2 {
+		return e, nil
+	}
+	owner, ok := x.lookup(e.id[:start-1])
+	if !ok {
+		return e, nil
+	}
+	return owner, &Focus{Line: int(e.line), Exact: true}
+}
+
+// dropMembers drops the fields and interface methods of found when it
+// holds other declarations: a short name means the declaration of that
+// name before a member of another type.
+func (x *index) dropMembers(found []int32) []int32 {
+	decls := 0
+	for _, i := range found {
+		if !x.entries[i].member {
+			decls++
+		}
+	}
+	if decls == 0 || decls == len(found) {
+		return found
+	}
+	out := found[:0]
+	for _, i := range found {
+		if !x.entries[i].member {
+			out = append(out, i)
+		}
+	}
+	return out
+}
