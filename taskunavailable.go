@@ -2,18 +2,16 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
-// ErrTaskStoreUnavailable: the task store cannot serve the request for now
-// (it cannot be reached, or is failing over: a replica promoted, a cluster
-// slot without a primary), though it may a moment later. Stores wrap it
-// (fmt.Errorf("...: %w", mcp.ErrTaskStoreUnavailable)); the Server answers
-// it, on task creation and on every tasks/* method, with -32001
-// (CodeLimitExceeded) and Retry-After, as it answers ErrTaskStoreFull,
-// so that clients retry instead of taking the task as failed or unknown.
-var ErrTaskStoreUnavailable = errors.New("mcp: task store unavailable")
+// ErrTaskStoreUnavailable: the task store cannot serve the request for
+// now; the Server answers it with -32001 and Retry-After.
+//
+// Deprecated: use tasks.ErrUnavailable.
+var ErrTaskStoreUnavailable = tasks.ErrUnavailable
 
 // storeUnavailableRetry is the Retry-After of a request refused because
 // the task store is unavailable: about the time a failover takes.

@@ -1,5 +1,5 @@
 // Package redisstore keeps the state embedmcp replicas share in Redis: the
-// tasks of the Tasks extension (Store, an mcp.TaskStore) and the tool-list
+// tasks of the Tasks extension (Store, an tasks.Store) and the tool-list
 // changes that subscriptions/listen reports (ChangeNotifier). It is a
 // module of its own, so that the library's go.mod stays free of the Redis
 // client (github.com/redis/go-redis/v9).

@@ -4,20 +4,20 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
-// failed wraps a Redis error of op: as mcp.ErrTaskStoreFull too when Redis
-// refused for want of memory, as mcp.ErrTaskStoreUnavailable too when the
+// failed wraps a Redis error of op: as tasks.ErrStoreFull too when Redis
+// refused for want of memory, as tasks.ErrUnavailable too when the
 // error passes (see unavailable), so that the Server answers -32001 with
 // Retry-After rather than an internal error.
 func failed(op string, err error) error {
 	switch {
 	case redis.IsOOMError(err):
-		return fmt.Errorf("redisstore: %s: %w: %w", op, mcp.ErrTaskStoreFull, err)
+		return fmt.Errorf("redisstore: %s: %w: %w", op, tasks.ErrStoreFull, err)
 	case unavailable(err):
-		return fmt.Errorf("redisstore: %s: %w: %w", op, mcp.ErrTaskStoreUnavailable, err)
+		return fmt.Errorf("redisstore: %s: %w: %w", op, tasks.ErrUnavailable, err)
 	}
 	return fmt.Errorf("redisstore: %s: %w", op, err)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/redisstore"
 	"github.com/embedmcp/mcp/redisstore/internal/redistest"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -303,9 +304,9 @@ func TestStoreFull(t *testing.T) {
 	}
 	st := redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
 	now := time.Now()
-	err = st.Create(ctx, &mcp.TaskRecord{ID: "FullFullFullFullFull01", Version: 1, Status: mcp.TaskWorking, Created: now,
+	err = st.Create(ctx, &tasks.Record{ID: "FullFullFullFullFull01", Version: 1, Status: tasks.Working, Created: now,
 		Updated: now, Expires: now.Add(time.Hour), Owner: "r"}, time.Second)
-	if !errors.Is(err, mcp.ErrTaskStoreFull) {
+	if !errors.Is(err, tasks.ErrStoreFull) {
 		t.Errorf("Create on a full Redis: %v, want ErrTaskStoreFull", err)
 	}
 }
@@ -319,13 +320,13 @@ func TestLifetimeFromStoreClock(t *testing.T) {
 	st := redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix})
 	ctx := context.Background()
 	now := time.Now()
-	rec := &mcp.TaskRecord{ID: "ClockClockClockClock01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
+	rec := &tasks.Record{ID: "ClockClockClockClock01", Version: 1, Status: tasks.Working, Created: now, Updated: now,
 		Expires: now.Add(time.Hour), Owner: "r"}
 	if err := st.Create(ctx, rec, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	skewed := *rec
-	skewed.Version, skewed.Status, skewed.Owner = 2, mcp.TaskCompleted, ""
+	skewed.Version, skewed.Status, skewed.Owner = 2, tasks.Completed, ""
 	skewed.Updated = now.Add(time.Hour) // as a replica an hour ahead writes it
 	if err := st.Swap(ctx, &skewed, time.Minute); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Redis replicates asynchronously: a primary that fails right after
@@ -97,7 +98,7 @@ func (b *births) note(w *wireChange) {
 // lost returns task id as failed, lost by the store, if its birth is
 // remembered and it has not expired at now; first reports whether it is
 // answered as lost for the first time here.
-func (b *births) lost(id string, now time.Time) (rec *mcp.TaskRecord, first bool) {
+func (b *births) lost(id string, now time.Time) (rec *tasks.Record, first bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t, ok := b.tasks[id]
@@ -108,7 +109,7 @@ func (b *births) lost(id string, now time.Time) (rec *mcp.TaskRecord, first bool
 	t.reported = true
 	b.tasks[id] = t
 	rpc, _ := json.Marshal(map[string]any{"code": mcp.CodeInternalError, "message": "Internal error: the task store lost the task"})
-	return &mcp.TaskRecord{ID: id, Version: t.version + lostVersionJump, Status: mcp.TaskFailed, StatusMessage: lostMessage,
+	return &tasks.Record{ID: id, Version: t.version + lostVersionJump, Status: tasks.Failed, StatusMessage: lostMessage,
 		Created: time.Unix(0, t.created), Updated: now, Expires: time.Unix(0, t.expires), PollInterval: t.poll,
 		Principal: t.principal, Server: t.server, Permission: t.perm, Tool: t.tool, ProtocolVersion: t.protocol,
 		Error: rpc}, first
@@ -172,7 +173,7 @@ func (s *Store) Close() error {
 // lostTask answers Get of task id, which Redis does not have: failed, if
 // its birth is remembered and it has not expired; nil otherwise. The first
 // time, it logs the loss and writes the failed task back (best effort).
-func (s *Store) lostTask(id string) *mcp.TaskRecord {
+func (s *Store) lostTask(id string) *tasks.Record {
 	if s.births == nil {
 		return nil
 	}
@@ -187,7 +188,7 @@ func (s *Store) lostTask(id string) *mcp.TaskRecord {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := s.Create(ctx, &tomb, 0); err != nil && !errors.Is(err, mcp.ErrTaskExists) {
+		if err := s.Create(ctx, &tomb, 0); err != nil && !errors.Is(err, tasks.ErrExists) {
 			s.logger.LogAttrs(ctx, slog.LevelWarn, "redisstore: recording a lost task as failed failed",
 				slog.String("task", id), slog.String("error", err.Error()))
 		}

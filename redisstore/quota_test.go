@@ -10,24 +10,25 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/redisstore"
 	"github.com/embedmcp/mcp/redisstore/internal/redistest"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
 // checkQuota: one caller (mallory) creates tasks until the store refuses
-// with mcp.ErrTaskQuota, as mcp.MemoryTaskStore refuses, at most max of
+// with tasks.ErrQuota, as tasks.MemoryStore refuses, at most max of
 // them (exactly max when exact); another caller (alice) still gets a
 // task; once mallory's tasks expire, mallory gets one again. It returns
 // how many mallory got.
-func checkQuota(ctx context.Context, store mcp.TaskStore, max int, exact bool) (int, error) {
-	rec := func(principal string, i int, ttl time.Duration) *mcp.TaskRecord {
+func checkQuota(ctx context.Context, store tasks.Store, max int, exact bool) (int, error) {
+	rec := func(principal string, i int, ttl time.Duration) *tasks.Record {
 		now := time.Now()
-		return &mcp.TaskRecord{ID: fmt.Sprintf("%s%021d", principal[:1], i)[:22], Version: 1, Status: mcp.TaskWorking,
+		return &tasks.Record{ID: fmt.Sprintf("%s%021d", principal[:1], i)[:22], Version: 1, Status: tasks.Working,
 			Created: now, Updated: now, Expires: now.Add(ttl), Principal: principal, Tool: "t", Owner: "r0"}
 	}
 	n := 0
 	for ; n <= max; n++ {
 		err := store.Create(ctx, rec("mallory", n, 1500*time.Millisecond), time.Second)
-		if errors.Is(err, mcp.ErrTaskQuota) {
+		if errors.Is(err, tasks.ErrQuota) {
 			break
 		}
 		if err != nil {
@@ -53,11 +54,11 @@ func checkQuota(ctx context.Context, store mcp.TaskStore, max int, exact bool) (
 }
 
 // TestQuota: the memory store and the Redis store refuse a caller beyond
-// MaxTasksPerPrincipal alike (mcp.ErrTaskQuota), counting the caller's
+// MaxTasksPerPrincipal alike (tasks.ErrQuota), counting the caller's
 // tasks until they expire; another caller still gets tasks.
 func TestQuota(t *testing.T) {
 	ctx := context.Background()
-	mem := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: 5})
+	mem := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: 5})
 	if _, err := checkQuota(ctx, mem, 5, true); err != nil {
 		t.Fatalf("memory store: %v", err)
 	}
@@ -68,7 +69,7 @@ func TestQuota(t *testing.T) {
 	}
 	// Through a Server: the same answer as with the memory store.
 	ts, _ := jobTools(t)
-	for _, store := range []mcp.TaskStore{mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: 2}),
+	for _, store := range []tasks.Store{tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: 2}),
 		redisstore.NewStore(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 2})} {
 		r := replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})}
 		for range 2 {

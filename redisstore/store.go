@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,7 +33,7 @@ type Options struct {
 	Shards int
 	// Lease is the lease of the Servers using the store
 	// (mcp.TaskOptions.Lease), which Open checks against the round trip to
-	// Redis. Default mcp.DefaultTaskLease.
+	// Redis. Default tasks.DefaultLease.
 	Lease time.Duration
 	// AllowEviction makes Open log at ERROR instead of refusing when Redis
 	// may evict task keys (a maxmemory-policy other than noeviction). An
@@ -60,15 +60,15 @@ type Options struct {
 	RememberTasks int
 	// MaxTasksPerPrincipal caps the tasks stored at once for one caller
 	// (one Principal of one Server), so that one caller cannot fill Redis
-	// for the others: Create beyond it fails with mcp.ErrTaskQuota, as
-	// mcp.MemoryTaskStore's does. Each caller's tasks are counted in a
+	// for the others: Create beyond it fails with tasks.ErrQuota, as
+	// tasks.MemoryStore's does. Each caller's tasks are counted in a
 	// sorted set by expiry, checked and updated by the create script
 	// (atomically, no extra round trip). On a Redis Cluster the count is
 	// kept per shard, in the shard's slot, each allowed an equal part of
 	// the cap (rounded up; at least 1): a caller is refused once one shard
 	// holds its part, before the whole cap is reached (with the default
 	// 1 000 over 12 shards, 84 each, typically after about 850 tasks).
-	// Default mcp.DefaultMaxTasksPerPrincipal; negative: no cap.
+	// Default tasks.DefaultMaxTasksPerPrincipal; negative: no cap.
 	MaxTasksPerPrincipal int
 }
 
@@ -86,7 +86,7 @@ func (o *Options) logger() *slog.Logger {
 	return o.Logger
 }
 
-// Store is an mcp.TaskStore in Redis: a single node, a primary with
+// Store is an tasks.Store in Redis: a single node, a primary with
 // replicas under Sentinel (redis.NewFailoverClient) or a Redis Cluster
 // (redis.NewClusterClient). Each task is a hash (version, status, owner,
 // the encoded record) that expires with the task; the replica running a
@@ -100,9 +100,9 @@ func (o *Options) logger() *slog.Logger {
 //
 // What Redis must guarantee for tasks (Open checks what it can): no
 // eviction (maxmemory-policy noeviction; a full Redis then refuses new
-// tasks with mcp.ErrTaskStoreFull), and persistence (appendonly yes) when
+// tasks with tasks.ErrStoreFull), and persistence (appendonly yes) when
 // tasks must survive a restart. Errors that pass (no connection, a
-// failover under way) wrap mcp.ErrTaskStoreUnavailable, which the Server
+// failover under way) wrap tasks.ErrUnavailable, which the Server
 // answers -32001 with Retry-After.
 //
 // Once used, a Store follows the change feed to remember recent task
@@ -133,7 +133,7 @@ type Store struct {
 // first.
 func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 	p := opts.prefix()
-	s := &Store{rdb: rdb, prefix: p, pub: "PUBLISH", logger: opts.logger(), lease: mcp.DefaultTaskLease,
+	s := &Store{rdb: rdb, prefix: p, pub: "PUBLISH", logger: opts.logger(), lease: tasks.DefaultLease,
 		waitFor: time.Second}
 	if opts != nil {
 		s.wait, s.evict = opts.WaitReplicas, opts.AllowEviction
@@ -144,7 +144,7 @@ func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
 			s.lease = opts.Lease
 		}
 	}
-	s.owned = mcp.DefaultMaxTasksPerPrincipal
+	s.owned = tasks.DefaultMaxTasksPerPrincipal
 	if opts != nil && opts.MaxTasksPerPrincipal != 0 {
 		s.owned = max(opts.MaxTasksPerPrincipal, 0)
 	}
@@ -210,7 +210,7 @@ func (s *Store) leaseKey(id string) string {
 // ownedKey is the key counting the tasks of rec's caller: "owned:" and a
 // digest of its Principal and Server after the prefix; on a cluster, in
 // the slot of rec's shard ("owned:{shard}digest").
-func (s *Store) ownedKey(rec *mcp.TaskRecord) string {
+func (s *Store) ownedKey(rec *tasks.Record) string {
 	d := sha256.Sum256([]byte(rec.Principal + "\x00" + rec.Server))
 	h := hex.EncodeToString(d[:16])
 	if s.cluster {
@@ -283,21 +283,21 @@ return stopped`)
 
 // wireChange is the message a change publishes.
 type wireChange struct {
-	ID      string         `json:"id"`
-	Version uint64         `json:"v"`
-	Status  mcp.TaskStatus `json:"s"`
-	Owner   string         `json:"o,omitempty"`
-	Born    *wireBirth     `json:"b,omitempty"` // Create's
+	ID      string       `json:"id"`
+	Version uint64       `json:"v"`
+	Status  tasks.Status `json:"s"`
+	Owner   string       `json:"o,omitempty"`
+	Born    *wireBirth   `json:"b,omitempty"` // Create's
 }
 
 // change encodes the change that storing rec makes.
-func change(rec *mcp.TaskRecord) string {
+func change(rec *tasks.Record) string {
 	b, _ := json.Marshal(wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner})
 	return string(b)
 }
 
 // created is the change that Create makes: with the task's birth.
-func created(rec *mcp.TaskRecord) *wireChange {
+func created(rec *tasks.Record) *wireChange {
 	return &wireChange{ID: rec.ID, Version: rec.Version, Status: rec.Status, Owner: rec.Owner, Born: &wireBirth{
 		Created: rec.Created.UnixNano(), Expires: rec.Expires.UnixNano(), Poll: int64(rec.PollInterval),
 		Principal: rec.Principal, Server: rec.Server, Permission: rec.Permission, Tool: rec.Tool,
@@ -306,7 +306,7 @@ func created(rec *mcp.TaskRecord) *wireChange {
 
 // ttl is how long rec has left to live, by this process's clock (the one
 // that set rec.Expires when it created the task).
-func ttl(rec *mcp.TaskRecord) int64 {
+func ttl(rec *tasks.Record) int64 {
 	return max(time.Until(rec.Expires).Milliseconds(), 1)
 }
 
@@ -365,11 +365,11 @@ func (s *Store) run(ctx context.Context, sc *redis.Script, keys []string, args .
 // ErrNotReplicated: a write reached the Redis primary but not
 // Options.WaitReplicas of its replicas within Options.WaitTimeout; a
 // failover now may lose it. The Store's operations wrap it with
-// mcp.ErrTaskStoreUnavailable: the caller is asked to retry.
+// tasks.ErrUnavailable: the caller is asked to retry.
 var ErrNotReplicated = errors.New("redisstore: write not replicated in time")
 
-// Create implements mcp.TaskStore.
-func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Duration) error {
+// Create implements tasks.Store.
+func (s *Store) Create(ctx context.Context, rec *tasks.Record, lease time.Duration) error {
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("redisstore: encoding task %s: %w", rec.ID, err)
@@ -385,9 +385,9 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	}
 	switch n, _ := cmd.Int(); n {
 	case 0:
-		return mcp.ErrTaskExists
+		return tasks.ErrExists
 	case -2:
-		return mcp.ErrTaskQuota
+		return tasks.ErrQuota
 	}
 	if s.births != nil {
 		s.births.note(w)
@@ -395,12 +395,12 @@ func (s *Store) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Dura
 	return nil
 }
 
-// Get implements mcp.TaskStore: one round trip (the record and its lease,
+// Get implements tasks.Store: one round trip (the record and its lease,
 // pipelined, in one slot), and no write. A task Redis no longer has though
 // it was created recently (Options.RememberTasks) and has not expired is
 // answered failed, saying that the store lost it (see DefaultRememberTasks),
-// not mcp.ErrTaskNotFound.
-func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+// not tasks.ErrNotFound.
+func (s *Store) Get(ctx context.Context, id string) (*tasks.Record, error) {
 	s.rememberBirths()
 	var data *redis.StringCmd
 	var left *redis.DurationCmd
@@ -413,13 +413,13 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 		if rec := s.lostTask(id); rec != nil {
 			return rec, nil
 		}
-		return nil, mcp.ErrTaskNotFound
+		return nil, tasks.ErrNotFound
 	}
 	if err != nil {
 		s.trouble(err)
 		return nil, failed("reading task "+id, err)
 	}
-	var rec mcp.TaskRecord
+	var rec tasks.Record
 	if err := json.Unmarshal([]byte(data.Val()), &rec); err != nil {
 		return nil, fmt.Errorf("redisstore: task %s is not a record: %w", id, err)
 	}
@@ -429,10 +429,10 @@ func (s *Store) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
 	return &rec, nil
 }
 
-// Swap implements mcp.TaskStore.
-func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Duration) error {
+// Swap implements tasks.Store.
+func (s *Store) Swap(ctx context.Context, rec *tasks.Record, lease time.Duration) error {
 	if rec.Version < 2 {
-		return mcp.ErrTaskConflict
+		return tasks.ErrConflict
 	}
 	data, err := json.Marshal(rec)
 	if err != nil {
@@ -447,9 +447,9 @@ func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Durati
 	}
 	switch n, _ := cmd.Int(); n {
 	case -1:
-		return mcp.ErrTaskNotFound
+		return tasks.ErrNotFound
 	case 0:
-		return mcp.ErrTaskConflict
+		return tasks.ErrConflict
 	}
 	return nil
 }
@@ -457,7 +457,7 @@ func (s *Store) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Durati
 // renewBatch bounds the tasks one Renew script handles.
 const renewBatch = 512
 
-// Renew implements mcp.TaskStore: one round trip per 512 tasks (on a
+// Renew implements tasks.Store: one round trip per 512 tasks (on a
 // cluster, per shard, the shards' in parallel).
 func (s *Store) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
 	groups := map[string][]string{}
@@ -512,7 +512,7 @@ func (s *Store) renew(ctx context.Context, owner string, ids []string, lease tim
 	return stopped, nil
 }
 
-// Watch implements mcp.TaskStore: fn gets every change of a task made
+// Watch implements tasks.Store: fn gets every change of a task made
 // through any Store on the same Redis and prefix. The Store subscribes
 // while it has watchers (on a cluster, to each shard's channel), and for a
 // minute after the last stopped (as long as it is open when it remembers
@@ -520,11 +520,11 @@ func (s *Store) renew(ctx context.Context, owner string, ids []string, lease tim
 // pay for subscribing again; messages
 // published while the connection is down are lost (the Server polls as
 // well).
-func (s *Store) Watch(fn func(mcp.TaskChange)) (stop func()) {
+func (s *Store) Watch(fn func(tasks.Change)) (stop func()) {
 	deliver := func(payload string) {
 		var w wireChange
 		if json.Unmarshal([]byte(payload), &w) == nil && w.ID != "" {
-			fn(mcp.TaskChange{ID: w.ID, Version: w.Version, Status: w.Status, Owner: w.Owner})
+			fn(tasks.Change{ID: w.ID, Version: w.Version, Status: w.Status, Owner: w.Owner})
 		}
 	}
 	stops := make([]func(), len(s.feeds))

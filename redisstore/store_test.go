@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/mcptest"
 	"github.com/embedmcp/mcp/redisstore"
 	"github.com/embedmcp/mcp/redisstore/internal/redistest"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -53,7 +53,7 @@ func client(t testing.TB) *redis.Client {
 func TestStoreContract(t *testing.T) {
 	t.Parallel()
 	store := redisstore.NewStore(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
-	if err := mcptest.CheckTaskStore(context.Background(), store); err != nil {
+	if err := tasks.TestStore(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -196,7 +196,7 @@ func TestDeadReplicaFails(t *testing.T) {
 	store := redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix})
 	s := replica{t, mcp.NewServer(newTools().set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})}
 	now := time.Now()
-	ghost := &mcp.TaskRecord{ID: "DeadDeadDeadDeadDead01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
+	ghost := &tasks.Record{ID: "DeadDeadDeadDeadDead01", Version: 1, Status: tasks.Working, Created: now, Updated: now,
 		Expires: now.Add(time.Hour), Principal: "alice", Tool: "slow", ProtocolVersion: mcp.Version20260728, Owner: "gone"}
 	if err := store.Create(context.Background(), ghost, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestDeadReplicaFails(t *testing.T) {
 }
 
 // TestRedisDown: with Redis unreachable, tools that must run as tasks fail
-// at once saying why (-32001, mcp.ErrTaskStoreUnavailable: retry), optional ones are answered at once, and the rest is
+// at once saying why (-32001, tasks.ErrUnavailable: retry), optional ones are answered at once, and the rest is
 // served.
 func TestRedisDown(t *testing.T) {
 	t.Parallel()

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/mcptest"
 	"github.com/embedmcp/mcp/redisstore"
 	"github.com/embedmcp/mcp/redisstore/internal/redistest"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -86,7 +86,7 @@ func TestTopologies(t *testing.T) {
 		t.Run(top.name, func(t *testing.T) {
 			t.Run("contract", func(t *testing.T) {
 				store := redisstore.NewStore(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
-				if err := mcptest.CheckTaskStore(context.Background(), store); err != nil {
+				if err := tasks.TestStore(context.Background(), store); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -130,6 +130,13 @@ var (
 	// ErrQuota: the store holds as many tasks of the record's caller
 	// (Principal and Server) as it keeps for one caller.
 	ErrQuota = errors.New("tasks: task store holds as many tasks of this caller as it keeps for one")
+	// ErrUnavailable: the store cannot serve the request for now (it
+	// cannot be reached, or is failing over: a replica promoted, a cluster
+	// slot without a primary), though it may a moment later. Stores wrap
+	// it; a Server answers it, on task creation and on every tasks/*
+	// method, with -32001 and Retry-After, so that clients retry instead of
+	// taking the task as failed or unknown.
+	ErrUnavailable = errors.New("tasks: task store unavailable")
 )
 
 // A Store keeps tasks where every replica of a service sees them. Its

@@ -436,7 +436,7 @@ func down() error {
 	if err != nil {
 		return err
 	}
-	// Retryable: -32001 (mcp.ErrTaskStoreUnavailable), with a retry delay.
+	// Retryable: -32001 (tasks.ErrUnavailable), with a retry delay.
 	if x.Error == nil || x.Error.Code != -32001 || !strings.Contains(x.Error.Message, "Task store unavailable") {
 		return fmt.Errorf("required task, Redis down: %s", x.raw)
 	}
