@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/bench
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
+	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 )

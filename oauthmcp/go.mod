@@ -2,7 +2,7 @@ module github.com/embedmcp/mcp/oauthmcp
 
 go 1.26.0
 
-require github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
+require github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9

@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/otelmcp
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
+	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0

@@ -3,7 +3,7 @@ module github.com/embedmcp/mcp/redisstore
 go 1.26.0
 
 require (
-	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
+	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

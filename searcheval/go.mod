@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
-	github.com/embedmcp/mcp v0.0.0-20261130231828-0979caa5b3da
+	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	github.com/emersion/go-smtp v0.26.0
 	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-chi/chi/v5 v5.5.0
