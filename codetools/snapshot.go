@@ -232,6 +232,9 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words,
 			member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		s.words = s.words || r.Words || d.Words != ""
+		if isStdPkg(sf.pkg) {
+			e.words = "" // the search index takes no source words of the standard library (buildTerms)
+		}
 		if d.DocEnd > d.DocStart {
 			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
 			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)
