@@ -186,6 +186,14 @@ type Handler struct {
 	budget      writeBudget
 
 	scopeChallenge ScopeChallenge // nil: forbidden tools stay unknown
+	middleware     bool           // p is a *Server with Middleware: streams carry its Message
+}
+
+// streamWithMessage is a request's stream and the Message its Server's
+// Middleware see, made together.
+type streamWithMessage struct {
+	stream
+	hm heapMessage
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -196,6 +204,9 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	}
 	h := &Handler{p: p, auth: o.Authenticator, maxBody: o.MaxBodyBytes, metaURL: o.ResourceMetadataURL,
 		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout}
+	if srv, ok := p.(*Server); ok && srv.chain != nil {
+		h.middleware = true
+	}
 	if h.auth == nil {
 		h.auth = Anonymous(Caller{})
 	} else {
@@ -312,7 +323,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		ctx = lctx
 	}
-	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
+	var st *stream
+	if h.middleware {
+		// The Message Middleware see is made with the stream, in one
+		// allocation; Middleware may keep it (nothing reuses it).
+		sm := &streamWithMessage{stream: stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO,
+			budget: &h.budget, body: body}}
+		st = &sm.stream
+		st.ex.message = &sm.hm
+	} else {
+		st = &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
+	}
 	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
 	st.ex.Header = r.Header
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r

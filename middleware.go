@@ -136,10 +136,11 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 }
 
 // heapMessage is a request on its way through Options.Middleware: the
-// message and the Message they see, in one allocation, made for this
-// request alone (Middleware may keep the Message). Without Middleware the
-// message stays on the stack: nothing the Server does keeps it past the
-// request.
+// message and the Message they see, made for this request alone
+// (Middleware may keep the Message): over HTTP inside the request's
+// stream (streamWithMessage), elsewhere in one allocation of its own.
+// Without Middleware the message stays on the stack: nothing the Server
+// does keeps it past the request.
 type heapMessage struct {
 	msg Message
 	m   message

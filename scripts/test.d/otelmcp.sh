@@ -11,7 +11,8 @@
 #   - with the SDK, every span exported to an in-memory exporter, measured
 #     the same way.
 # Allocations are counted, not timed: the no-op path adds none (the
-# Server's Message for its Middleware comes from a pool) and fails the
+# Server's Message for its Middleware is made with the request's stream,
+# in the same allocation) and fails the
 # suite if it adds one. Times are printed and judged against the
 # target, not failed on: other work on a shared machine only adds to them.
 set -euo pipefail
