@@ -123,16 +123,7 @@ func TestLostTaskAnyReplica(t *testing.T) {
 func TestLostWrites(t *testing.T) {
 	for _, wait := range []int{0, 1} {
 		t.Run(fmt.Sprintf("WaitReplicas %d", wait), func(t *testing.T) {
-			primary, err := redistest.StartOwn()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(primary.Stop)
-			link, err := redistest.NewProxy("127.0.0.1:0", primary.Addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(link.Close)
+			primary, link, _ := ownRedis(t) // the replica replicates through link
 			host, port, _ := net.SplitHostPort(link.Addr)
 			standby, err := redistest.StartOwn("--replicaof", host, port)
 			if err != nil {
