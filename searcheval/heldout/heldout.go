@@ -1,7 +1,7 @@
 // Package heldout runs the code_search evaluation sets over real
 // open-source Go services: the held-out sets (miniredis, mochi-mqtt,
 // pion/turn, gliderlabs/ssh, simonvetter/modbus, vjeantet/ldapserver,
-// emersion/go-webdav, insomniacslk/dhcp;
+// emersion/go-webdav, insomniacslk/dhcp, pkg/sftp;
 // nobody here had worked with them, and the sets were written from their
 // source before any ranking ran on them) and the tuning set
 // (go-smtp), each served by an adopter of this module with a -deps
@@ -10,7 +10,7 @@
 // service alone, as an adopter's would.
 //
 // The held-out sets (../testdata/miniredis.tsv, mochi.tsv, pionturn.tsv,
-// gliderssh.tsv, modbus.tsv, ldapserver.tsv, webdav.tsv, dhcp.tsv) are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their
+// gliderssh.tsv, modbus.tsv, ldapserver.tsv, webdav.tsv, dhcp.tsv, sftp.tsv) are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their
 // tests print the summary tables only; the per-query tables are printed
 // when SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
 // whoever reads them.
@@ -43,6 +43,7 @@ var Services = []Service{
 	{Name: "ldapserver", Set: "testdata/ldapserver.tsv", Main: "./ldapserver"},
 	{Name: "go-webdav", Set: "testdata/webdav.tsv", Main: "./davserver"},
 	{Name: "dhcp", Set: "testdata/dhcp.tsv", Main: "./dhcpserver"},
+	{Name: "pkg/sftp", Set: "testdata/sftp.tsv", Main: "./sftpserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
