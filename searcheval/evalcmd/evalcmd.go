@@ -1,8 +1,9 @@
 // Package evalcmd is the frame that the commands of the search evaluation's
 // services share (redisserver, mqttserver, turnserver, smtpserver,
-// sshserver, modbusserver, ldapserver): the flags every one of them has
-// (-addr, -snapshot, -eval, -check), the logger, the evaluation run in the
-// service's own binary, and the HTTP server of its admin API and /mcp.
+// sshserver, modbusserver, ldapserver, davserver, dhcpserver, sftpserver):
+// the flags every one of them has (-addr, -snapshot, -eval, -check), the
+// logger, the evaluation run in the service's own binary, and the HTTP
+// server of its admin API and /mcp.
 //
 // A command defines its own flags after New, parses them, builds its
 // service over Frame.Snapshot and hands the MCP server and the HTTP
