@@ -99,7 +99,8 @@ func TestCanonical(t *testing.T) {
 		{"automatic", "automation"}, {"auto", "automate"},
 		{"cb", "callback"}, {"cmd", "commands"}, {"cnt", "count"}, {"elem", "element"}, {"opts", "options"}, {"perm", "permission"},
 		{"pw", "password"}, {"rand", "random"}, {"seq", "sequence"}, {"sess", "session"}, {"sz", "size"},
-		{"usr", "user"},
+		{"usr", "user"}, {"max", "largest"}, {"max", "biggest"}, {"max", "highest"}, {"max", "longest"},
+		{"max", "greatest"}, {"min", "smallest"}, {"min", "lowest"}, {"min", "shortest"}, {"min", "fewest"},
 	}
 	used := map[string]bool{}
 	for _, pair := range pairs {
