@@ -135,9 +135,10 @@ type searchIndex struct {
 	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
 	// attr packs, by entry, its kind (bits 0-3), whether it is unlinked
-	// (bit 4, see unlinked) and whether it is a member (bit 5, a field or
-	// interface method): ranking reads them for many entries, and
-	// the entries themselves are large.
+	// (bit 4, see unlinked), whether it is a member (bit 5, a field or
+	// interface method) and whether that member is a setting (bit 6, see
+	// isSetting): ranking reads them for many entries, and the entries
+	// themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
 	// that a file query reads 2 bytes per entry; fileNo is nil when the
@@ -168,7 +169,7 @@ func buildSearch(x *index, st *buildState) searchIndex {
 	for i := range x.entries {
 		e := &x.entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5 | b2u8(e.member && isSetting(entryName(e)))<<6
 		if si.fileNo == nil {
 			continue
 		}
