@@ -421,7 +421,7 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *index {
 	}
 	x.entries = entries
 	x.buildHaystack()
-	x.search = buildSearch(x, st)
+	x.search = buildSearch(x.searchInput(st))
 	x.fillCoverage()
 	return x
 }
@@ -488,10 +488,14 @@ func writeLower(b *strings.Builder, s string) {
 }
 
 // lookup returns the entry with the given id.
-func (x *index) lookup(id string) (*entry, bool) {
-	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].id >= id })
-	if i < len(x.entries) && x.entries[i].id == id {
-		return &x.entries[i], true
+func (x *index) lookup(id string) (*entry, bool) { return lookupEntry(x.entries, id) }
+
+// lookupEntry returns the entry with the given id of entries, sorted by
+// id.
+func lookupEntry(entries []entry, id string) (*entry, bool) {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].id >= id })
+	if i < len(entries) && entries[i].id == id {
+		return &entries[i], true
 	}
 	return nil, false
 }

@@ -85,7 +85,8 @@
 // package path, its file name and, outside the standard library, the
 // identifiers of its source and what names things in it: string literals
 // (messages, headers, routes, SQL, config keys), comments inside function
-// bodies, and the types, tags and comments of a struct's fields. mcpsnapshot
+// bodies, the types, tags and comments of a struct's fields, and the names
+// of a function's callers in its package. mcpsnapshot
 // computes those words (codeindex.Words), so the catalog tokenizes no
 // source at start; for a snapshot of an earlier mcpsnapshot it reads them
 // from the source. A pasted log line or error message meets the pairs of
@@ -99,13 +100,18 @@
 // collection); other forms of a word in the catalog (recover and
 // recoverer) and synonyms common in Go code (complete and finish, several
 // and multi, max, limit and cap, refuse, reject and deny, remove, delete
-// and purge, expiry, TTL and timeout) count at lower weights. The
+// and purge, expiry, TTL and timeout) count at lower weights; superlatives
+// of size (largest, longest, lowest) are max and min. The
 // score is scaled by the share of the query's words an entry holds, and
 // raised for an entry that holds the whole phrase as written. The first
 // words of an entry's package documentation and of its type's count too,
 // weakly. Struct fields and interface methods are entries of their own
 // (kind field, and method; Config.MaxConns, Authorizer.Allowed), below
-// the declarations of the same name; code_definition answers their type.
+// the declarations of the same name, and weigh less than declarations in
+// a ranking by words, except settings (exported fields whose name says
+// they hold a limit or a period: MaxConns, ReadTimeout); code_definition
+// answers their type. Between equal literal matches a package's API comes
+// before its unexported declarations.
 // An optional [Embedder] (Options.Embedder) reranks the best candidates of
 // a phrase by meaning. The match field says which mode answered.
 //

@@ -77,7 +77,30 @@ const indexBits = 18
 func (x *index) rankKey(tier int, i int) uint64 {
 	e := &x.entries[i]
 	return uint64(tier)<<60 | uint64(x.search.tier[i])<<58 | uint64(unlinked(e))<<57 |
-		uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
+		uint64(unexported(e))<<56 | uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
+}
+
+// unexported is 1 for a declaration outside its package's API: an
+// unexported name, or a method or member of an unexported type; 0
+// otherwise. Between equal matches of a name in the same prior, the API
+// comes first ((*PortRange).Validate before (*nilGenerator).Validate):
+// a name pasted or asked for is most often the one callers use.
+func unexported(e *entry) int {
+	n := entryName(e)
+	if e.kind == kPackage || n == "" {
+		return 0
+	}
+	if r := receiverOf(e); r != "" && !isExported(r) || !isExported(n) {
+		return 1
+	}
+	return 0
+}
+
+// isExported reports whether a Go name is exported (begins with an
+// upper-case letter).
+func isExported(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsUpper(r)
 }
 
 // unlinked is 1 for a function or method that is not in the running

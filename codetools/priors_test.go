@@ -168,3 +168,25 @@ func TestSnapshotWithoutWords(t *testing.T) {
 		t.Errorf("cache refill: %q", got)
 	}
 }
+
+// Between equal literal matches, a package's API comes before its
+// unexported declarations and the methods and members of its unexported
+// types.
+func TestUnexportedLast(t *testing.T) {
+	for _, c := range []struct {
+		e    entry
+		want int
+	}{
+		{entry{id: "example.com/p.(*PortRange).Validate", kind: kMethod}, 0},
+		{entry{id: "example.com/p.(*nilGenerator).Validate", kind: kMethod}, 1},
+		{entry{id: "example.com/p.validate", kind: kFunc}, 1},
+		{entry{id: "example.com/p.New", kind: kFunc}, 0},
+		{entry{id: "example.com/p.Config.MaxRetries", kind: kField, member: true}, 0},
+		{entry{id: "example.com/p.stats.Keys", kind: kField, member: true}, 1},
+		{entry{id: "example.com/p", kind: kPackage}, 0},
+	} {
+		if got := unexported(&c.e); got != c.want {
+			t.Errorf("unexported(%s) = %d, want %d", c.e.id, got, c.want)
+		}
+	}
+}

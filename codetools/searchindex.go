@@ -135,9 +135,10 @@ type searchIndex struct {
 	tier    []uint8  // by entry: its prior (priors.go)
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
 	// attr packs, by entry, its kind (bits 0-3), whether it is unlinked
-	// (bit 4, see unlinked) and whether it is a member (bit 5, a field or
-	// interface method): ranking reads them for many entries, and
-	// the entries themselves are large.
+	// (bit 4, see unlinked), whether it is a member (bit 5, a field or
+	// interface method) and whether that member is a setting (bit 6, see
+	// isSetting): ranking reads them for many entries, and the entries
+	// themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
 	// that a file query reads 2 bytes per entry; fileNo is nil when the
@@ -158,17 +159,45 @@ type searchIndex struct {
 	packages int
 }
 
-// buildSearch builds the search structures of x.
-func buildSearch(x *index, st *buildState) searchIndex {
-	si := searchIndex{scope: make([]scope, len(x.entries)), nameOff: make([]uint16, len(x.entries)),
-		attr: make([]uint8, len(x.entries))}
+// searchInput is what the search engine is built from (buildSearch,
+// buildTerms): the catalog's entries and what the build and the snapshot
+// say about modules and words. The engine reads nothing else of the
+// index, which keeps the lookups and relations.
+type searchInput struct {
+	entries []entry   // sorted by id
+	snap    *snapshot // nil for none: its modules, package names and go.mod
+	mainMod string    // path of the main module of the build, "" if unknown
+	mods    []modInfo // modules of the build
+	mainPkg string    // import path of the running main package, "" if unknown
+	// words returns, for the scope of each entry, the function that gives
+	// the search words of an entry ("" and false for none; see wordsOf).
+	words func(scopes []scope) func(e *entry) (string, bool)
+}
+
+// searchInput returns the input of the search engine of x, built with st.
+func (x *index) searchInput(st *buildState) *searchInput {
+	return &searchInput{entries: x.entries, snap: x.base.snap, mainMod: st.info.MainModule.Path,
+		mods: st.mods, mainPkg: st.mainPkg, words: x.wordsOf}
+}
+
+// entryNameAt returns the name of entries[i], nameOff[i] being the offset
+// of the name in its id (see index.name).
+func entryNameAt(entries []entry, nameOff []uint16, i int) string {
+	return entries[i].id[min(int(nameOff[i]), len(entries[i].id)):]
+}
+
+// buildSearch builds the search structures over the entries of in.
+func buildSearch(in *searchInput) searchIndex {
+	entries := in.entries
+	si := searchIndex{scope: make([]scope, len(entries)), nameOff: make([]uint16, len(entries)),
+		attr: make([]uint8, len(entries))}
 	fileNums := map[string]uint16{"": 0}
 	si.fileNames = []string{""}
-	si.fileNo = make([]uint16, len(x.entries))
-	for i := range x.entries {
-		e := &x.entries[i]
+	si.fileNo = make([]uint16, len(entries))
+	for i := range entries {
+		e := &entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5 | b2u8(e.member && isSetting(entryName(e)))<<6
 		if si.fileNo == nil {
 			continue
 		}
@@ -185,24 +214,23 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		si.fileNo[i] = n
 	}
 	si.fileNames = slices.Clip(si.fileNames)
-	x.search.nameOff = si.nameOff // buildTerms and the sort read names
-	mainMod := st.info.MainModule.Path
-	mods := st.mods
-	if s := x.base.snap; s != nil {
+	mainMod := in.mainMod
+	mods := in.mods
+	if s := in.snap; s != nil {
 		if mainMod == "" {
 			mainMod = s.mainMod
 		}
 		mods = append(slices.Clip(mods), s.mods...)
 	}
-	if st.mainPkg != "" {
-		si.mainPkgs = append(si.mainPkgs, st.mainPkg)
+	if in.mainPkg != "" {
+		si.mainPkgs = append(si.mainPkgs, in.mainPkg)
 	}
-	if s := x.base.snap; s != nil && s.man.MainPackage != "" && s.man.MainPackage != st.mainPkg {
+	if s := in.snap; s != nil && s.man.MainPackage != "" && s.man.MainPackage != in.mainPkg {
 		si.mainPkgs = append(si.mainPkgs, s.man.MainPackage)
 	}
 	pkgScope := map[string]scope{}
-	for i := range x.entries {
-		e := &x.entries[i]
+	for i := range entries {
+		e := &entries[i]
 		sc, ok := pkgScope[e.pkg]
 		if !ok {
 			sc = scopeOf(e.pkg, mainMod, mods)
@@ -214,12 +242,12 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		si.scope[i] = sc
 		si.counts[sc]++
 	}
-	si.pkgNames = packageNames(x.base.snap, pkgScope)
-	direct := directRequires(x.base.snap)
-	si.tier = make([]uint8, len(x.entries))
+	si.pkgNames = packageNames(in.snap, pkgScope)
+	direct := directRequires(in.snap)
+	si.tier = make([]uint8, len(entries))
 	pkgTier := map[string]uint8{}
-	for i := range x.entries {
-		e := &x.entries[i]
+	for i := range entries {
+		e := &entries[i]
 		t, ok := pkgTier[e.pkg]
 		if !ok || si.scope[i] == scStd {
 			t = tierOf(e.pkg, si.scope[i], mainMod, mods, direct)
@@ -234,18 +262,19 @@ func buildSearch(x *index, st *buildState) searchIndex {
 		si.packages--
 	}
 
-	si.byName = make([]int32, len(x.entries))
+	si.byName = make([]int32, len(entries))
 	for i := range si.byName {
 		si.byName[i] = int32(i)
 	}
+	name := func(i int32) string { return entryNameAt(entries, si.nameOff, int(i)) }
 	sort.Slice(si.byName, func(i, j int) bool {
-		if c := compareFold(x.name(int(si.byName[i])), x.name(int(si.byName[j]))); c != 0 {
+		if c := compareFold(name(si.byName[i]), name(si.byName[j])); c != 0 {
 			return c < 0
 		}
 		return si.byName[i] < si.byName[j]
 	})
 
-	si.terms = buildTerms(x, si.scope)
+	si.terms = buildTerms(in, si.nameOff, si.scope)
 	si.termStats = si.terms.Stats(nil)
 	return si
 }
@@ -272,15 +301,16 @@ func scopeOf(pkg, mainMod string, mods []modInfo) scope {
 	return scDeps
 }
 
-// buildTerms indexes the entries of x for the term search; the words of
-// declarations outside the standard library come from the snapshot's
-// index (wordsOf).
-func buildTerms(x *index, scopes []scope) *bm25f.Index {
-	entries := x.entries
+// buildTerms indexes the entries of in for the term search, nameOff and
+// scopes giving the offset of each entry's name in its id and its scope;
+// the words of declarations outside the standard library come from the
+// snapshot's index (in.words).
+func buildTerms(in *searchInput, nameOff []uint16, scopes []scope) *bm25f.Index {
+	entries := in.entries
 	b := bm25f.NewBuilder(numTermFields)
 	pkgTerms := map[string][]string{}
 	fileTerms := map[string][]string{}
-	words := x.wordsOf(scopes)
+	words := in.words(scopes)
 	var name, qual, doc, body, text, ctxt []string
 	var tok bm25f.Tokenizer
 	docTerms := map[string][]string{} // by package path or type id
@@ -289,7 +319,7 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 			return t
 		}
 		var t []string
-		if e, ok := x.lookup(id); ok && e.doc != "" {
+		if e, ok := lookupEntry(entries, id); ok && e.doc != "" {
 			t = tok.AppendTerms(nil, e.doc)
 			t = t[:min(len(t), maxContextTerms)]
 		}
@@ -305,7 +335,7 @@ func buildTerms(x *index, scopes []scope) *bm25f.Index {
 			b.AddTerms()
 			continue
 		}
-		n := x.name(i)
+		n := entryNameAt(entries, nameOff, i)
 		name = tok.AppendTerms(name[:0], n)
 		if joinable(name) {
 			name = append(name, joinedMark+bm25f.Normalize(strings.ToLower(n)))
@@ -371,9 +401,7 @@ func trimDomain(pkg string) string {
 }
 
 // name returns the name of entry i (see entryName).
-func (x *index) name(i int) string {
-	return x.entries[i].id[min(int(x.search.nameOff[i]), len(x.entries[i].id)):]
-}
+func (x *index) name(i int) string { return entryNameAt(x.entries, x.search.nameOff, i) }
 
 // entryName returns the name of an entry: the last element of its id (the
 // function, method, type, var or const name), a package's last path

@@ -8,8 +8,14 @@ import (
 
 // stopWords are dropped from indexed text and from queries: they say
 // nothing about what a tool or a declaration does. They are compared in
-// lower case, before stemming. The list is deliberately small.
+// lower case, before stemming. The list is deliberately small: function
+// words, auxiliaries (has, have, been, may, must) and quantifiers that
+// name no quantity (each, every, some, very, ever; not "too", which
+// names hold: ErrTooLarge).
 var stopWords = map[string]bool{
+	"been": true, "being": true, "each": true, "ever": true, "every": true, "had": true, "has": true,
+	"have": true, "may": true, "might": true, "must": true, "some": true, "their": true, "them": true,
+	"they": true, "very": true, "whose": true,
 	"a": true, "all": true, "an": true, "and": true, "are": true, "as": true, "at": true,
 	"be": true, "by": true, "can": true, "could": true, "do": true, "does": true,
 	"for": true, "from": true, "give": true, "how": true, "i": true, "in": true, "into": true,
@@ -43,6 +49,16 @@ var canonical = map[string]string{
 	"temp": "temporari", "utiliti": "util", "val": "valu", "var": "variabl",
 	"cb": "callback", "cmd": "command", "cnt": "count", "elem": "element", "opt": "option", "perm": "permission",
 	"pw": "password", "rand": "random", "seq": "sequenc", "sess": "session", "sz": "size", "usr": "user",
+	"tx": "transaction", "txn": "transaction", "recv": "receiv", "rcv": "receiv", "snd": "send",
+	"ptr": "pointer", "mgr": "manager", "pkt": "packet", "po": "position", "sock": "socket",
+	"tmpl": "templat", "ver": "version", "evt": "event", "cred": "credential", "priv": "privat",
+	"sched": "schedul", "stmt": "statement", "tbl": "tabl", "calc": "calculat", "lbl": "label",
+	"dur": "duration",
+	// Superlatives of size, which code spells Max and Min (MaxRetries,
+	// MaximumPacketSize, minTTL): "the largest packet" is the maximum one.
+	"largest": "maximum", "biggest": "maximum", "highest": "maximum", "longest": "maximum",
+	"greatest": "maximum", "smallest": "minimum", "lowest": "minimum", "shortest": "minimum",
+	"fewest": "minimum",
 }
 
 // synonyms groups the stems of words that code and the phrases about it
@@ -54,7 +70,7 @@ var synonyms = [][]string{
 	{"delet", "remov", "eras", "purg", "evict"},
 	{"creat", "make", "new"},
 	{"several", "multipl", "multi", "mani", "batch", "bulk"},
-	{"verifi", "check", "validat", "valid", "ensur"},
+	{"verifi", "check", "validat", "valid", "ensur", "assert"},
 	{"get", "fetch", "retriev", "load"},
 	{"find", "search", "lookup", "locat"},
 	{"start", "begin", "launch"},
@@ -125,6 +141,9 @@ var expansions = map[string][]string{
 	"stdout": {"standard", "output"}, "stderr": {"standard", "error"}, "fs": {"file", "system"},
 	"fd": {"file", "descriptor"}, "vcs": {"version", "control"}, "cli": {"command", "line"},
 	"ttl": {"time", "live"}, "rpc": {"remot", "procedur", "call"},
+	"lru": {"least", "recentli", "us"}, "acl": {"access", "control", "list"}, "eof": {"end", "file"},
+	"rtt": {"round", "trip", "time"}, "qo": {"qualiti", "servic"}, "auth": {"authenticat", "authentication"},
+	"ack": {"acknowledg"},
 }
 
 // A Tokenizer appends the terms of indexed text: the terms AppendTerms

@@ -99,7 +99,13 @@ func TestCanonical(t *testing.T) {
 		{"automatic", "automation"}, {"auto", "automate"},
 		{"cb", "callback"}, {"cmd", "commands"}, {"cnt", "count"}, {"elem", "element"}, {"opts", "options"}, {"perm", "permission"},
 		{"pw", "password"}, {"rand", "random"}, {"seq", "sequence"}, {"sess", "session"}, {"sz", "size"},
-		{"usr", "user"},
+		{"usr", "user"}, {"max", "largest"}, {"max", "biggest"}, {"max", "highest"}, {"max", "longest"},
+		{"tx", "transaction"}, {"txn", "transactions"}, {"recv", "receive"}, {"rcv", "received"}, {"snd", "send"},
+		{"ptr", "pointer"}, {"mgr", "manager"}, {"pkt", "packets"}, {"pos", "position"}, {"sock", "socket"},
+		{"tmpl", "template"}, {"ver", "version"}, {"evt", "event"}, {"cred", "credentials"}, {"priv", "private"},
+		{"sched", "schedule"}, {"stmt", "statement"}, {"tbl", "table"}, {"calc", "calculate"}, {"lbl", "label"},
+		{"dur", "duration"},
+		{"max", "greatest"}, {"min", "smallest"}, {"min", "lowest"}, {"min", "shortest"}, {"min", "fewest"},
 	}
 	used := map[string]bool{}
 	for _, pair := range pairs {
@@ -128,7 +134,7 @@ func TestSynonyms(t *testing.T) {
 		"bound", "parse", "decode", "unmarshal", "encode", "marshal", "serialize", "copy", "clone", "duplicate", "wait",
 		"sleep", "delay", "time", "clock", "response", "reply", "answer", "route", "dispatch", "purge", "evict", "cap",
 		"refuse", "reject", "deny", "forbid", "disallow", "expire", "expiry", "ttl", "lifetime", "deadline", "timeout",
-		"callback", "hook", "password", "secret", "credentials", "user", "account"}
+		"callback", "hook", "password", "secret", "credentials", "user", "account", "assert"}
 	terms := map[string]bool{}
 	for _, w := range surface {
 		terms[Normalize(w)] = true

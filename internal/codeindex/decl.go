@@ -92,6 +92,8 @@ type Decl struct {
 	// Words are the declaration's search words in the "w" record's form
 	// (see Words), "" for none.
 	Words string
+
+	calls []string // names the body calls, until ParsePackage adds callers' words
 }
 
 // Source is one Go file of a package, for Parse.
@@ -122,6 +124,7 @@ func ParsePackage(files []Source) ([]File, error) {
 		}
 		out = append(out, File{Path: f.Path, Decls: decls})
 	}
+	addCallers(out)
 	return out, nil
 }
 
@@ -148,6 +151,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 		return p
 	}
 	decls := []Decl{mk(Package, "", f.Doc, from(f.Doc, f.Package), f.Name.End(), f.Package)}
+	imports := importNames(f)
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -158,6 +162,7 @@ func parseFile(s Source, inits *int) ([]Decl, error) {
 			decl := mk(k, name, d.Doc, from(d.Doc, d.Pos()), d.End(), d.Pos())
 			decl.Bodyless = d.Body == nil
 			decl.Words = Words(d, f.Comments)
+			decl.calls = calledNames(d, imports)
 			decls = append(decls, decl)
 		case *ast.GenDecl:
 			var k Kind

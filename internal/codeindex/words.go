@@ -18,7 +18,8 @@ import (
 //	w <code words> | <text words> | <member words>
 //
 // Code words are the distinct identifiers of the declaration's source, in
-// order; text words are what names things in it: its string literals
+// order, then, for a function or method, the words of the names of its
+// callers in its package (callers.go); text words are what names things in it: its string literals
 // (messages, header names, routes, SQL, config keys; a format string's
 // verbs dropped), the comments inside a function's body, and a type's
 // fields and interface methods with their types, tags and comments;

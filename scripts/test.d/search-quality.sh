@@ -2,10 +2,10 @@
 # The search evaluation (docs/search-quality.md): code_search and tool_detail
 # over this repository through the codeserver example, and code_search over
 # real services (in the searcheval module, which writes their -deps
-# snapshots with mcpsnapshot first): gofakes3 and the go-smtp tuning set,
-# whose per-query tables are printed, and the held-out sets (miniredis,
-# mochi-mqtt, pion/turn, gliderlabs/ssh, modbus, ldapserver), whose
-# summaries only are printed, after TestHeldOutIDsExist has checked that
+# snapshots with mcpsnapshot first): gofakes3 and the tuning sets (go-smtp,
+# and since 2026-12-01 miniredis, mochi-mqtt and pion/turn), whose
+# per-query tables are printed, and the held-out sets (gliderlabs/ssh,
+# modbus, ldapserver), whose summaries only are printed, after TestHeldOutIDsExist has checked that
 # every id the sets expect exists; then the start-up cost of the search
 # index. Prints the tables; fails below target.
 set -euo pipefail
