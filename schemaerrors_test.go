@@ -103,6 +103,9 @@ func TestExplainReadsNoErrorText(t *testing.T) {
 		{`{"type":"object","$id":"https://example.com/s","properties":{"a":{"type":"string"}}}`, `{"a":true}`, "/a", "expected string, got boolean true"},
 		{`{"type":"object","properties":{"a~/b":{"type":"string"}}}`, `{"a~/b":1}`, "/a~0~1b", "expected string, got integer 1"},
 		{`{"type":"object","unevaluatedProperties":false}`, `{"a":1}`, "", "opaque"},
+		// A keyword without a message of its own: where, and what
+		// jsonschema-go said.
+		{`{"type":"object","properties":{"o":{"propertyNames":{"maxLength":1}}}}`, `{"o":{"ab":1}}`, "/o", "opaque"},
 	}
 	for _, tt := range tests {
 		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))

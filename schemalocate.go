@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"math/big"
 	"net/url"
@@ -114,6 +115,11 @@ func (l *locator) walk(s *jsonschema.Schema, v any, found bool, at any) (f *fail
 	if f, ok := l.logic(s, v, found, at, fail); !ok || f != nil {
 		return f, ok
 	}
+	return l.container(s, v, found, at, fail)
+}
+
+// container checks the keywords of an array or an object.
+func (l *locator) container(s *jsonschema.Schema, v any, found bool, at any, fail func(string) (*failure, bool)) (*failure, bool) {
 	switch x := v.(type) {
 	case []any:
 		return l.array(s, x, found, at, fail)
@@ -121,7 +127,7 @@ func (l *locator) walk(s *jsonschema.Schema, v any, found bool, at any) (f *fail
 		return l.object(s, x, found, at, fail)
 	}
 	// A value of the caller's own types: its items and members, as any.
-	switch rv.Kind() {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
 	case reflect.Slice, reflect.Array:
 		items := make([]any, rv.Len())
 		for i := range items {
@@ -371,6 +377,38 @@ func (l *locator) array(s *jsonschema.Schema, x []any, found bool, at any, fail 
 
 // object checks the keywords of an object, in jsonschema-go's order.
 func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at any, fail func(string) (*failure, bool)) (*failure, bool) {
+	names := slices.Sorted(maps.Keys(x))
+	if f, ok := l.members(s, x, names, found, at, fail); !ok || f != nil {
+		return f, ok
+	}
+	if s.PropertyNames != nil {
+		for _, name := range names {
+			valid, known := l.valid(s.PropertyNames, name)
+			if !known {
+				return nil, false
+			}
+			if !valid {
+				return fail("propertyNames")
+			}
+		}
+	}
+	switch {
+	case s.MinProperties != nil && len(x) < *s.MinProperties:
+		return fail("minProperties")
+	case s.MaxProperties != nil && len(x) > *s.MaxProperties:
+		return fail("maxProperties")
+	}
+	for _, r := range s.Required {
+		if _, present := x[r]; !present {
+			return fail("required")
+		}
+	}
+	return l.dependencies(s, x, found, at, fail)
+}
+
+// members checks properties, patternProperties and additionalProperties:
+// each member, in name order (names), against the schemas that take it.
+func (l *locator) members(s *jsonschema.Schema, x map[string]any, names []string, found bool, at any, fail func(string) (*failure, bool)) (*failure, bool) {
 	child := func(ss *jsonschema.Schema, name string) (*failure, bool) {
 		e := x[name]
 		childAt := at
@@ -380,20 +418,7 @@ func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at 
 		f, ok := l.walk(ss, e, found, childAt)
 		return under(f, ok, "/"+escapePointer(name))
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range x {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range s.Properties {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		if _, present := x[name]; present {
 			if f, ok := child(s.Properties[name], name); !ok || f != nil {
 				return f, ok
@@ -401,13 +426,7 @@ func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at 
 		}
 	}
 	var patterns []*regexp.Regexp
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for k := range s.PatternProperties {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, p := range slices.Sorted(maps.Keys(s.PatternProperties)) {
 		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, false
@@ -436,28 +455,12 @@ func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at 
 			}
 		}
 	}
-	if s.PropertyNames != nil {
-		for _, name := range names {
-			valid, known := l.valid(s.PropertyNames, name)
-			if !known {
-				return nil, false
-			}
-			if !valid {
-				return fail("propertyNames")
-			}
-		}
-	}
-	switch {
-	case s.MinProperties != nil && len(x) < *s.MinProperties:
-		return fail("minProperties")
-	case s.MaxProperties != nil && len(x) > *s.MaxProperties:
-		return fail("maxProperties")
-	}
-	for _, r := range s.Required {
-		if _, present := x[r]; !present {
-			return fail("required")
-		}
-	}
+	return nil, true
+}
+
+// dependencies checks dependentRequired and dependentSchemas (draft-07:
+// dependencies).
+func (l *locator) dependencies(s *jsonschema.Schema, x map[string]any, found bool, at any, fail func(string) (*failure, bool)) (*failure, bool) {
 	requires, schemas := s.DependentRequired, s.DependentSchemas
 	if l.draft7 {
 		requires, schemas = s.DependencyStrings, s.DependencySchemas
@@ -471,13 +474,7 @@ func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at 
 			}
 		}
 	}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range schemas {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(schemas)) {
 		if _, present := x[k]; present {
 			if f, ok := l.walk(schemas[k], x, found, at); !ok || f != nil {
 				return f, ok

@@ -87,20 +87,12 @@ func ParseSymbol(raw string) (Symbol, bool) {
 		}
 		named[i] = base != "" && !IsClosureSegment(base)
 	}
-	if len(toks) > 1 && (toks[0] == "glob" && toks[1] == "" || toks[0] == "map" && toks[1] == "init") {
-		// A closure in, or the outlined initialization of, a package-level
-		// variable.
+	if globCode(toks, named) {
 		sym.Glob, sym.Own = true, false
 		return sym, true
 	}
 	if !named[0] {
 		return Symbol{}, false
-	}
-	if toks[0] == "init" && len(toks) > 1 && !isDigits(toks[1]) && !named[1] {
-		// A closure of the package initializer: code of a package-level
-		// variable's initializer.
-		sym.Glob, sym.Own = true, false
-		return sym, true
 	}
 	own := sym.Own
 	sym.Own = false
@@ -130,6 +122,15 @@ func ParseSymbol(raw string) (Symbol, bool) {
 		add(toks[0], false, 1)
 	}
 	return sym, true
+}
+
+// globCode reports whether the tokens of a symbol name code of a
+// package-level variable's initializer: a closure in it (glob..func1), its
+// outlined initialization (map.init.0), or a closure of the package
+// initializer (init.func1).
+func globCode(toks []string, named []bool) bool {
+	return len(toks) > 1 && (toks[0] == "glob" && toks[1] == "" || toks[0] == "map" && toks[1] == "init" ||
+		toks[0] == "init" && !isDigits(toks[1]) && !named[1])
 }
 
 // inlined returns the Prefix and Inner of the reading whose outer
