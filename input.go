@@ -147,22 +147,13 @@ func (s *Server) inputRequired(req *Request, need *InputRequired, m *message) ([
 			Data:    map[string]any{"requiredCapabilities": missing}}
 	}
 	sort.Strings(keys)
-	b := []byte(`{"resultType":"input_required"`)
-	if len(keys) > 0 {
-		b = append(b, `,"inputRequests":{`...)
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			enc, err := json.Marshal(need.Requests[k])
-			if err != nil {
-				return nil, fmt.Errorf("tool %q: input request %q: %w", req.Name, k, err)
-			}
-			b = append(b, enc...)
+	r := inputRequiredResult{Requests: make(map[string]json.RawMessage, len(keys)), ServerInfo: s.infoRaw}
+	for _, k := range keys {
+		enc, err := json.Marshal(need.Requests[k])
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: input request %q: %w", req.Name, k, err)
 		}
-		b = append(b, '}')
+		r.Requests[k] = enc
 	}
 	if need.State != nil {
 		if s.sealer == nil {
@@ -172,11 +163,7 @@ func (s *Server) inputRequired(req *Request, need *InputRequired, m *message) ([
 		if err != nil {
 			return nil, fmt.Errorf("sealing requestState: %w", err)
 		}
-		b = append(b, `,"requestState":`...)
-		b = appendString(b, token)
+		r.State = token
 	}
-	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
-	b = append(b, s.infoRaw...)
-	b = append(b, '}')
-	return m.respond(b), nil
+	return m.respond(appendInputRequiredResult(nil, &r)), nil
 }

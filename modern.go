@@ -70,7 +70,6 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 	wantTools, _ := filter["toolsListChanged"].(bool)
 	cn := s.changes()
 	wantTools = wantTools && cn != nil
-	subMeta := appendSubscriptionMeta(nil, m.id)
 
 	// Watch before acknowledging, so that no change after the
 	// acknowledgement can be missed.
@@ -85,7 +84,7 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		})
 		defer stop()
 	}
-	tasks, err := s.subscribeTasks(ctx, m, filter, subMeta)
+	tasks, err := s.subscribeTasks(ctx, m, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 )
 
 // Request is one tools/call as a tool sees it.
@@ -80,19 +79,7 @@ func (r *Request) Progress(progress, total float64, message string) error {
 	if n == nil || n.send == nil || n.token == nil {
 		return nil
 	}
-	b := []byte(`{"progressToken":`)
-	b = append(b, n.token...)
-	b = append(b, `,"progress":`...)
-	b = strconv.AppendFloat(b, progress, 'g', -1, 64)
-	if total > 0 {
-		b = append(b, `,"total":`...)
-		b = strconv.AppendFloat(b, total, 'g', -1, 64)
-	}
-	if message != "" {
-		b = append(b, `,"message":`...)
-		b = appendString(b, message)
-	}
-	b = append(b, '}')
+	b := appendProgressParams(nil, &progressParams{Token: n.token, Progress: progress, Total: total, Message: message})
 	return n.send("notifications/progress", b)
 }
 
@@ -107,18 +94,10 @@ func (r *Request) Log(level LogLevel, logger string, data any) error {
 		return nil
 	}
 	n := r.c.notes
-	b := []byte(`{"level":`)
-	b = appendString(b, string(level))
-	if logger != "" {
-		b = append(b, `,"logger":`...)
-		b = appendString(b, logger)
-	}
-	b = append(b, `,"data":`...)
-	var err error
-	if b, err = appendCheckedJSON(b, data); err != nil {
+	b, err := appendLogParams(nil, &logParams{Level: level, Logger: logger, Data: data})
+	if err != nil {
 		return fmt.Errorf("mcp: encoding log data: %w", err)
 	}
-	b = append(b, '}')
 	return n.send("notifications/message", b)
 }
 

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,17 +14,17 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// jsonschema-go reports a failed validation as a chain of wrapped errors,
-// one "validating <schema path>" per schema visited, around the failing
-// keyword's own message; it has no structured error type (v0.4.3). explain
-// takes from the chain (errors.Unwrap) only the schema paths visited and
-// the failing keyword, the names jsonschema-go puts first in each layer;
+// jsonschema-go decides whether a value is valid; its error is text (it
+// has no structured error type, up to v0.4.3, the latest). explain reads
+// nothing of that text: the locator (schemalocate.go) walks the schema
+// against the value to find the failing keyword and where it lies, and
 // everything a message says (what was expected, what was sent, which items
 // are equal) comes from the schema and the instance themselves, one entry
 // of schemaMessages per keyword, so that a model learns what was expected,
 // what it sent and where, and nothing of the input is echoed unbounded.
-// (The fast path, schemafast.go, builds the same failures without
-// jsonschema-go.)
+// Only where the locator cannot follow the schema does the message repeat
+// jsonschema-go's own, shortened. (The fast path, schemafast.go, builds
+// the same failures for the schemas it compiles.)
 
 // failure is one failed keyword.
 type failure struct {
@@ -250,140 +248,32 @@ func names(ns []string) string {
 // explain turns a validation error of root about instance into the JSON
 // pointer of the failing value and a message a model can act on.
 func explain(err error, root *jsonschema.Schema, instance any) (path, msg string) {
-	var layers []string // schema paths visited, outermost first
-	leaf := err.Error()
-	for e := err; e != nil; {
-		inner := errors.Unwrap(e)
-		if inner == nil {
-			leaf = e.Error()
-			break
-		}
-		prefix := strings.TrimSuffix(e.Error(), ": "+inner.Error())
-		if p, ok := strings.CutPrefix(prefix, "validating "); ok {
-			if p == "root" {
-				p = ""
-			}
-			layers = append(layers, p)
-		}
-		e = inner
+	leaf := err
+	for inner := errors.Unwrap(leaf); inner != nil; inner = errors.Unwrap(leaf) {
+		leaf = inner
 	}
-	f := &failure{leaf: leaf, value: instance, found: true}
-	f.keyword, _, _ = strings.Cut(leaf, ":")
-	if strings.HasPrefix(leaf, "unexpected additional properties") {
-		f.keyword = "additionalProperties"
-	} else if strings.HasPrefix(f.keyword, "dependentRequired[") {
-		f.keyword = "dependentRequired"
+	f, known := newLocator(root).walk(root, instance, true, instance)
+	if !known || f == nil {
+		return "", shorten(leaf.Error())
 	}
-	f.path = walkInstance(layers, f, root)
-	if len(layers) > 0 {
-		f.node = schemaAt(root, layers[len(layers)-1])
-	} else {
-		f.node = root
-	}
-	say, known := schemaMessages[f.keyword]
-	if !known || f.node == nil {
-		return f.path, shorten(leaf)
+	f.leaf = leaf.Error()
+	say, ok := schemaMessages[f.keyword]
+	if !ok {
+		return f.path, shorten(f.leaf)
 	}
 	return f.path, say(f)
 }
 
-// walkInstance follows the schema paths visited down the instance: a step
-// into properties/<name> is a step into that member; a step into items or
-// additionalProperties is one into an element or member it cannot name
-// (*), after which the value is unknown, one of f.candidates; a jump (a
-// $ref) is no step.
-func walkInstance(layers []string, f *failure, root *jsonschema.Schema) string {
-	var path strings.Builder
-	prev := ""
-	vals := []any{f.value}
-	for _, l := range layers {
-		rel, ok := strings.CutPrefix(l, prev)
-		prev = l
-		if !ok || (rel != "" && rel[0] != '/') {
-			continue // a $ref: the schema moved, the instance did not
-		}
-		segs := strings.Split(strings.TrimPrefix(rel, "/"), "/")
-		for i := 0; i < len(segs); i++ {
-			switch segs[i] {
-			case "properties", "patternProperties", "dependentSchemas":
-				if i+1 < len(segs) {
-					i++
-					k := segs[i]
-					path.WriteString("/" + escapePointer(k))
-					if obj, isObj := f.value.(map[string]any); isObj && f.found {
-						f.value, f.found = obj[k]
-					} else {
-						f.found = false
-					}
-					vals = members(vals, k, nil)
-				}
-			case "items", "prefixItems", "additionalProperties", "contains", "unevaluatedItems", "unevaluatedProperties":
-				path.WriteString("/*")
-				f.found = false
-				if segs[i] == "prefixItems" && i+1 < len(segs) {
-					i++
-				}
-				var parent *jsonschema.Schema
-				if segs[i] == "additionalProperties" || segs[i] == "unevaluatedProperties" {
-					parent = schemaAt(root, strings.TrimSuffix(l, "/"+strings.Join(segs[i:], "/")))
-				}
-				vals = members(vals, "", parent)
-			}
-		}
-	}
-	f.candidates = vals
-	return path.String()
-}
-
-// members returns, for each value of vals, its member named k, or for k
-// "" every item of an array and every member of an object (by name) —
-// with parent, the schema holding additionalProperties, only the members
-// its properties and patternProperties leave to it.
-func members(vals []any, k string, parent *jsonschema.Schema) []any {
-	var out []any
-	for _, v := range vals {
-		switch x := v.(type) {
-		case map[string]any:
-			if k != "" {
-				if m, has := x[k]; has {
-					out = append(out, m)
-				}
-				continue
-			}
-			for _, name := range slices.Sorted(maps.Keys(x)) {
-				if parent == nil || !evaluated(parent, name) {
-					out = append(out, x[name])
-				}
-			}
-		case []any:
-			if k == "" {
-				out = append(out, x...)
-			}
-		}
-	}
-	return out
-}
-
-// evaluated reports whether s's properties or patternProperties take the
-// member name (so additionalProperties does not).
-func evaluated(s *jsonschema.Schema, name string) bool {
-	if _, ok := s.Properties[name]; ok {
-		return true
-	}
-	for p := range s.PatternProperties {
-		if re, err := regexp.Compile(p); err == nil && re.MatchString(name) {
-			return true
-		}
-	}
-	return false
-}
-
-// schemaAt returns the subschema of root at a schema path, or nil.
+// schemaAt returns the subschema of root at a JSON pointer, or nil.
 func schemaAt(root *jsonschema.Schema, path string) *jsonschema.Schema {
 	s := root
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if path == "" {
 		return root
+	}
+	unescape := strings.NewReplacer("~1", "/", "~0", "~")
+	for i, seg := range segs {
+		segs[i] = unescape.Replace(seg)
 	}
 	for i := 0; i < len(segs) && s != nil; i++ {
 		next := func() (string, bool) {

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -74,6 +76,59 @@ func TestSchemaMessages(t *testing.T) {
 	for _, k := range slices.Sorted(maps.Keys(schemaMessages)) {
 		if !covered[k] {
 			t.Errorf("schemaMessages[%q] has no test", k)
+		}
+	}
+}
+
+// TestExplainReadsNoErrorText: explain finds the keyword and the path in
+// the schema and the instance, not in jsonschema-go's error: an error of
+// any text explains the same; only where the locator cannot follow the
+// schema (unevaluatedProperties here) is the error's own text the message.
+func TestExplainReadsNoErrorText(t *testing.T) {
+	tests := []struct {
+		schema, instance string
+		path, msg        string
+	}{
+		{`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer"}}}}}}`,
+			`{"l":[{"n":1},{"n":"x"}]}`, "/l/*/n", "expected integer, got string"},
+		{`{"type":"object","$defs":{"n":{"type":"integer","minimum":2}},"properties":{"a":{"properties":{"b":{"$ref":"#/$defs/n"}}}}}`,
+			`{"a":{"b":1}}`, "/a/b", "must be at least 2, got 1"},
+		// A member a pattern takes is named, not the pattern.
+		{`{"type":"object","patternProperties":{"^q":{"type":"integer"}}}`, `{"qq":"x"}`, "/qq", `expected integer, got string "x"`},
+		// dependentSchemas apply to the object itself.
+		{`{"type":"object","dependentSchemas":{"a":{"required":["b"]}}}`, `{"a":1}`, "", `missing required property "b"`},
+		// draft-07 items as an array, then additionalItems.
+		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"q":{"type":"array","items":[{"type":"integer"}],"additionalItems":{"type":"string"}}}}`,
+			`{"q":[1,2]}`, "/q/*", "expected string, got integer"},
+		{`{"type":"object","$id":"https://example.com/s","properties":{"a":{"type":"string"}}}`, `{"a":true}`, "/a", "expected string, got boolean true"},
+		{`{"type":"object","properties":{"a~/b":{"type":"string"}}}`, `{"a~/b":1}`, "/a~0~1b", "expected string, got integer 1"},
+		{`{"type":"object","unevaluatedProperties":false}`, `{"a":1}`, "", "opaque"},
+		// A keyword without a message of its own: where, and what
+		// jsonschema-go said.
+		{`{"type":"object","properties":{"o":{"propertyNames":{"maxLength":1}}}}`, `{"o":{"ab":1}}`, "/o", "opaque"},
+	}
+	for _, tt := range tests {
+		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := parseJSON([]byte(tt.instance), DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.resolved.Validate(v) == nil {
+			t.Errorf("%s: %s accepted", tt.schema, tt.instance)
+			continue
+		}
+		path, msg := explain(fmt.Errorf("validating root: %w", errors.New("opaque")), c.schema, v)
+		if path != tt.path || msg != tt.msg {
+			t.Errorf("%s: %s:\n got %q %q\nwant %q %q", tt.schema, tt.instance, path, msg, tt.path, tt.msg)
+		}
+		if tt.msg == "opaque" {
+			continue
+		}
+		if p, m, _ := c.checkSlow(v); p != path || m != msg {
+			t.Errorf("%s: %s: with jsonschema-go's error %q %q, with another %q %q", tt.schema, tt.instance, p, m, path, msg)
 		}
 	}
 }

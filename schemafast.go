@@ -18,14 +18,14 @@ import (
 // validates the generic decoded JSON (map[string]any, []any, string,
 // float64, bool, nil) directly, without reflection and without allocating
 // when the value is valid. It reports a failure as the same *failure
-// explain would build from jsonschema-go's error, so that the message
-// comes from the same schemaMessages entry: the path and the message are
+// explain's locator (schemalocate.go) finds, so that the message comes
+// from the same schemaMessages entry: the path and the message are
 // identical. A schema using any keyword outside the set below, or a value
 // of any other Go type, goes to jsonschema-go.
 //
-// One difference, on purpose: jsonschema-go visits the properties of an
-// object in map order, so of two failing properties it reports either;
-// the fast path reports the first in name order, always.
+// jsonschema-go visits the properties of an object in map order, so of
+// two failing properties its error may name either; the fast path and
+// explain's locator name the first in name order, always.
 
 // fastNode is a (sub)schema compiled for the fast path.
 type fastNode struct {
@@ -123,8 +123,8 @@ func compileFastNode(s *jsonschema.Schema, root bool) (*fastNode, bool) {
 			}
 		}
 	}) {
-		// jsonschema-go's schema paths escape ~ and /, which explain then
-		// reads back as they are: leave such names to it.
+		// Names with ~ or / are left to jsonschema-go and explain, as
+		// they always were.
 		if strings.ContainsAny(name, "~/") {
 			return nil, false
 		}
@@ -239,15 +239,15 @@ func fastType(v any) (string, bool) {
 
 // check validates v. It returns handled false if v holds a value the fast
 // path does not know, nil if v is valid, else the failure explain would
-// have built from jsonschema-go's error.
+// give.
 func (n *fastNode) check(v any) (f *failure, handled bool) {
 	return n.walk(v, true, v)
 }
 
-// walk validates v against n. found and at are what explain's walkInstance
-// would hold on reaching v: whether the value is known (not under an array
-// item or an additional property, which it cannot name), and the last
-// value it knew.
+// walk validates v against n. found and at are what explain's locator
+// holds on reaching v: whether the value is known (not under an array
+// item or an additional property, which a path cannot name), and the last
+// value known.
 func (n *fastNode) walk(v any, found bool, at any) (*failure, bool) {
 	got, ok := fastType(v)
 	if !ok {

@@ -159,11 +159,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 		return nil, &taskStoreError{err}
 	}
 	s.launch(tr, rec, req, s.execute)
-	b := appendTaskFields(make([]byte, 0, 320), `{"resultType":"task",`, rec)
-	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
-	b = append(b, s.infoRaw...)
-	b = append(b, '}')
-	return m.respond(b), nil
+	return m.respond(appendCreateTaskResult(make([]byte, 0, 320), rec, s.infoRaw)), nil
 }
 
 // taskRun is a task about to run here: its slot and the context its tool
@@ -292,7 +288,7 @@ func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *R
 	if encErr != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
 		b = s.overCapResult(ctx, b, req.Name, res)
 	}
-	b = append(b, `,"resultType":"complete"}`...)
+	b = closeTaskResult(b)
 	return func(r *TaskRecord) {
 		r.Status, r.StatusMessage, r.Result = TaskCompleted, "", b
 		r.Error, r.InputRequests, r.InputResponses, r.State, r.Owner = nil, nil, nil, nil, ""

@@ -20,21 +20,21 @@ const maxListenTasks = 100
 
 // taskSub is the task part of one subscriptions/listen stream.
 type taskSub struct {
-	s       *Server
-	caller  Caller
-	method  string
-	subMeta []byte
-	agreed  []string          // IDs agreed to, in the request's order
-	live    map[string]uint64 // agreed, not yet finished: the last version sent
-	wake    chan TaskChange
-	stop    func()
-	tick    *time.Ticker
+	s      *Server
+	caller Caller
+	method string
+	subID  []byte            // raw id of the subscriptions/listen request
+	agreed []string          // IDs agreed to, in the request's order
+	live   map[string]uint64 // agreed, not yet finished: the last version sent
+	wake   chan TaskChange
+	stop   func()
+	tick   *time.Ticker
 }
 
 // subscribeTasks reads notifications.taskIds and agrees to the caller's
 // tasks among them. It returns nil when the request names none or the
 // server has tasks disabled.
-func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[string]any, subMeta []byte) (*taskSub, error) {
+func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[string]any) (*taskSub, error) {
 	raw, has := filter["taskIds"]
 	if !has || s.tasks == nil {
 		return nil, nil
@@ -60,7 +60,7 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 			wanted[id] = true
 		}
 	}
-	ts := &taskSub{s: s, caller: m.caller, method: m.method, subMeta: subMeta, live: map[string]uint64{},
+	ts := &taskSub{s: s, caller: m.caller, method: m.method, subID: m.id, live: map[string]uint64{},
 		wake: make(chan TaskChange, 64)}
 	// Follow before reading, so that no change after the reading is missed.
 	ids := make([]string, 0, len(wanted))
@@ -144,9 +144,7 @@ func (ts *taskSub) refresh(ctx context.Context, id string, notify func(string, j
 	if rec.Status.Terminal() {
 		delete(ts.live, id)
 	}
-	b := append([]byte(`{"_meta":`), ts.subMeta...)
-	b = appendDetailedTask(b, ",", rec)
-	return notify("notifications/tasks", append(b, '}'))
+	return notify("notifications/tasks", appendTaskNote(nil, ts.subID, rec))
 }
 
 // refreshAll refreshes every task still followed.

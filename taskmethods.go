@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"time"
 )
 
 // tasks/get, tasks/update and tasks/cancel (2026-07-28, with the Tasks
@@ -122,36 +121,22 @@ func (s *Server) getTask(ctx context.Context, m *message, id string) ([]byte, er
 	if err != nil {
 		return nil, err
 	}
-	b := appendDetailedTask(make([]byte, 0, 320+len(rec.Result)), `{"resultType":"complete",`, rec)
-	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
-	b = append(b, s.infoRaw...)
-	return m.respond(append(b, '}')), nil
+	return m.respond(appendGetTaskResult(make([]byte, 0, 320+len(rec.Result)), rec, s.infoRaw)), nil
 }
 
 // ack is the empty result of tasks/update and tasks/cancel.
+// ignored are the inputResponses keys of a tasks/update that answered
+// nothing outstanding: the first 16 in order are named, each shortened.
 func (s *Server) ack(m *message, ignored []string) []byte {
-	b := []byte(`{"resultType":"complete","_meta":{"` + metaServerInfo + `":`)
-	b = append(b, s.infoRaw...)
-	if len(ignored) > 0 {
-		slices.Sort(ignored)
-		if len(ignored) > 16 {
-			ignored = ignored[:16]
-		}
-		b = append(b, `,"`+metaIgnoredInputs+`":[`...)
-		for i, k := range ignored {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, shorten(k))
-		}
-		b = append(b, ']')
+	slices.Sort(ignored)
+	if len(ignored) > 16 {
+		ignored = ignored[:16]
 	}
-	return m.respond(append(b, '}'))
+	for i, k := range ignored {
+		ignored[i] = shorten(k)
+	}
+	return m.respond(appendTaskAck(nil, s.infoRaw, ignored))
 }
-
-// metaIgnoredInputs names, in a tasks/update acknowledgement, the
-// inputResponses keys that answered nothing outstanding (SEP-2663: ignored).
-const metaIgnoredInputs = "io.github.embedmcp/ignoredInputResponses"
 
 // updateTask answers tasks/update: responses to outstanding input requests
 // are kept; once all of a round's requests are answered, the tool runs
@@ -357,60 +342,4 @@ func (s *Server) cancelTask(ctx context.Context, m *message, id string) ([]byte,
 		s.tasks.stopLocal(id, errTaskCancelled)
 	}
 	return s.ack(m, nil), nil
-}
-
-// appendTaskFields appends prefix and the Task fields of rec (without a
-// closing brace).
-func appendTaskFields(b []byte, prefix string, rec *TaskRecord) []byte {
-	b = append(b, prefix...)
-	b = append(b, `"taskId":`...)
-	b = appendString(b, rec.ID)
-	b = append(b, `,"status":`...)
-	b = appendString(b, string(rec.Status))
-	if rec.StatusMessage != "" {
-		b = append(b, `,"statusMessage":`...)
-		b = appendString(b, rec.StatusMessage)
-	}
-	b = append(b, `,"createdAt":"`...)
-	b = appendTime(b, rec.Created)
-	b = append(b, `","lastUpdatedAt":"`...)
-	b = appendTime(b, rec.Updated)
-	b = append(b, `","ttlMs":`...)
-	b = strconv.AppendInt(b, rec.Expires.Sub(rec.Created).Milliseconds(), 10)
-	if rec.PollInterval > 0 {
-		b = append(b, `,"pollIntervalMs":`...)
-		b = strconv.AppendInt(b, max(rec.PollInterval.Milliseconds(), 1), 10)
-	}
-	return b
-}
-
-// appendDetailedTask appends prefix and the DetailedTask of rec: its Task
-// fields and, by status, its inputRequests, result or error.
-func appendDetailedTask(b []byte, prefix string, rec *TaskRecord) []byte {
-	b = appendTaskFields(b, prefix, rec)
-	switch rec.Status {
-	case TaskInputRequired:
-		b = append(b, `,"inputRequests":{`...)
-		for i, k := range slices.Sorted(maps.Keys(rec.InputRequests)) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			b = append(b, rec.InputRequests[k]...)
-		}
-		b = append(b, '}')
-	case TaskCompleted:
-		b = append(b, `,"result":`...)
-		b = append(b, rec.Result...)
-	case TaskFailed:
-		b = append(b, `,"error":`...)
-		b = append(b, rec.Error...)
-	}
-	return b
-}
-
-// appendTime appends t in UTC as ISO 8601 with milliseconds.
-func appendTime(b []byte, t time.Time) []byte {
-	return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
 }

@@ -8,7 +8,8 @@ import (
 
 // The wire shapes of the Server's answers, one named appender each, so that
 // every shape has one place that writes it and a golden test of its bytes
-// (wire_test.go). Protocol code builds a value and calls the appender; it
+// (wire_test.go); those of the Tasks extension are in wire_tasks.go.
+// Protocol code builds a value and calls the appender; it
 // appends no JSON syntax of its own.
 //
 // Results are appended open, without their closing brace, so that the
@@ -238,4 +239,83 @@ func appendListenResult(b []byte, id, serverInfo []byte) []byte {
 	b = append(b, `,"`+metaServerInfo+`":`...)
 	b = append(b, serverInfo...)
 	return append(b, '}')
+}
+
+// appendServerInfoMeta appends a _meta member holding nothing but the
+// server's identity (serverInfo, encoded).
+func appendServerInfoMeta(b []byte, serverInfo []byte) []byte {
+	b = append(b, `,"_meta":{"`+metaServerInfo+`":`...)
+	b = append(b, serverInfo...)
+	return append(b, '}')
+}
+
+// inputRequiredResult is the answer to a tools/call whose tool needs input
+// first (2026-07-28).
+type inputRequiredResult struct {
+	Requests   map[string]json.RawMessage // the input requests, encoded, by key; none: left out
+	State      string                     // the sealed requestState; "" for none
+	ServerInfo []byte                     // encoded Implementation
+}
+
+// appendInputRequiredResult appends r as an open InputRequiredResult.
+func appendInputRequiredResult(b []byte, r *inputRequiredResult) []byte {
+	b = append(b, `{"resultType":"input_required"`...)
+	if len(r.Requests) > 0 {
+		b = append(b, ',')
+		b = appendInputRequests(b, r.Requests)
+	}
+	if r.State != "" {
+		b = append(b, `,"requestState":`...)
+		b = appendString(b, r.State)
+	}
+	return appendServerInfoMeta(b, r.ServerInfo)
+}
+
+// progressParams is the params of notifications/progress.
+type progressParams struct {
+	Token    []byte // the request's progressToken, raw, echoed byte for byte
+	Progress float64
+	Total    float64 // 0 when unknown: left out
+	Message  string  // "" for none
+}
+
+// appendProgressParams appends p.
+func appendProgressParams(b []byte, p *progressParams) []byte {
+	b = append(b, `{"progressToken":`...)
+	b = append(b, p.Token...)
+	b = append(b, `,"progress":`...)
+	b = strconv.AppendFloat(b, p.Progress, 'g', -1, 64)
+	if p.Total > 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendFloat(b, p.Total, 'g', -1, 64)
+	}
+	if p.Message != "" {
+		b = append(b, `,"message":`...)
+		b = appendString(b, p.Message)
+	}
+	return append(b, '}')
+}
+
+// logParams is the params of notifications/message.
+type logParams struct {
+	Level  LogLevel
+	Logger string // "" for none
+	Data   any    // any JSON value
+}
+
+// appendLogParams appends p, or returns the error of encoding p.Data
+// (appendCheckedJSON).
+func appendLogParams(b []byte, p *logParams) ([]byte, error) {
+	b = append(b, `{"level":`...)
+	b = appendString(b, string(p.Level))
+	if p.Logger != "" {
+		b = append(b, `,"logger":`...)
+		b = appendString(b, p.Logger)
+	}
+	b = append(b, `,"data":`...)
+	b, err := appendCheckedJSON(b, p.Data)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
 }

@@ -3,6 +3,8 @@ package codetools
 import (
 	"path"
 	"strings"
+
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 )
 
 // This file holds how the attributor finds the declaration a function of
@@ -91,27 +93,27 @@ func (a *attributor) ref(i int32) declRef {
 
 // resolve returns the declaration a symbol belongs to; its name is "" if
 // it cannot be told.
-func (a *attributor) resolve(f *runtimeFunc, sym *linkSym) declRef {
-	if sym.glob {
+func (a *attributor) resolve(f *runtimeFunc, sym *gofunc.Symbol) declRef {
+	if sym.Glob {
 		if i := a.containing(a.snapFileOf(f.file), int32(f.line), true); i >= 0 {
 			return a.ref(i)
 		}
 		return declRef{}
 	}
-	readings := sym.readings()
+	readings := sym.Readings()
 	if len(readings) > 1 {
 		a0, a1 := readings[0], readings[1]
-		t, _, _ := strings.Cut(a0.outer, ".")
+		t, _, _ := strings.Cut(a0.Outer, ".")
 		switch {
-		case a.types[declID(sym.pkg, t)]:
+		case a.types[declID(sym.Pkg, t)]:
 			readings = readings[:1]
-		case a.funcs[declID(sym.pkg, a1.outer)]:
+		case a.funcs[declID(sym.Pkg, a1.Outer)]:
 			readings = readings[1:]
 		default:
 			// Neither reading is known; the snapshot decides, or nothing.
 			if i := a.containing(a.snapFileOf(f.file), int32(f.line), false); i >= 0 {
 				for _, r := range readings {
-					if ref := a.innerID(f, sym.pkg, r); ref.id() == a.entries[i].id {
+					if ref := a.innerID(f, sym.Pkg, r); ref.id() == a.entries[i].id {
 						return ref
 					}
 				}
@@ -119,22 +121,22 @@ func (a *attributor) resolve(f *runtimeFunc, sym *linkSym) declRef {
 			return declRef{}
 		}
 	}
-	return a.innerID(f, sym.pkg, readings[0])
+	return a.innerID(f, sym.Pkg, readings[0])
 }
 
 // innerID returns the id of the declaration reading r of a symbol of
 // package pkg names: the outer declaration, or the innermost function
 // inlined into it. The inlined function is looked up among the functions
-// inlined into r.prefix; code that lies within r.prefix's own lines is
+// inlined into r.Prefix; code that lies within r.Prefix's own lines is
 // the outer declaration's; else the name is looked up in the package of
 // the symbol's file.
-func (a *attributor) innerID(f *runtimeFunc, pkg string, r symReading) declRef {
-	if len(r.inner) == 0 {
-		return declRef{pkg: pkg, name: r.outer}
+func (a *attributor) innerID(f *runtimeFunc, pkg string, r gofunc.Reading) declRef {
+	if len(r.Inner) == 0 {
+		return declRef{pkg: pkg, name: r.Outer}
 	}
-	if p, ok := a.realByName[r.prefix]; ok {
+	if p, ok := a.realByName[r.Prefix]; ok {
 		rf := &a.rt.funcs[p]
-		for _, want := range r.inner {
+		for _, want := range r.Inner {
 			for _, ci := range a.rt.calls[rf.calls[0]:rf.calls[1]] {
 				if c := &a.callees[ci]; c.own && c.name == want {
 					return declRef{c.pkg, c.name, c.id}
@@ -142,18 +144,18 @@ func (a *attributor) innerID(f *runtimeFunc, pkg string, r symReading) declRef {
 			}
 		}
 		if rf.file == f.file && rf.minLine > 0 && int32(f.line) >= rf.minLine && int32(f.line) <= rf.maxLine {
-			return declRef{pkg: pkg, name: r.outer}
+			return declRef{pkg: pkg, name: r.Outer}
 		}
 	}
 	if fp, ok := a.dirPkg[fileDir(f.file)]; ok {
-		for _, want := range r.inner {
+		for _, want := range r.Inner {
 			if id := declID(fp, want); a.funcs[id] || a.isEntry(id) {
 				return declRef{pkg: fp, name: want}
 			}
 		}
 	}
 	if i := a.containing(a.snapFileOf(f.file), int32(f.line), false); i >= 0 {
-		for _, want := range r.inner {
+		for _, want := range r.Inner {
 			if ref := a.ref(i); ref.name == want {
 				return ref
 			}

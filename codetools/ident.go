@@ -3,6 +3,8 @@ package codetools
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 )
 
 // symbol is a parsed Go symbol name.
@@ -44,7 +46,7 @@ func (s symbol) altID() string {
 func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 	s := strings.TrimSpace(raw)
 	s = trimCallArgs(s)
-	s = stripBrackets(s)
+	s = gofunc.StripTypeArgs(s)
 	if s == "" || strings.HasPrefix(s, "type:") || strings.HasPrefix(s, "go:") ||
 		strings.HasPrefix(s, "go.") || strings.ContainsAny(s, " \t\n") {
 		return symbol{}, false
@@ -57,12 +59,12 @@ func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 	cut := slash + 1 + dot
 	if isPkg != nil {
 		for j := cut + 1; j < len(s); j++ {
-			if s[j] == '.' && isPkg(unescapeSymbol(s[:j])) {
+			if s[j] == '.' && isPkg(gofunc.Unescape(s[:j])) {
 				cut = j
 			}
 		}
 	}
-	sym := symbol{pkg: unescapeSymbol(s[:cut])}
+	sym := symbol{pkg: gofunc.Unescape(s[:cut])}
 	if sym.pkg == "main" && mainPath != "" {
 		sym.pkg = mainPath
 	}
@@ -75,9 +77,9 @@ func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 		sym.recv, sym.ptr = rest[2:end], true
 		rest = rest[end+2:]
 		parts := strings.Split(rest, ".")
-		sym.name = trimWrapper(parts[0])
+		sym.name = gofunc.TrimWrapper(parts[0])
 		sym.closure = len(parts) > 1 || sym.name != parts[0]
-		return sym, sym.name != "" && validIdent(sym.recv)
+		return sym, sym.name != "" && gofunc.ValidIdent(sym.recv)
 	}
 	parts := strings.Split(rest, ".")
 	if parts[0] == "glob" && len(parts) > 1 && parts[1] == "" {
@@ -85,22 +87,22 @@ func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 		sym.name, sym.closure = "init", true
 		return sym, true
 	}
-	first := trimWrapper(parts[0])
+	first := gofunc.TrimWrapper(parts[0])
 	folded := first != parts[0]
 	switch {
 	case first == "init" && !folded && len(parts) > 1 && isDigits(parts[1]):
 		sym.name = "init." + parts[1]
 		folded = len(parts) > 2
-	case len(parts) > 1 && !folded && !isClosureSegment(parts[1]):
+	case len(parts) > 1 && !folded && !gofunc.IsClosureSegment(parts[1]):
 		sym.recv = first
-		sym.name = trimWrapper(parts[1])
+		sym.name = gofunc.TrimWrapper(parts[1])
 		folded = len(parts) > 2 || sym.name != parts[1]
 	default:
 		sym.name = first
 		folded = folded || len(parts) > 1
 	}
 	sym.closure = folded
-	if sym.name == "" || (sym.recv != "" && !validIdent(sym.recv)) {
+	if sym.name == "" || (sym.recv != "" && !gofunc.ValidIdent(sym.recv)) {
 		return symbol{}, false
 	}
 	return sym, true
@@ -130,136 +132,7 @@ func trimCallArgs(s string) string {
 	return s
 }
 
-// stripBrackets removes balanced type-argument lists "[...]". The shape
-// names of generic instantiations inside them may hold spaces, nested
-// brackets ("go.shape.[]uint8") and quoted struct tags, whose brackets do
-// not count.
-func stripBrackets(s string) string {
-	if strings.IndexByte(s, '[') < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		if s[i] != '[' {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		i = typeArgsEnd(s, i)
-	}
-	return b.String()
-}
-
-// elideTypeArgs replaces each type-argument list of a symbol with "[...]":
-// one name for all instantiations of a generic function, which keeps
-// where the lists were (F[...].G[...].func1).
-func elideTypeArgs(s string) string {
-	if strings.IndexByte(s, '[') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] != '[' {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		b.WriteString("[...]")
-		i = typeArgsEnd(s, i)
-	}
-	return b.String()
-}
-
-// printedName returns symbol s as the runtime prints it in stack traces,
-// profiles and runtime.Frame.Function: everything from the first '[' to
-// the last ']' becomes "[...]" (runtime.funcNameForPrint).
-func printedName(s string) string {
-	i := strings.IndexByte(s, '[')
-	j := strings.LastIndexByte(s, ']')
-	if i < 0 || j <= i {
-		return s
-	}
-	return s[:i] + "[...]" + s[j+1:]
-}
-
-// typeArgsEnd returns the index just past the type-argument list that
-// opens at s[i] ('['), or len(s) if it is not closed. Quoted strings (the
-// tags of struct shapes) are skipped whole.
-func typeArgsEnd(s string, i int) int {
-	depth := 0
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '[':
-			depth++
-		case ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		}
-	}
-	return len(s)
-}
-
-// unescapeSymbol undoes the linker's %xx escapes (such as %2e for '.').
-func unescapeSymbol(s string) string {
-	if strings.IndexByte(s, '%') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c >= 'a':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// trimWrapper removes compiler suffixes that start with '-', such as
-// "-fm" (method values) and "-range1" (range-over-func bodies).
-func trimWrapper(s string) string {
-	if i := strings.IndexByte(s, '-'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// isClosureSegment reports whether a dotted name segment is generated by
-// the compiler for a closure or a go/defer wrapper.
-func isClosureSegment(seg string) bool {
-	seg = trimWrapper(seg)
-	for _, p := range [...]string{"func", "gowrap", "deferwrap"} {
-		if strings.HasPrefix(seg, p) && isDigits(seg[len(p):]) {
-			return true
-		}
-	}
-	return isDigits(seg)
-}
-
+// isDigits reports whether s is a non-empty run of decimal digits.
 func isDigits(s string) bool {
 	if s == "" {
 		return false
@@ -272,16 +145,10 @@ func isDigits(s string) bool {
 	return true
 }
 
-func validIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r == '.' || r == '(' || r == ')' || r == '*' || r == '/' {
-			return false
-		}
-	}
-	return true
+// declID returns the id of declaration name (as in gofunc.Reading's Outer
+// or Inner) of package pkg.
+func declID(pkg, name string) string {
+	return pkg + "." + name
 }
 
 // isStdPkg reports whether path looks like a standard library import path

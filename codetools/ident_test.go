@@ -1,7 +1,6 @@
 package codetools
 
 import (
-	"fmt"
 	"testing"
 )
 
@@ -86,49 +85,6 @@ func TestDisplayPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := displayPath(tt.file, tt.pkg, mods, "example.com/app"); got != tt.want {
 			t.Errorf("displayPath(%q, %q) = %q, want %q", tt.file, tt.pkg, got, tt.want)
-		}
-	}
-}
-
-// TestGenericSymbols checks the reading of the symbols of generic
-// instantiations, whose shapes may hold spaces, dots, slashes, nested
-// brackets and quoted struct tags.
-func TestGenericSymbols(t *testing.T) {
-	const iface = "[go.shape.interface { BlockSize() int; Sum([]uint8) []uint8 }]"
-	const tagged = "[go.shape.struct { A []int \"json:\\\"a[\\\"\"; B net/http.Header }]"
-	tests := []struct {
-		raw, stripped, elided, printed, outer string
-		inner                                 []string
-	}{
-		{"crypto/hkdf.Expand" + iface, "crypto/hkdf.Expand", "crypto/hkdf.Expand[...]", "crypto/hkdf.Expand[...]", "Expand", nil},
-		// A closure of UnwrapNew, inlined into Expand: the runtime prints
-		// it as if it were Expand's.
-		{"crypto/hkdf.Expand" + iface + ".UnwrapNew" + iface + ".func1", "crypto/hkdf.Expand.UnwrapNew.func1",
-			"crypto/hkdf.Expand[...].UnwrapNew[...].func1", "crypto/hkdf.Expand[...].func1", "Expand", []string{"UnwrapNew"}},
-		{"example.com/app.(*List" + tagged + ").Push", "example.com/app.(*List).Push",
-			"example.com/app.(*List[...]).Push", "example.com/app.(*List[...]).Push", "(*List).Push", nil},
-		{"example.com/app.Map[go.shape.[]uint8,go.shape.map[string]int]", "example.com/app.Map",
-			"example.com/app.Map[...]", "example.com/app.Map[...]", "Map", nil},
-	}
-	for _, tt := range tests {
-		if got := stripBrackets(tt.raw); got != tt.stripped {
-			t.Errorf("stripBrackets(%q) = %q, want %q", tt.raw, got, tt.stripped)
-		}
-		if got := elideTypeArgs(tt.raw); got != tt.elided {
-			t.Errorf("elideTypeArgs(%q) = %q, want %q", tt.raw, got, tt.elided)
-		}
-		if got := printedName(tt.raw); got != tt.printed {
-			t.Errorf("printedName(%q) = %q, want %q", tt.raw, got, tt.printed)
-		}
-		sym, ok := parseLinkSym(tt.raw)
-		if !ok {
-			t.Errorf("parseLinkSym(%q) failed", tt.raw)
-			continue
-		}
-		rd := sym.readings()
-		last := rd[len(rd)-1]
-		if last.outer != tt.outer || fmt.Sprint(last.inner) != fmt.Sprint(tt.inner) {
-			t.Errorf("parseLinkSym(%q): last reading %+v, want outer %s inner %v", tt.raw, last, tt.outer, tt.inner)
 		}
 	}
 }

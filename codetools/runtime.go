@@ -267,7 +267,7 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *gofun
 		s := string(name)
 		if strings.IndexByte(s, '[') >= 0 {
 			// One entry for all instantiations of a generic function.
-			s = elideTypeArgs(s)
+			s = gofunc.ElideTypeArgs(s)
 			if j, ok := c.byName[s]; ok {
 				c.byName[string(name)] = j
 				return c.count(j, line, r)
@@ -276,7 +276,7 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *gofun
 		}
 		i = int32(len(c.out))
 		c.byName[s] = i
-		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.File), minLine: r.MinLine, maxLine: r.MaxLine, into: printedName(outer)})
+		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.File), minLine: r.MinLine, maxLine: r.MaxLine, into: gofunc.PrintedName(outer)})
 	}
 	return c.count(i, line, r)
 }
