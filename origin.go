@@ -292,6 +292,10 @@ func hostOnly(hostport string) string {
 // names the loopback interface: localhost, a name under .localhost, or a
 // loopback IP.
 func isLoopbackName(host string) bool {
+	switch host {
+	case "127.0.0.1", "localhost", "[::1]": // what local clients send, at a glance
+		return true
+	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
