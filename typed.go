@@ -86,7 +86,11 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 	if err != nil {
 		return nil, err
 	}
-	t.out = out
+	if !t.conforms {
+		// A conforming output is never checked: its compiled schema
+		// (checked above) is not kept, for the heap's sake.
+		t.out = out
+	}
 	t.info = info
 	t.plainOut = boundedjson.PlainEncodable(outType)
 	t.texter = outType.Implements(reflect.TypeFor[Texter]())

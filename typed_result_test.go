@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -144,5 +145,35 @@ func TestTypedResultText(t *testing.T) {
 				t.Fatalf("a second call has %d blocks", len(again.Content))
 			}
 		})
+	}
+}
+
+// TestTypedToolKeepsCheckedSchemaOnly: a typed tool keeps the compiled
+// output schema it checks results against, and none when its results
+// conform by construction (a plain Out with the schema inferred from it).
+func TestTypedToolKeepsCheckedSchemaOnly(t *testing.T) {
+	plain, err := NewTool(ToolInfo{Name: "t"}, func(context.Context, *Request, struct{}) (weatherOut, error) {
+		return weatherOut{}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := plain.(*typedTool[struct{}, weatherOut]); tt.out != nil || !tt.conforms {
+		t.Errorf("plain Out: keeps an output schema it never checks (conforms %v)", tt.conforms)
+	}
+	declared, err := NewTool(ToolInfo{Name: "t", OutputSchema: mustSchema(t, `{"type":"object","properties":{"city":{"type":"string","minLength":3}}}`)},
+		func(context.Context, *Request, struct{}) (weatherOut, error) { return weatherOut{City: "X"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := declared.(*typedTool[struct{}, weatherOut]); tt.out == nil || tt.conforms {
+		t.Fatalf("declared output schema: kept %v, conforms %v", tt.out != nil, tt.conforms)
+	}
+	ts := NewToolSet()
+	if err := ts.Register(declared); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewServer(ts, AllowAll(), nil).CallTool(context.Background(), NewRequest(Caller{}, "t", nil)); !errors.Is(err, ErrInvalidOutput) {
+		t.Fatalf("a result outside the declared schema: %v, want ErrInvalidOutput", err)
 	}
 }
