@@ -35,12 +35,15 @@ var errBodyTimeout = errors.New("mcp: request body not received in time")
 // once it is read, the deadline is cleared: net/http watches the connection
 // with a background read while the handler runs and cancels the request's
 // context when that read fails, so a deadline left behind would cut off a
-// streamed answer.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// streamed answer. No deadline is set where none is needed: for a request
+// without a body, and where the connection's own deadline serves, that of
+// an http.Server whose ReadTimeout is at most BodyTimeout (net/http sets it
+// for the whole request before the handler runs; serverBound).
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, serverBound bool) ([]byte, error) {
 	if r.ContentLength > h.maxBody {
 		return nil, &http.MaxBytesError{Limit: h.maxBody}
 	}
-	deadline := h.bodyTimeout > 0 && setReadDeadline(w, time.Now().Add(h.bodyTimeout))
+	deadline := serverBound || (h.bodyTimeout > 0 && r.Body != http.NoBody && setReadDeadline(w, time.Now().Add(h.bodyTimeout)))
 	body, err := readChunked(r.Body, h.maxBody)
 	if err != nil {
 		var ne net.Error
@@ -55,6 +58,18 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, erro
 		setReadDeadline(w, time.Time{})
 	}
 	return body, nil
+}
+
+// serverReadBound reports whether the http.Server serving r bounds the
+// arrival of its body within d on its own: its ReadTimeout, set as the
+// connection's read deadline for the whole request when its headers were
+// read, is at most d.
+func serverReadBound(r *http.Request, d time.Duration) (bound time.Duration, ok bool) {
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	if srv == nil || srv.ReadTimeout <= 0 || srv.ReadTimeout > d {
+		return 0, false
+	}
+	return srv.ReadTimeout, true
 }
 
 // setReadDeadline sets the read deadline of w's connection, as

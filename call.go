@@ -44,6 +44,9 @@ type callState struct {
 	// invalid is the outcome of validate when it refused the call: the
 	// innermost ToolHandler returns it instead of running the tool.
 	invalid error
+	// note is what notes points to when set, held here: no allocation of
+	// its own.
+	note notifier
 }
 
 func (c *callState) addContent(cs []Content) { c.extra = append(c.extra, cs...) }
@@ -108,7 +111,9 @@ func (s *Server) newCall(m *message) (*Request, error) {
 		}
 		req.c.setRetry(inputs, state)
 	}
-	req.c.notes = s.notifierFor(m)
+	if s.notifierFor(m, &req.c.note) {
+		req.c.notes = &req.c.note // held by the Request: no allocation of its own
+	}
 	return req, nil
 }
 
@@ -213,13 +218,14 @@ func (s *Server) encodeResult(ctx context.Context, req *Request, m *message, res
 	return m.respond(b), nil
 }
 
-// notifierFor builds the request's notifier from the transport's stream,
-// the progress token and the log level that applies.
-func (s *Server) notifierFor(m *message) *notifier {
+// notifierFor fills n, the request's notifier, from the transport's
+// stream, the progress token and the log level that applies; false when
+// the transport cannot send notifications.
+func (s *Server) notifierFor(m *message, n *notifier) bool {
 	if m.tr.notify == nil {
-		return nil
+		return false
 	}
-	n := &notifier{send: m.tr.notify}
+	*n = notifier{send: m.tr.notify}
 	switch m.meta["progressToken"].(type) {
 	case string, float64: // checked by selectRevision; sent back exactly as received
 		n.token = m.progressRaw
@@ -229,7 +235,7 @@ func (s *Server) notifierFor(m *message) *notifier {
 	} else if !m.rev.logLevelInMeta() {
 		n.level = s.opts.LogLevel
 	}
-	return n
+	return true
 }
 
 // CallTool runs one tools/call the way the Server runs it for a client,

@@ -76,7 +76,10 @@ type HandlerOptions struct {
 	// should implement Unwrap). Once the body is read the connection's read
 	// deadline is cleared, so that neither this deadline nor an
 	// http.Server.ReadTimeout ends a streamed answer (a long call's
-	// progress, a subscriptions/listen stream).
+	// progress, a subscriptions/listen stream). Where the http.Server's
+	// ReadTimeout is at most BodyTimeout, the deadline net/http sets with
+	// it for the whole request bounds the body instead (408 naming
+	// ReadTimeout), and the Handler sets none of its own.
 	BodyTimeout time.Duration
 	// MaxListenStreams caps the subscriptions/listen streams open at once
 	// on this Handler; one more is refused with 503, a Retry-After header
@@ -249,12 +252,15 @@ var (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr["X-Content-Type-Options"] = hdrNoSniff
-	originOK, cross := h.policy.checkOrigin(r)
-	if r.Header["Origin"] != nil {
+	// Each request header is read once, here, by its canonical name.
+	rh := r.Header
+	origins := rh["Origin"]
+	originOK, cross := h.policy.checkOrigin(origins, r.Host)
+	if origins != nil {
 		hdr["Vary"] = hdrOrigin
 	}
 	if !originOK {
-		origin := shorten(strings.Join(r.Header["Origin"], ", "))
+		origin := shorten(strings.Join(origins, ", "))
 		h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: origin refused", slog.String("origin", origin))
 		h.fail(w, http.StatusForbidden, "Forbidden: origin "+strconv.Quote(origin)+
 			" is not allowed (allowed: one Origin header, scheme://host[:port], same-origin, loopback or configured)", nil)
@@ -265,8 +271,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusForbidden, hostRefusal(r), nil)
 		return
 	}
-	if cross {
-		hdr.Set("Access-Control-Allow-Origin", r.Header.Get("Origin"))
+	if cross { // exactly one Origin, known well-formed
+		hdr["Access-Control-Allow-Origin"] = []string{origins[0]}
 		hdr["Access-Control-Expose-Headers"] = hdrExpose
 	}
 	if r.Method != http.MethodPost {
@@ -284,16 +290,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.unauthorized(w, r, err)
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !isJSONContentType(ct) {
+	if ct := first(rh["Content-Type"]); !isJSONContentType(ct) {
 		h.fail(w, http.StatusUnsupportedMediaType, "Unsupported Content-Type "+strconv.Quote(ct)+": send application/json", nil)
 		return
 	}
-	jsonOK, sseOK := acceptable(r.Header["Accept"])
+	jsonOK, sseOK := acceptable(rh["Accept"])
 	if !jsonOK && !sseOK {
 		h.fail(w, http.StatusNotAcceptable, "Not acceptable: Accept must allow application/json or text/event-stream", nil)
 		return
 	}
-	body, err := h.readBody(w, r)
+	var serverBound bool
+	var readTimeout time.Duration
+	if h.bodyTimeout > 0 {
+		readTimeout, serverBound = serverReadBound(r, h.bodyTimeout)
+	}
+	body, err := h.readBody(w, r, serverBound)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -304,15 +315,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, errBodyTimeout) {
 			h.logger.LogAttrs(r.Context(), slog.LevelDebug, "mcp: request body too slow", slog.String("remote", r.RemoteAddr))
 			w.Header().Set("Connection", "close")
-			h.fail(w, http.StatusRequestTimeout, "Request body not received within "+h.bodyTimeout.String()+
-				" (HandlerOptions.BodyTimeout)", nil)
+			within := h.bodyTimeout.String() + " (HandlerOptions.BodyTimeout)"
+			if serverBound {
+				within = readTimeout.String() + " of the request's start (http.Server.ReadTimeout)"
+			}
+			h.fail(w, http.StatusRequestTimeout, "Request body not received within "+within, nil)
 			return
 		}
 		h.fail(w, http.StatusBadRequest, "Reading the request body failed", nil)
 		return
 	}
 	ctx := r.Context()
-	if isListen(r.Header) {
+	if isListen(rh) {
 		lctx, release, err := h.listens.acquire(ctx, caller)
 		if err != nil {
 			h.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: listen stream refused", slog.String("remote", r.RemoteAddr),
@@ -334,8 +348,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		st = &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
 	}
-	st.ex.ProtocolVersion = r.Header.Get("Mcp-Protocol-Version")
-	st.ex.Header = r.Header
+	st.ex.ProtocolVersion = first(rh["Mcp-Protocol-Version"])
+	st.ex.Header = rh
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
 	st.ex.budget = st.budget
 	if sseOK {
@@ -435,6 +449,9 @@ func isJSONContentType(ct string) bool {
 // range decides (so "*/*, text/event-stream;q=0" allows only JSON); no
 // Accept at all allows both.
 func acceptable(values []string) (jsonOK, sseOK bool) {
+	if len(values) == 1 && values[0] == acceptBoth {
+		return true, true // what MCP clients send
+	}
 	jSpec, sSpec := -1, -1
 	for _, v := range values {
 		for v != "" {
@@ -458,6 +475,18 @@ func acceptable(values []string) (jsonOK, sseOK bool) {
 		return true, true
 	}
 	return jsonOK, sseOK
+}
+
+// acceptBoth is the Accept header MCP clients send.
+const acceptBoth = "application/json, text/event-stream"
+
+// first returns the first of a header's values, "" if it has none: what
+// http.Header.Get returns, for a name already canonical.
+func first(values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	return values[0]
 }
 
 func hasRange(values []string) bool {

@@ -206,13 +206,13 @@ func stripDefaultPort(scheme, hostport string) string {
 	return hostport
 }
 
-// checkOrigin reports whether the request's Origin, if any, is allowed, and
-// whether it is a cross-origin one that needs CORS response headers (whose
+// checkOrigin reports whether a request's Origin header values, if any,
+// are allowed for a request to host (its Host), and whether the origin is
+// a cross-origin one that needs CORS response headers (whose
 // Access-Control-Allow-Origin is then the Origin, known well-formed). More
 // than one Origin header, or one that is not scheme://host[:port], is
 // refused, whatever the policy.
-func (p *originPolicy) checkOrigin(r *http.Request) (ok, cross bool) {
-	values := r.Header["Origin"]
+func (p *originPolicy) checkOrigin(values []string, host string) (ok, cross bool) {
 	switch {
 	case len(values) == 0 || (len(values) == 1 && values[0] == ""):
 		return true, false
@@ -226,7 +226,7 @@ func (p *originPolicy) checkOrigin(r *http.Request) (ok, cross bool) {
 		return false, false
 	}
 	scheme, hostport, _ := strings.Cut(norm, "://")
-	if hostport == stripDefaultPort(scheme, strings.ToLower(r.Host)) {
+	if hostport == stripDefaultPort(scheme, strings.ToLower(host)) {
 		return true, false
 	}
 	if p.anyOrigin || p.origins[norm] {
@@ -292,6 +292,10 @@ func hostOnly(hostport string) string {
 // names the loopback interface: localhost, a name under .localhost, or a
 // loopback IP.
 func isLoopbackName(host string) bool {
+	switch host {
+	case "127.0.0.1", "localhost", "[::1]": // what local clients send, at a glance
+		return true
+	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true

@@ -138,6 +138,13 @@ func (s *stream) writeEvent(data []byte) error {
 	return s.flush()
 }
 
+// selfLengthMax is the largest JSON answer left without a Content-Length
+// header: net/http buffers an answer of up to 2 KiB whole (its
+// bufferBeforeChunkingSize) and, the handler done, sends it with the
+// Content-Length it counted. A longer one gets the header from finish, so
+// that it is not sent chunked.
+const selfLengthMax = 2048
+
 var (
 	eventPrefix  = []byte("event: message\ndata: ")
 	eventNewLine = []byte("\ndata: ")
@@ -212,8 +219,10 @@ func (s *stream) finish(status int, resp []byte) {
 	}
 	hdr := s.w.Header()
 	hdr["Content-Type"] = hdrJSON
-	s.clen[0] = strconv.Itoa(len(resp))
-	hdr["Content-Length"] = s.clen[:]
+	if len(resp) > selfLengthMax {
+		s.clen[0] = strconv.Itoa(len(resp))
+		hdr["Content-Length"] = s.clen[:]
+	}
 	s.w.WriteHeader(status)
 	s.deadline()
 	s.put(resp)

@@ -86,8 +86,14 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 	if err != nil {
 		return nil, err
 	}
-	t.out = out
+	if !t.conforms {
+		// A conforming output is never checked: its compiled schema
+		// (checked above) is not kept, for the heap's sake.
+		t.out = out
+	}
 	t.info = info
+	t.plainOut = boundedjson.PlainEncodable(outType)
+	t.texter = outType.Implements(reflect.TypeFor[Texter]())
 	return t, nil
 }
 
@@ -117,6 +123,20 @@ type typedTool[In, Out any] struct {
 	fillNils bool
 	// generic: In is decoded from the generic arguments (decode.go).
 	generic bool
+	// plainOut: encoding/json encodes Out and *Out alike (no custom
+	// marshalers anywhere in it), so the result is encoded through a
+	// pointer into typedResult rather than a boxed copy.
+	plainOut bool
+	// texter: Out implements Texter (its value, not only its pointer).
+	texter bool
+}
+
+// typedResult is what Execute allocates for a result, in one piece: the
+// Result returned, its text block, and the Out value encoded.
+type typedResult[Out any] struct {
+	res  Result
+	text [1]Content
+	out  Out
 }
 
 func (t *typedTool[In, Out]) Info() *ToolInfo { return &t.info }
@@ -198,11 +218,20 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 	if err != nil {
 		return nil, err
 	}
-	var v any = out
+	r := &typedResult[Out]{out: out}
+	// A plain Out is encoded through a pointer to it (nothing boxed);
+	// any other as a value, by encoding/json's rules for one.
+	var v any = &r.out
+	var val any // Out's value, when it is boxed
+	if !t.plainOut {
+		val = r.out
+		v = val
+	}
 	if t.fillNils {
 		// The inferred schema types slices and maps as array and object.
-		if filled, changed := emptyNils(reflect.ValueOf(&out).Elem()); changed {
-			v = filled.Interface()
+		if filled, changed := emptyNils(reflect.ValueOf(&r.out).Elem()); changed {
+			val = filled.Interface()
+			v = val
 		}
 	}
 	if t.wrap {
@@ -223,15 +252,25 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 			return nil, err
 		}
 	}
-	text := string(enc)
-	if tx, ok := v.(Texter); ok {
-		text = tx.Text()
+	var tx Texter
+	var ok bool
+	if val != nil {
+		tx, ok = val.(Texter)
+	} else if t.texter {
+		tx, ok = any(r.out).(Texter)
 	}
-	return &Result{
-		Content:           append([]Content{TextContent(text)}, req.c.extra...),
-		StructuredContent: json.RawMessage(enc),
-		Meta:              req.c.meta,
-	}, nil
+	var text string
+	if ok {
+		text = tx.Text()
+	} else {
+		text = string(enc)
+	}
+	r.text[0] = TextContent(text)
+	r.res = Result{Content: r.text[:1:1], StructuredContent: json.RawMessage(enc), Meta: req.c.meta}
+	if len(req.c.extra) > 0 {
+		r.res.Content = append(r.res.Content, req.c.extra...)
+	}
+	return &r.res, nil
 }
 
 // decodeFailure says where and why encoding/json refused the arguments,

@@ -1,0 +1,96 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/embedmcp/mcp"
+)
+
+// readTimeoutServer serves h with an http.Server whose ReadTimeout is d.
+func readTimeoutServer(h http.Handler, d time.Duration) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ReadTimeout = d
+	srv.Start()
+	return srv
+}
+
+// TestSlowBodyServerReadTimeout: where the http.Server's ReadTimeout is
+// shorter than BodyTimeout, it is the body's deadline (the Handler sets
+// none of its own): a body still incomplete then is answered 408, naming
+// ReadTimeout, and its connection closed.
+func TestSlowBodyServerReadTimeout(t *testing.T) {
+	var entered atomic.Int64
+	h := mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil), nil) // BodyTimeout 30s
+	srv := readTimeoutServer(countEntered(h, &entered), 300*time.Millisecond)
+	defer srv.Close()
+	conns := slowBodyAttack(t, strings.TrimPrefix(srv.URL, "http://"), &entered, 5, 1<<20)
+	defer closeAll(conns)
+	start := time.Now()
+	for i, c := range conns {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "http.Server.ReadTimeout") {
+			t.Fatalf("connection %d: %d %s, want 408 naming ReadTimeout", i, resp.StatusCode, body)
+		}
+		if n, err := c.Read(make([]byte, 1)); n != 0 || err == nil {
+			t.Fatalf("connection %d: still open after the 408 (read %d, %v)", i, n, err)
+		}
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("slow bodies answered after %v, want about 300ms", d)
+	}
+}
+
+// TestServerReadTimeoutLongCall: once the body is read, neither the
+// server's ReadTimeout nor anything the Handler set ends a call that runs
+// longer, answered as JSON or as an SSE stream.
+func TestServerReadTimeoutLongCall(t *testing.T) {
+	ts := mcp.NewToolSet()
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "slow", Description: "Answers after a while."},
+		func(ctx context.Context, req *mcp.Request, in struct{}) (struct {
+			Done bool `json:"done"`
+		}, error) {
+			req.Progress(0, 1, "started")
+			select {
+			case <-time.After(600 * time.Millisecond):
+			case <-ctx.Done():
+				return struct {
+					Done bool `json:"done"`
+				}{}, ctx.Err()
+			}
+			return struct {
+				Done bool `json:"done"`
+			}{true}, nil
+		}))
+	srv := readTimeoutServer(mcp.NewHandler(mcp.NewServer(ts, mcp.AllowAll(), nil), nil), 200*time.Millisecond)
+	defer srv.Close()
+	for _, accept := range []string{"application/json", "application/json, text/event-stream"} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p"}}}`
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatalf("Accept %q: %v", accept, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `{\"done\":true}`) {
+			t.Fatalf("Accept %q: %d %v %s, want the call's answer", accept, resp.StatusCode, err, got)
+		}
+	}
+}
