@@ -1,3 +1,7 @@
+// The methods that the 2026-07-28 revision adds to the stateless protocol:
+// server/discover, subscriptions/listen, and the result fields that revision
+// puts on every answer.
+
 package mcp
 
 import (
