@@ -100,7 +100,9 @@
 // collection); other forms of a word in the catalog (recover and
 // recoverer) and synonyms common in Go code (complete and finish, several
 // and multi, max, limit and cap, refuse, reject and deny, remove, delete
-// and purge, expiry, TTL and timeout) count at lower weights; superlatives
+// and purge, expiry, TTL and timeout, allow, permit and grant, how often
+// and interval, derive, generate and compute, retry, attempt and try)
+// count at lower weights; superlatives
 // of size (largest, longest, lowest) are max and min. The
 // score is scaled by the share of the query's words an entry holds, and
 // raised for an entry that holds the whole phrase as written. The first
