@@ -113,7 +113,9 @@
 // a ranking by words, except settings (exported fields whose name says
 // they hold a limit or a period: MaxConns, ReadTimeout); code_definition
 // answers their type. Between equal literal matches a package's API comes
-// before its unexported declarations.
+// before its unexported declarations; in a ranking by words, the unexported
+// declarations of a module the host does not require directly weigh 0.7:
+// a question about such a library asks about its API.
 // An optional [Embedder] (Options.Embedder) reranks the best candidates of
 // a phrase by meaning. The match field says which mode answered.
 //
