@@ -100,7 +100,9 @@
 // collection); other forms of a word in the catalog (recover and
 // recoverer) and synonyms common in Go code (complete and finish, several
 // and multi, max, limit and cap, refuse, reject and deny, remove, delete
-// and purge, expiry, TTL and timeout) count at lower weights; superlatives
+// and purge, expiry, TTL and timeout, allow, permit and grant, how often
+// and interval, derive, generate and compute, retry, attempt and try)
+// count at lower weights; superlatives
 // of size (largest, longest, lowest) are max and min. The
 // score is scaled by the share of the query's words an entry holds, and
 // raised for an entry that holds the whole phrase as written. The first
@@ -111,7 +113,9 @@
 // a ranking by words, except settings (exported fields whose name says
 // they hold a limit or a period: MaxConns, ReadTimeout); code_definition
 // answers their type. Between equal literal matches a package's API comes
-// before its unexported declarations.
+// before its unexported declarations; in a ranking by words, the unexported
+// declarations of a module the host does not require directly weigh 0.7:
+// a question about such a library asks about its API.
 // An optional [Embedder] (Options.Embedder) reranks the best candidates of
 // a phrase by meaning. The match field says which mode answered.
 //

@@ -36,8 +36,9 @@ func run() {
 // Handler serves the app.
 func Handler() {}
 `,
-	"example.com/direct":      "package direct\n\n// Handler serves direct.\nfunc Handler() {}\n",
-	"example.com/indirect":    "package indirect\n\n// Handler serves indirect.\nfunc Handler() {}\n",
+	"example.com/direct": "package direct\n\n// Handler serves direct.\nfunc Handler() {}\n",
+	"example.com/indirect": "package indirect\n\n// Handler serves indirect.\nfunc Handler() {}\n\n" +
+		"// reap closes idle sockets.\nfunc reap() {}\n\n// ReapAll closes idle sockets.\nfunc ReapAll() {}\n",
 	"github.com/embedmcp/mcp": "package mcp\n\n// Handler serves MCP.\nfunc Handler() {}\n",
 	"example.com/widget/v2":   "package widget\n\n// Make makes a widget.\nfunc Make() {}\n",
 }
@@ -121,6 +122,16 @@ func TestPriors(t *testing.T) {
 	}
 	if got := parseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
 		t.Errorf("parseRequires: %v", got)
+	}
+}
+
+// In a module the host does not require directly, a question by words
+// finds the package's API before its unexported declarations
+// (internalPrior), even when these match a little better.
+func TestInternalPrior(t *testing.T) {
+	c := priorCatalog(t, true)
+	if got := ids(search(t, c, SearchQuery{Query: "reap idle sockets"})); len(got) < 2 || got[0] != "example.com/indirect.ReapAll" {
+		t.Errorf("reap idle sockets: %q, want ReapAll first", got)
 	}
 }
 

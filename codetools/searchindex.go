@@ -136,8 +136,9 @@ type searchIndex struct {
 	nameOff []uint16 // by entry: the offset of its name in its id (nameStart)
 	// attr packs, by entry, its kind (bits 0-3), whether it is unlinked
 	// (bit 4, see unlinked), whether it is a member (bit 5, a field or
-	// interface method) and whether that member is a setting (bit 6, see
-	// isSetting): ranking reads them for many entries, and the entries
+	// interface method), whether that member is a setting (bit 6, see
+	// isSetting) and whether the entry is outside its package's API (bit
+	// 7, see unexported): ranking reads them for many entries, and the entries
 	// themselves are large.
 	attr []uint8
 	// fileNo numbers the file of each entry in fileNames (0: none), so
@@ -197,7 +198,8 @@ func buildSearch(in *searchInput) searchIndex {
 	for i := range entries {
 		e := &entries[i]
 		si.nameOff[i] = uint16(min(nameStart(e), 1<<16-1))
-		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5 | b2u8(e.member && isSetting(entryName(e)))<<6
+		si.attr[i] = uint8(e.kind) | uint8(unlinked(e))<<4 | b2u8(e.member)<<5 | b2u8(e.member && isSetting(entryName(e)))<<6 |
+			uint8(unexported(e))<<7
 		if si.fileNo == nil {
 			continue
 		}

@@ -63,7 +63,8 @@ var canonical = map[string]string{
 
 // synonyms groups the stems of words that code and the phrases about it
 // use for the same thing ("finish" an upload that the code calls
-// complete; "several" objects that it calls multi). A query word also
+// complete; "several" objects that it calls multi; "how often" for an
+// interval; "allowed" for a permission; "try" for retries). A query word also
 // matches its group's other words, at a lower weight (see Related).
 var synonyms = [][]string{
 	{"complet", "finish"},
@@ -92,6 +93,10 @@ var synonyms = [][]string{
 	{"time", "clock"},
 	{"respons", "repli", "answer"},
 	{"rout", "dispatch"},
+	{"allow", "permit", "permission", "grant"},
+	{"often", "interval", "frequenci", "period"},
+	{"deriv", "generat", "comput"},
+	{"retri", "attempt", "try", "tri"},
 }
 
 // Related returns the other words of term's synonym group (term as

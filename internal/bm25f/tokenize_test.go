@@ -134,7 +134,9 @@ func TestSynonyms(t *testing.T) {
 		"bound", "parse", "decode", "unmarshal", "encode", "marshal", "serialize", "copy", "clone", "duplicate", "wait",
 		"sleep", "delay", "time", "clock", "response", "reply", "answer", "route", "dispatch", "purge", "evict", "cap",
 		"refuse", "reject", "deny", "forbid", "disallow", "expire", "expiry", "ttl", "lifetime", "deadline", "timeout",
-		"callback", "hook", "password", "secret", "credentials", "user", "account", "assert"}
+		"callback", "hook", "password", "secret", "credentials", "user", "account", "assert", "allowed", "permit",
+		"permission", "grant", "often", "interval", "frequency", "period", "derive", "generate", "compute", "retries",
+		"attempt", "try", "tries"}
 	terms := map[string]bool{}
 	for _, w := range surface {
 		terms[Normalize(w)] = true
