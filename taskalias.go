@@ -5,11 +5,6 @@ import "github.com/embedmcp/mcp/tasks"
 // The names below moved to package tasks; they are kept here for one
 // release, so that code written against them compiles unchanged.
 
-// TaskExtension is the identifier of the Tasks extension.
-//
-// Deprecated: use tasks.Extension.
-const TaskExtension = tasks.Extension
-
 // TaskStatus is the state of a task.
 //
 // Deprecated: use tasks.Status.
@@ -54,6 +49,12 @@ var (
 	//
 	// Deprecated: use tasks.ErrNotFound.
 	ErrTaskNotFound = tasks.ErrNotFound
+
+	// ErrTaskStoreUnavailable: the task store cannot serve the request for
+	// now; the Server answers it with -32001 and Retry-After.
+	//
+	// Deprecated: use tasks.ErrUnavailable.
+	ErrTaskStoreUnavailable = tasks.ErrUnavailable
 
 	// ErrTaskExists: Create was given an ID that is taken.
 	//
@@ -103,14 +104,20 @@ func NewMemoryTaskStore(opts *MemoryTaskStoreOptions) *MemoryTaskStore {
 	return tasks.NewMemoryStore(opts)
 }
 
-// DefaultMaxTasksPerPrincipal is the default of
-// MemoryTaskStoreOptions.MaxTasksPerPrincipal.
-//
-// Deprecated: use tasks.DefaultMaxTasksPerPrincipal.
-const DefaultMaxTasksPerPrincipal = tasks.DefaultMaxTasksPerPrincipal
-
-// Defaults of TaskOptions.
+// The identifier of the Tasks extension, and the defaults of TaskOptions
+// and of the memory store.
 const (
+	// TaskExtension is the identifier of the Tasks extension.
+	//
+	// Deprecated: use tasks.Extension.
+	TaskExtension = tasks.Extension
+
+	// DefaultMaxTasksPerPrincipal is the default of
+	// MemoryTaskStoreOptions.MaxTasksPerPrincipal.
+	//
+	// Deprecated: use tasks.DefaultMaxTasksPerPrincipal.
+	DefaultMaxTasksPerPrincipal = tasks.DefaultMaxTasksPerPrincipal
+
 	// DefaultTaskTTL is the default of TaskOptions.TTL.
 	//
 	// Deprecated: use tasks.DefaultTTL.

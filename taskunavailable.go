@@ -3,15 +3,7 @@ package mcp
 import (
 	"context"
 	"time"
-
-	"github.com/embedmcp/mcp/tasks"
 )
-
-// ErrTaskStoreUnavailable: the task store cannot serve the request for
-// now; the Server answers it with -32001 and Retry-After.
-//
-// Deprecated: use tasks.ErrUnavailable.
-var ErrTaskStoreUnavailable = tasks.ErrUnavailable
 
 // storeUnavailableRetry is the Retry-After of a request refused because
 // the task store is unavailable: about the time a failover takes.
