@@ -78,7 +78,10 @@ func newClient(t testing.TB, opts *ClientOptions) *Client {
 	return c
 }
 
-func (c *Client) modern() bool { return c.opts.ProtocolVersion >= mcp.Version20260728 }
+// stateless reports whether the client speaks the stateless revision
+// (2026-07-28 or later): discover instead of initialize, and _meta on
+// every request.
+func (c *Client) stateless() bool { return c.opts.ProtocolVersion >= mcp.Version20260728 }
 
 // header returns the HTTP headers of a request.
 func (c *Client) header(method, name string) http.Header {
@@ -91,7 +94,7 @@ func (c *Client) header(method, name string) http.Header {
 	if method != "initialize" {
 		h.Set("MCP-Protocol-Version", c.opts.ProtocolVersion)
 	}
-	if c.modern() && method != "" {
+	if c.stateless() && method != "" {
 		h.Set("Mcp-Method", method)
 		if name != "" {
 			h.Set("Mcp-Name", name)
@@ -164,7 +167,7 @@ func (c *Client) encode(method string, params any) ([]byte, int64, error) {
 			return nil, 0, fmt.Errorf("mcptest: %s params must be an object: %w", method, err)
 		}
 	}
-	if c.modern() {
+	if c.stateless() {
 		if p == nil {
 			p = map[string]json.RawMessage{}
 		}
