@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -257,16 +256,10 @@ func (n *fastNode) walk(v any, found bool, at any) (*failure, bool) {
 	fail := func(keyword string) (*failure, bool) {
 		return &failure{keyword: keyword, node: s, value: at, found: found}, true
 	}
-	if s.Type != "" || s.Types != nil {
-		match := got == s.Type || got == "integer" && s.Type == "number"
-		if s.Type == "" {
-			match = slices.Contains(s.Types, got) || got == "integer" && slices.Contains(s.Types, "number")
-		}
-		if !match {
-			f, _ := fail("type")
-			f.candidates = []any{v} // the value, known here even under a *
-			return f, true
-		}
+	if !typeMatches(s, got) {
+		f, _ := fail("type")
+		f.candidates = []any{v} // the value, known here even under a *
+		return f, true
 	}
 	if n.enum != nil && !slices.ContainsFunc(n.enum, func(sc fastScalar) bool { return sc.equals(v) }) {
 		return fail("enum")
@@ -279,33 +272,15 @@ func (n *fastNode) walk(v any, found bool, at any) (*failure, bool) {
 		if !n.numeric {
 			break
 		}
-		if s.MultipleOf != nil {
-			if _, frac := math.Modf(x / *s.MultipleOf); frac != 0 {
-				return fail("multipleOf")
-			}
-		}
-		switch {
-		case s.Minimum != nil && x < *s.Minimum:
-			return fail("minimum")
-		case s.Maximum != nil && x > *s.Maximum:
-			return fail("maximum")
-		case s.ExclusiveMinimum != nil && x <= *s.ExclusiveMinimum:
-			return fail("exclusiveMinimum")
-		case s.ExclusiveMaximum != nil && x >= *s.ExclusiveMaximum:
-			return fail("exclusiveMaximum")
+		if k := numberFailure(s, x); k != "" {
+			return fail(k)
 		}
 	case string:
 		if !n.strlen {
 			break
 		}
-		if s.MinLength != nil || s.MaxLength != nil {
-			c := utf8.RuneCountInString(x)
-			switch {
-			case s.MinLength != nil && c < *s.MinLength:
-				return fail("minLength")
-			case s.MaxLength != nil && c > *s.MaxLength:
-				return fail("maxLength")
-			}
+		if k := lengthFailure(s, x); k != "" {
+			return fail(k)
 		}
 		if n.pattern != nil && !n.pattern.MatchString(x) {
 			return fail("pattern")
@@ -318,11 +293,8 @@ func (n *fastNode) walk(v any, found bool, at any) (*failure, bool) {
 				}
 			}
 		}
-		switch {
-		case s.MinItems != nil && len(x) < *s.MinItems:
-			return fail("minItems")
-		case s.MaxItems != nil && len(x) > *s.MaxItems:
-			return fail("maxItems")
+		if k := itemsFailure(s, len(x)); k != "" {
+			return fail(k)
 		}
 	case map[string]any:
 		return n.object(x, found, at, fail)
@@ -363,16 +335,8 @@ func (n *fastNode) object(x map[string]any, found bool, at any, fail func(string
 			}
 		}
 	}
-	switch {
-	case s.MinProperties != nil && len(x) < *s.MinProperties:
-		return fail("minProperties")
-	case s.MaxProperties != nil && len(x) > *s.MaxProperties:
-		return fail("maxProperties")
-	}
-	for _, r := range s.Required {
-		if _, present := x[r]; !present {
-			return fail("required")
-		}
+	if k := membersFailure(s, x); k != "" {
+		return fail(k)
 	}
 	return nil, true
 }

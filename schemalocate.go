@@ -80,16 +80,10 @@ func (l *locator) walk(s *jsonschema.Schema, v any, found bool, at any) (f *fail
 	if !ok {
 		return nil, false
 	}
-	if s.Type != "" || s.Types != nil {
-		match := got == s.Type || got == "integer" && s.Type == "number"
-		if s.Type == "" {
-			match = slices.Contains(s.Types, got) || got == "integer" && slices.Contains(s.Types, "number")
-		}
-		if !match {
-			f, _ := fail("type")
-			f.candidates = []any{v} // the value, known here even under a *
-			return f, true
-		}
+	if !typeMatches(s, got) {
+		f, _ := fail("type")
+		f.candidates = []any{v} // the value, known here even under a *
+		return f, true
 	}
 	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return sameJSON(reflect.ValueOf(e), v) }) {
 		return fail("enum")
@@ -224,16 +218,67 @@ func numberFailure(s *jsonschema.Schema, x float64) string {
 	return ""
 }
 
+// typeMatches reports whether a value of JSON type got satisfies the type
+// keyword of s (an integer is a number); true when s has none.
+func typeMatches(s *jsonschema.Schema, got string) bool {
+	switch {
+	case s.Type != "":
+		return got == s.Type || got == "integer" && s.Type == "number"
+	case s.Types != nil:
+		return slices.Contains(s.Types, got) || got == "integer" && slices.Contains(s.Types, "number")
+	}
+	return true
+}
+
+// lengthFailure returns the length keyword of s (minLength, maxLength)
+// that x fails, or "".
+func lengthFailure(s *jsonschema.Schema, x string) string {
+	if s.MinLength == nil && s.MaxLength == nil {
+		return ""
+	}
+	c := utf8.RuneCountInString(x)
+	switch {
+	case s.MinLength != nil && c < *s.MinLength:
+		return "minLength"
+	case s.MaxLength != nil && c > *s.MaxLength:
+		return "maxLength"
+	}
+	return ""
+}
+
+// itemsFailure returns the keyword of s (minItems, maxItems) that an
+// array of n items fails, or "".
+func itemsFailure(s *jsonschema.Schema, n int) string {
+	switch {
+	case s.MinItems != nil && n < *s.MinItems:
+		return "minItems"
+	case s.MaxItems != nil && n > *s.MaxItems:
+		return "maxItems"
+	}
+	return ""
+}
+
+// membersFailure returns the keyword of s (minProperties, maxProperties,
+// required) that the members of the object x fail, or "".
+func membersFailure(s *jsonschema.Schema, x map[string]any) string {
+	switch {
+	case s.MinProperties != nil && len(x) < *s.MinProperties:
+		return "minProperties"
+	case s.MaxProperties != nil && len(x) > *s.MaxProperties:
+		return "maxProperties"
+	}
+	for _, r := range s.Required {
+		if _, present := x[r]; !present {
+			return "required"
+		}
+	}
+	return ""
+}
+
 // stringFailure returns the string keyword of s that x fails, or "".
 func stringFailure(s *jsonschema.Schema, x string) (keyword string, known bool) {
-	if s.MinLength != nil || s.MaxLength != nil {
-		c := utf8.RuneCountInString(x)
-		switch {
-		case s.MinLength != nil && c < *s.MinLength:
-			return "minLength", true
-		case s.MaxLength != nil && c > *s.MaxLength:
-			return "maxLength", true
-		}
+	if k := lengthFailure(s, x); k != "" {
+		return k, true
 	}
 	if s.Pattern != "" {
 		re, err := regexp.Compile(s.Pattern)
@@ -357,11 +402,8 @@ func (l *locator) array(s *jsonschema.Schema, x []any, found bool, at any, fail 
 			return fail("maxContains")
 		}
 	}
-	switch {
-	case s.MinItems != nil && len(x) < *s.MinItems:
-		return fail("minItems")
-	case s.MaxItems != nil && len(x) > *s.MaxItems:
-		return fail("maxItems")
+	if k := itemsFailure(s, len(x)); k != "" {
+		return fail(k)
 	}
 	if s.UniqueItems {
 		for j := 1; j < len(x); j++ {
@@ -392,16 +434,8 @@ func (l *locator) object(s *jsonschema.Schema, x map[string]any, found bool, at 
 			}
 		}
 	}
-	switch {
-	case s.MinProperties != nil && len(x) < *s.MinProperties:
-		return fail("minProperties")
-	case s.MaxProperties != nil && len(x) > *s.MaxProperties:
-		return fail("maxProperties")
-	}
-	for _, r := range s.Required {
-		if _, present := x[r]; !present {
-			return fail("required")
-		}
+	if k := membersFailure(s, x); k != "" {
+		return fail(k)
 	}
 	return l.dependencies(s, x, found, at, fail)
 }
