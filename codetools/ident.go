@@ -90,7 +90,7 @@ func parseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 	first := gofunc.TrimWrapper(parts[0])
 	folded := first != parts[0]
 	switch {
-	case first == "init" && !folded && len(parts) > 1 && isDigits(parts[1]):
+	case first == "init" && !folded && len(parts) > 1 && gofunc.IsDigits(parts[1]):
 		sym.name = "init." + parts[1]
 		folded = len(parts) > 2
 	case len(parts) > 1 && !folded && !gofunc.IsClosureSegment(parts[1]):
@@ -130,19 +130,6 @@ func trimCallArgs(s string) string {
 		}
 	}
 	return s
-}
-
-// isDigits reports whether s is a non-empty run of decimal digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // declID returns the id of declaration name (as in gofunc.Reading's Outer

@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 )
 
 // Priors order the code of an adopter's build: the host's main module
@@ -165,7 +167,7 @@ func packageNames(s *snapshot, pkgs map[string]scope) map[string]string {
 			continue
 		}
 		dir, last := path.Split(pkg)
-		if len(last) > 1 && last[0] == 'v' && isDigits(last[1:]) && dir != "" {
+		if len(last) > 1 && last[0] == 'v' && gofunc.IsDigits(last[1:]) && dir != "" {
 			out[pkg] = path.Base(strings.TrimSuffix(dir, "/"))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
@@ -426,7 +427,7 @@ func nameStart(e *entry) int {
 	}
 	start := tail + dot + 1
 	// init.N: the name is init.N, not N.
-	if isDigits(id[start:]) && strings.HasSuffix(id[:start-1], ".init") {
+	if gofunc.IsDigits(id[start:]) && strings.HasSuffix(id[:start-1], ".init") {
 		return start - len("init.")
 	}
 	return start

@@ -111,7 +111,7 @@ func ParseSymbol(raw string) (Symbol, bool) {
 			return Symbol{}, false
 		}
 		add(toks[0]+"."+toks[1], true, 2)
-	case toks[0] == "init" && len(toks) > 1 && isDigits(toks[1]):
+	case toks[0] == "init" && len(toks) > 1 && IsDigits(toks[1]):
 		add("init."+toks[1], false, 2)
 	case len(toks) == 2 && named[1]:
 		add(toks[0]+"."+toks[1], true, 2)
@@ -130,7 +130,7 @@ func ParseSymbol(raw string) (Symbol, bool) {
 // initializer (init.func1).
 func globCode(toks []string, named []bool) bool {
 	return len(toks) > 1 && (toks[0] == "glob" && toks[1] == "" || toks[0] == "map" && toks[1] == "init" ||
-		toks[0] == "init" && !isDigits(toks[1]) && !named[1])
+		toks[0] == "init" && !IsDigits(toks[1]) && !named[1])
 }
 
 // inlined returns the Prefix and Inner of the reading whose outer
@@ -287,14 +287,16 @@ func TrimWrapper(s string) string {
 func IsClosureSegment(seg string) bool {
 	seg = TrimWrapper(seg)
 	for _, p := range [...]string{"func", "gowrap", "deferwrap"} {
-		if strings.HasPrefix(seg, p) && isDigits(seg[len(p):]) {
+		if strings.HasPrefix(seg, p) && IsDigits(seg[len(p):]) {
 			return true
 		}
 	}
-	return isDigits(seg)
+	return IsDigits(seg)
 }
 
-func isDigits(s string) bool {
+// IsDigits reports whether s is a non-empty run of decimal digits, as the
+// numbers in the names of closures and wrappers are.
+func IsDigits(s string) bool {
 	if s == "" {
 		return false
 	}
