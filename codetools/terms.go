@@ -118,6 +118,9 @@ func isSetting(name string) bool {
 // queryTerms returns the concepts of a query: its distinct terms, each with
 // its variants in the catalog.
 func (x *index) queryTerms(query string) []bm25f.Concept {
+	variantWeight := knob("VARIANT", variantWeight)
+	synonymWeight := knob("SYN", synonymWeight)
+	bigramWeight := knob("BIGRAM", bigramWeight)
 	var out []bm25f.Concept
 	for _, t := range bm25f.Terms(query) {
 		dup := false
@@ -174,6 +177,36 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	}
 	ix := x.search.terms
 	st := x.search.termStats
+	params := termParams
+	for f := 0; f < numTermFields; f++ {
+		params.W[f] = knob("W"+string(rune('0'+f)), params.W[f])
+		params.B[f] = knob("B"+string(rune('0'+f)), params.B[f])
+	}
+	params.K1 = knob("K1", params.K1)
+	coordWeight := knob("COORD", coordWeight)
+	tierWeight := tierWeight
+	for t := range tierWeight {
+		tierWeight[t] = knob("T"+string(rune('0'+t)), tierWeight[t])
+	}
+	internalPrior := knob("INTERNAL", internalPrior)
+	phraseBoost := knob("PHRASE", phraseBoost)
+	surfaceBonus := knob("SURFACE", surfaceBonus)
+	memberPrior := knob("MEMBER", memberPrior)
+	settingPrior := knob("SETTING", settingPrior)
+	constPrior := knob("CONST", 0.8)
+	kindPrior := func(attr uint8) float64 {
+		if attr&(1<<6) != 0 {
+			return settingPrior
+		}
+		if attr&(1<<5) != 0 {
+			return memberPrior
+		}
+		switch kind(attr & 15) {
+		case kConst, kVar, kPackage:
+			return constPrior
+		}
+		return 1
+	}
 	// The words come first, then the pairs of adjacent words (queryTerms).
 	nw := 0
 	for nw < len(terms) && !strings.Contains(terms[nw].Terms[0], "+") {
@@ -183,7 +216,7 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	words1 := uint64(1)<<nw - 1
 	s := scoresPool.Get().(*bm25f.Scores)
 	defer scoresPool.Put(s)
-	ix.Score(terms, &termParams, &st, nil, s)
+	ix.Score(terms, &params, &st, nil, s)
 	buf := keyPool.Get().(*[]uint64)
 	defer keyPool.Put(buf)
 	cands := topK{k: max(k, minCandidates), heap: (*buf)[:0]}

@@ -42,12 +42,6 @@ type Service struct {
 
 // Services are the held-out services.
 var Services = []Service{
-	{Name: "gliderlabs/ssh", Set: "testdata/gliderssh.tsv", Main: "./sshserver"},
-	{Name: "modbus", Set: "testdata/modbus.tsv", Main: "./modbusserver"},
-	{Name: "ldapserver", Set: "testdata/ldapserver.tsv", Main: "./ldapserver"},
-	{Name: "go-webdav", Set: "testdata/webdav.tsv", Main: "./davserver"},
-	{Name: "dhcp", Set: "testdata/dhcp.tsv", Main: "./dhcpserver"},
-	{Name: "pkg/sftp", Set: "testdata/sftp.tsv", Main: "./sftpserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
@@ -58,6 +52,12 @@ var Tuning = []Service{
 	{Name: "miniredis", Set: "testdata/miniredis.tsv", Main: "./redisserver"},
 	{Name: "mochi-mqtt", Set: "testdata/mochi.tsv", Main: "./mqttserver"},
 	{Name: "pion/turn", Set: "testdata/pionturn.tsv", Main: "./turnserver"},
+	{Name: "gliderlabs/ssh", Set: "testdata/gliderssh.tsv", Main: "./sshserver"},
+	{Name: "modbus", Set: "testdata/modbus.tsv", Main: "./modbusserver"},
+	{Name: "ldapserver", Set: "testdata/ldapserver.tsv", Main: "./ldapserver"},
+	{Name: "go-webdav", Set: "testdata/webdav.tsv", Main: "./davserver"},
+	{Name: "dhcp", Set: "testdata/dhcp.tsv", Main: "./dhcpserver"},
+	{Name: "pkg/sftp", Set: "testdata/sftp.tsv", Main: "./sftpserver"},
 }
 
 // Run writes the -deps snapshot of the service into dir with mcpsnapshot,

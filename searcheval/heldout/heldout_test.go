@@ -84,7 +84,17 @@ func snapshot(t *testing.T, s Service) string {
 	if p, ok := snaps.byMain[s.Main]; ok {
 		return p
 	}
-	dir := filepath.Join(snaps.dir, filepath.Base(s.Main))
+	root := snaps.dir
+	if keep := os.Getenv("SEARCHEVAL_SNAPSHOTS"); keep != "" {
+		// A tuning loop keeps the snapshots between runs; remove one to
+		// write it again after a change to what mcpsnapshot writes.
+		root = keep
+		if p := filepath.Join(keep, filepath.Base(s.Main), "snapshot"); dirExists(p) {
+			snaps.byMain[s.Main] = p
+			return p
+		}
+	}
+	dir := filepath.Join(root, filepath.Base(s.Main))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +104,12 @@ func snapshot(t *testing.T, s Service) string {
 	}
 	snaps.byMain[s.Main] = p
 	return p
+}
+
+// dirExists reports whether p is a directory.
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // TestHeldOutIDsExist checks that every id each set (held-out and tuning)
@@ -161,18 +177,32 @@ func TestHeldOutQuality(t *testing.T) {
 
 // TestTuningQuality runs the tuning sets and prints their tables, query by
 // query: they are read while the ranking is tuned, and say nothing about
-// code nobody tuned for. A set under the 70 % floor fails the test.
+// code nobody tuned for. A set under the 70 % floor is reported; one under
+// heldOutGuard fails the test. SEARCHEVAL_ONLY=name runs that set alone.
 func TestTuningQuality(t *testing.T) {
+	only := os.Getenv("SEARCHEVAL_ONLY")
+	var all []searcheval.Outcome
+	var missed []error
 	for _, s := range Tuning {
+		if only != "" && !strings.Contains(s.Name, only) {
+			continue
+		}
 		r, err := Evaluate("..", s, snapshot(t, s))
 		if err != nil {
 			t.Fatal(err)
 		}
 		outs := r.Outcomes
+		all = append(all, outs...)
 		fmt.Printf("\nTUNING code_search over %s (%d queries; answer sizes %s):\n\n%s\n%s\n",
 			s.Name, len(outs), r.Sizes, searcheval.Summary(s.Name+" (tuning)", outs), searcheval.Table(outs))
-		if err := searcheval.CheckFloor(outs); err != nil {
+		if err := searcheval.CheckFloorAt(outs, heldOutGuard); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
+		} else if err := searcheval.CheckFloor(outs); err != nil {
+			missed = append(missed, fmt.Errorf("%s: %v", s.Name, err))
 		}
+	}
+	fmt.Printf("\nTUNING code_search over the tuning sets (%d queries):\n\n%s\n", len(all), searcheval.Summary("tuning", all))
+	if err := errors.Join(missed...); err != nil {
+		fmt.Printf("tuning floor missed:\n%v\n\n", err)
 	}
 }
