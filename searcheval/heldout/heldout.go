@@ -8,9 +8,10 @@
 // vjeantet/ldapserver, emersion/go-webdav, insomniacslk/dhcp, pkg/sftp,
 // miekg/dns: ../testdata/gliderssh.tsv, modbus.tsv, ldapserver.tsv,
 // webdav.tsv, dhcp.tsv, sftp.tsv, dns.tsv) were written from their
-// services' source by people who had not worked with them, before any ranking ran on them, and are
-// frozen: their sha256 sums are in ../testdata/heldout.sha256. Their tests
-// print the summary tables only; the per-query tables are printed when
+// services' source by people who had not worked with them, before any
+// ranking ran on them, and are frozen: their sha256 sums are in
+// ../testdata/heldout.sha256. Their tests print the summary tables
+// only; the per-query tables are printed when
 // SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
 // whoever reads them.
 //
