@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/elazarl/goproxy v1.9.4
 	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	github.com/emersion/go-ical v0.0.0-20240127095438-fc1c9d8fb2b6
 	github.com/emersion/go-smtp v0.26.0
@@ -18,7 +19,7 @@ require (
 	github.com/pkg/sftp v1.13.9
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
-	golang.org/x/crypto v0.32.0
+	golang.org/x/crypto v0.58.0
 	golang.org/x/tools v0.52.0
 )
 
@@ -46,7 +47,9 @@ require (
 	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect
 	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
