@@ -9,9 +9,9 @@
 // elazarl/goproxy: ../testdata/gliderssh.tsv, modbus.tsv, ldapserver.tsv,
 // webdav.tsv, dhcp.tsv, sftp.tsv, goproxy.tsv) were written from their
 // services' source by people who had not worked with them, before any
-// ranking ran on them, and are
-// frozen: their sha256 sums are in ../testdata/heldout.sha256. Their tests
-// print the summary tables only; the per-query tables are printed when
+// ranking ran on them, and are frozen: their sha256 sums are in
+// ../testdata/heldout.sha256. Their tests print the summary tables only;
+// the per-query tables are printed when
 // SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
 // whoever reads them.
 //
