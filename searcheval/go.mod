@@ -11,6 +11,8 @@ require (
 	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/insomniacslk/dhcp v0.0.0-20260901064844-234b97448fae
+	github.com/jackc/pgx/v5 v5.4.3
+	github.com/jeroenrinzema/psql-wire v0.20.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/lor00x/goldap v0.0.0-20180618054307-a546dffdd1a3
 	github.com/mochi-mqtt/server/v2 v2.7.9
@@ -18,7 +20,7 @@ require (
 	github.com/pkg/sftp v1.13.9
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
-	golang.org/x/crypto v0.32.0
+	golang.org/x/crypto v0.35.0
 	golang.org/x/tools v0.52.0
 )
 
