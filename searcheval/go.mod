@@ -12,6 +12,8 @@ require (
 	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/insomniacslk/dhcp v0.0.0-20260901064844-234b97448fae
+	github.com/jackc/pgx/v5 v5.4.3
+	github.com/jeroenrinzema/psql-wire v0.20.0
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/lor00x/goldap v0.0.0-20180618054307-a546dffdd1a3
 	github.com/miekg/dns v1.1.73
@@ -20,7 +22,11 @@ require (
 	github.com/pkg/sftp v1.13.9
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
+<<<<<<< HEAD
 	golang.org/x/crypto v0.58.0
+=======
+	golang.org/x/crypto v0.35.0
+>>>>>>> pgset
 	golang.org/x/tools v0.52.0
 )
 
@@ -31,6 +37,8 @@ require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe // indirect
 	github.com/gorilla/websocket v1.5.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20221227161230-091c0ba34f0a // indirect
 	github.com/josharian/native v1.1.0 // indirect
 	github.com/kr/fs v0.1.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.14 // indirect
@@ -51,6 +59,10 @@ require (
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+<<<<<<< HEAD
 	golang.org/x/text v0.43.0 // indirect
+=======
+	golang.org/x/text v0.28.0 // indirect
+>>>>>>> pgset
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
