@@ -5,11 +5,11 @@
 // that service alone, as an adopter's would.
 //
 // The held-out sets (gliderlabs/ssh, simonvetter/modbus,
-// vjeantet/ldapserver, emersion/go-webdav, insomniacslk/dhcp, pkg/sftp:
-// ../testdata/gliderssh.tsv, modbus.tsv, ldapserver.tsv, webdav.tsv,
-// dhcp.tsv, sftp.tsv) were written from their services' source by people
-// who had not worked with them, before any ranking ran on them, and are
-// frozen: their sha256 sums are in ../testdata/heldout.sha256. Their tests
+// vjeantet/ldapserver, emersion/go-webdav, insomniacslk/dhcp, pkg/sftp,
+// plgd-dev/go-coap: ../testdata/gliderssh.tsv, modbus.tsv,
+// ldapserver.tsv, webdav.tsv, dhcp.tsv, sftp.tsv, coap.tsv) were written
+// from their services' source by people who had not worked with them,
+// before any ranking ran on them, and are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their tests
 // print the summary tables only; the per-query tables are printed when
 // SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
 // whoever reads them.
@@ -48,6 +48,7 @@ var Services = []Service{
 	{Name: "go-webdav", Set: "testdata/webdav.tsv", Main: "./davserver"},
 	{Name: "dhcp", Set: "testdata/dhcp.tsv", Main: "./dhcpserver"},
 	{Name: "pkg/sftp", Set: "testdata/sftp.tsv", Main: "./sftpserver"},
+	{Name: "go-coap", Set: "testdata/coap.tsv", Main: "./coapserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
