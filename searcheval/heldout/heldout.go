@@ -6,13 +6,13 @@
 //
 // The held-out sets (gliderlabs/ssh, simonvetter/modbus,
 // vjeantet/ldapserver, emersion/go-webdav, insomniacslk/dhcp, pkg/sftp,
-// plgd-dev/go-coap: ../testdata/gliderssh.tsv, modbus.tsv,
-// ldapserver.tsv, webdav.tsv, dhcp.tsv, sftp.tsv, coap.tsv) were written
-// from their services' source by people who had not worked with them,
-// before any ranking ran on them, and are frozen: their sha256 sums are in ../testdata/heldout.sha256. Their tests
-// print the summary tables only; the per-query tables are printed when
-// SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
-// whoever reads them.
+// plgd-dev/go-coap: ../testdata/gliderssh.tsv, modbus.tsv, ldapserver.tsv,
+// webdav.tsv, dhcp.tsv, sftp.tsv, coap.tsv) were written from their
+// services' source by people who had not worked with them, before any
+// ranking ran on them, and are frozen: their sha256 sums are in
+// ../testdata/heldout.sha256. Their tests print the summary tables only;
+// the per-query tables are printed when SEARCHEVAL_SHOW_QUERIES=1, which
+// turns a set into a tuning set for whoever reads them.
 //
 // The tuning sets are read query by query while the ranking is tuned:
 // go-smtp (../testdata/tuning-gosmtp.tsv, written for the purpose) and,
