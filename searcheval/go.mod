@@ -20,18 +20,24 @@ require (
 	github.com/mochi-mqtt/server/v2 v2.7.9
 	github.com/pion/turn/v4 v4.1.4
 	github.com/pkg/sftp v1.13.9
+	github.com/plgd-dev/go-coap/v3 v3.8.1
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
+<<<<<<< HEAD
 <<<<<<< HEAD
 	golang.org/x/crypto v0.58.0
 =======
 	golang.org/x/crypto v0.35.0
 >>>>>>> pgset
+=======
+	golang.org/x/crypto v0.58.0
+>>>>>>> coapset
 	golang.org/x/tools v0.52.0
 )
 
 require (
 	github.com/anmitsu/go-shlex v0.0.0-20200514113438-38f4b401e2be // indirect
+	github.com/dsnet/golib/memfile v1.0.0 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
 	github.com/goburrow/serial v0.1.0 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
@@ -42,12 +48,13 @@ require (
 	github.com/josharian/native v1.1.0 // indirect
 	github.com/kr/fs v0.1.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.14 // indirect
-	github.com/pion/dtls/v3 v3.0.7 // indirect
+	github.com/pion/dtls/v3 v3.1.15 // indirect
 	github.com/pion/logging v0.2.4 // indirect
 	github.com/pion/randutil v0.1.0 // indirect
 	github.com/pion/stun/v3 v3.0.1 // indirect
 	github.com/pion/transport/v3 v3.0.8 // indirect
 	github.com/pion/transport/v4 v4.0.1 // indirect
+	github.com/pion/transport/v5 v5.1.4 // indirect
 	github.com/rs/xid v1.4.0 // indirect
 	github.com/ryszard/goskiplist v0.0.0-20150312221310-2dfbae5fcf46 // indirect
 	github.com/teambition/rrule-go v1.8.2 // indirect
@@ -55,8 +62,13 @@ require (
 	github.com/wlynxg/anet v0.0.5 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect
+	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 	golang.org/x/mod v0.42.0 // indirect
+<<<<<<< HEAD
 	golang.org/x/net v0.61.0 // indirect
+=======
+	golang.org/x/net v0.62.0 // indirect
+>>>>>>> coapset
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 <<<<<<< HEAD
