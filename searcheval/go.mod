@@ -23,15 +23,7 @@ require (
 	github.com/plgd-dev/go-coap/v3 v3.8.1
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
-<<<<<<< HEAD
-<<<<<<< HEAD
 	golang.org/x/crypto v0.58.0
-=======
-	golang.org/x/crypto v0.35.0
->>>>>>> pgset
-=======
-	golang.org/x/crypto v0.58.0
->>>>>>> coapset
 	golang.org/x/tools v0.52.0
 )
 
@@ -64,17 +56,9 @@ require (
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 	golang.org/x/mod v0.42.0 // indirect
-<<<<<<< HEAD
-	golang.org/x/net v0.61.0 // indirect
-=======
 	golang.org/x/net v0.62.0 // indirect
->>>>>>> coapset
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-<<<<<<< HEAD
 	golang.org/x/text v0.43.0 // indirect
-=======
-	golang.org/x/text v0.28.0 // indirect
->>>>>>> pgset
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -1,7 +1,7 @@
 // Package evalcmd is the frame that the commands of the search evaluation's
 // services share (redisserver, mqttserver, turnserver, smtpserver,
 // sshserver, modbusserver, ldapserver, davserver, dhcpserver, sftpserver,
-// proxyserver):
+// dnsserver, proxyserver, pgserver, coapserver):
 // the flags every one of them has (-addr, -snapshot, -eval, -check), the
 // logger, the evaluation run in the service's own binary, and the HTTP
 // server of its admin API and /mcp.
