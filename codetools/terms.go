@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"math"
 	"math/bits"
 	"strings"
 	"sync"
@@ -28,14 +29,17 @@ const (
 	// phraseBoost multiplies the score of an entry whose id or
 	// documentation holds the whole query as written.
 	phraseBoost = 2
-	// coordWeight is how much the share of the query's words an entry
-	// holds scales its score: score·(1 - c + c·matched/words). At 0.5 a
-	// name that holds one word of a long phrase outranked a declaration
-	// whose documentation and members hold them all (a struct of
-	// callbacks "when allocations are created or deleted" below
-	// DeleteAllocation); 0.7 raised the four tuning sets of searcheval
-	// from 119 to 122 of 150 in the top 3 and left the others as they were.
-	coordWeight = 0.7
+	// The coordination: an entry's score is multiplied by the share of
+	// the query's words it holds, each word weighing idf² (its idf as the
+	// catalog counts it, of its best form, squared), so that holding the
+	// rare words of a question counts for more than holding its common
+	// ones. A plain count at 0.7 (score·(0.3 + 0.7·matched/words)) let a
+	// name that holds one word of a long phrase outrank a declaration
+	// whose documentation and members hold them all; the full, weighted
+	// share raised the ten tuning sets of searcheval (458 queries) from
+	// 337 to 349 in the top 3 and kept gofakes3 at 34 of 37, which a full
+	// plain count lowered to 33 (docs/search-quality.md, 2026-12-02).
+	coordIDFPower = 2
 	// surfaceBonus raises the score of an entry for each query word that
 	// its name holds as written (lower-cased), not only as a stem: of
 	// listBucket and listBuckets, "list all buckets" prefers the second.
@@ -118,9 +122,6 @@ func isSetting(name string) bool {
 // queryTerms returns the concepts of a query: its distinct terms, each with
 // its variants in the catalog.
 func (x *index) queryTerms(query string) []bm25f.Concept {
-	variantWeight := knob("VARIANT", variantWeight)
-	synonymWeight := knob("SYN", synonymWeight)
-	bigramWeight := knob("BIGRAM", bigramWeight)
 	var out []bm25f.Concept
 	for _, t := range bm25f.Terms(query) {
 		dup := false
@@ -165,7 +166,7 @@ func (x *index) queryTerms(query string) []bm25f.Concept {
 // scored. The statistics are those of the whole catalog.
 //
 // An entry's score is its BM25F score, scaled by the share of the query's
-// words it holds (coordWeight), its kind (kindPrior) and whether it is
+// words it holds (coordIDFPower), its kind (kindPrior) and whether it is
 // linked (unlinkedPenalty); the entries that rank best by that score are
 // then raised for holding the query as written (phraseBoost) and for the
 // query words their names hold as written (surfaceBonus). Those raises
@@ -177,36 +178,6 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	}
 	ix := x.search.terms
 	st := x.search.termStats
-	params := termParams
-	for f := 0; f < numTermFields; f++ {
-		params.W[f] = knob("W"+string(rune('0'+f)), params.W[f])
-		params.B[f] = knob("B"+string(rune('0'+f)), params.B[f])
-	}
-	params.K1 = knob("K1", params.K1)
-	coordWeight := knob("COORD", coordWeight)
-	tierWeight := tierWeight
-	for t := range tierWeight {
-		tierWeight[t] = knob("T"+string(rune('0'+t)), tierWeight[t])
-	}
-	internalPrior := knob("INTERNAL", internalPrior)
-	phraseBoost := knob("PHRASE", phraseBoost)
-	surfaceBonus := knob("SURFACE", surfaceBonus)
-	memberPrior := knob("MEMBER", memberPrior)
-	settingPrior := knob("SETTING", settingPrior)
-	constPrior := knob("CONST", 0.8)
-	kindPrior := func(attr uint8) float64 {
-		if attr&(1<<6) != 0 {
-			return settingPrior
-		}
-		if attr&(1<<5) != 0 {
-			return memberPrior
-		}
-		switch kind(attr & 15) {
-		case kConst, kVar, kPackage:
-			return constPrior
-		}
-		return 1
-	}
 	// The words come first, then the pairs of adjacent words (queryTerms).
 	nw := 0
 	for nw < len(terms) && !strings.Contains(terms[nw].Terms[0], "+") {
@@ -216,10 +187,11 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	words1 := uint64(1)<<nw - 1
 	s := scoresPool.Get().(*bm25f.Scores)
 	defer scoresPool.Put(s)
-	ix.Score(terms, &params, &st, nil, s)
+	ix.Score(terms, &termParams, &st, nil, s)
 	buf := keyPool.Get().(*[]uint64)
 	defer keyPool.Put(buf)
 	cands := topK{k: max(k, minCandidates), heap: (*buf)[:0]}
+	cw, cwSum := coordWeights(ix, &st, terms[:nw])
 	n := 0
 	for _, d := range s.Touched {
 		i := int(d)
@@ -232,7 +204,11 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 		if f.library && tier == tierLibrary && x.search.scope[i] != scStd {
 			tier = tierDirect
 		}
-		base := s.Score[d] * (1 - coordWeight + coordWeight*float64(bits.OnesCount64(s.Matched[d]&words1))/float64(nw)) *
+		share := 0.0
+		for m := s.Matched[d] & words1; m != 0; m &= m - 1 {
+			share += cw[bits.TrailingZeros64(m)]
+		}
+		base := s.Score[d] * share / cwSum *
 			kindPrior(a) * (1 - unlinkedPenalty*float64(a>>4&1)) * tierWeight[tier]
 		if a&(1<<7) != 0 && tier == tierIndirect {
 			base *= internalPrior
@@ -254,6 +230,23 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	}
 	*buf = cands.heap[:0]
 	return n
+}
+
+// coordWeights returns the weight of each word concept in the
+// coordination (coordIDFPower) and their sum; a word that no entry holds
+// in any form weighs nothing, and the sum is never 0.
+func coordWeights(ix *bm25f.Index, st *bm25f.Stats, words []bm25f.Concept) (w [bm25f.MaxQueryTerms]float64, sum float64) {
+	for qi, c := range words {
+		best := 0.0
+		for vi, t := range c.Terms {
+			if df := ix.DocFreq(t); df > 0 {
+				best = max(best, c.Weights[vi]*bm25f.IDF(st.N, float64(df)))
+			}
+		}
+		w[qi] = math.Pow(best, coordIDFPower)
+		sum += w[qi]
+	}
+	return w, max(sum, math.SmallestNonzeroFloat64)
 }
 
 // phraseOf returns the lower-cased query with its white space collapsed,
