@@ -166,6 +166,9 @@ type searchIndex struct {
 	pkgNames map[string]string
 	counts   [numScopes]int
 	packages int
+	// unused are the entries of types the running binary does not use
+	// (unusedTypes), nil for none.
+	unused []uint64
 }
 
 // searchInput is what the search engine is built from (buildSearch,
@@ -267,6 +270,7 @@ func buildSearch(in *searchInput) searchIndex {
 		}
 		si.tier[i] = t
 	}
+	si.unused = unusedTypes(entries, si.scope)
 	si.packages = len(pkgScope)
 	if _, ok := pkgScope[""]; ok {
 		si.packages--

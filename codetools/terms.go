@@ -213,6 +213,9 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 		if a&(1<<7) != 0 && tier == tierIndirect {
 			base *= internalPrior
 		}
+		if isUnused(x.search.unused, i) {
+			base *= unusedPrior
+		}
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.

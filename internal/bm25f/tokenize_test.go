@@ -136,7 +136,10 @@ func TestSynonyms(t *testing.T) {
 		"refuse", "reject", "deny", "forbid", "disallow", "expire", "expiry", "ttl", "lifetime", "deadline", "timeout",
 		"callback", "hook", "password", "secret", "credentials", "user", "account", "assert", "allowed", "permit",
 		"permission", "grant", "often", "interval", "frequency", "period", "derive", "generate", "compute", "retries",
-		"attempt", "try", "tries"}
+		"attempt", "try", "tries", "idle", "inactive", "inactivity", "quiet", "discard", "ignore", "silence", "mute",
+		"suppress", "terminal", "pty", "tty", "depth", "deep", "width", "wide", "convert", "translate", "transform",
+		"banner", "greeting", "welcome", "motd", "malformed", "invalid", "corrupt", "temporary", "throwaway", "ephemeral",
+		"cancel", "abort", "interrupt", "reuse", "recycle", "pool", "tunnel", "forward"}
 	terms := map[string]bool{}
 	for _, w := range surface {
 		terms[Normalize(w)] = true
