@@ -30,6 +30,16 @@ const libraryModule = "github.com/embedmcp/mcp"
 // tierWeight scales the term score of an entry by its tier.
 var tierWeight = [numTiers]float64{1, 0.95, 0.85, 0.5}
 
+// libraryPrior further scales the term score of this library's own code
+// in an adopter's catalog (tier tierLibrary, outside the standard
+// library), unless the query names the library or scopes the search to
+// it: a question that matches nothing of the host well was still answered
+// by an internal of this library ("pack booleans into bytes" by
+// boundedjson.Describe, "why a transfer was cut off" by gofunc.TreeProbe).
+// At 0.5 the ten tuning sets of searcheval rose from 367 to 369 of 458 in
+// the top 3; lower values changed nothing more.
+const libraryPrior = 0.5
+
 // isLibraryPkg reports whether pkg is a package of this library.
 func isLibraryPkg(pkg string) bool {
 	return pkg == libraryModule || strings.HasPrefix(pkg, libraryModule+"/")

@@ -216,6 +216,9 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 		if isUnused(x.search.unused, i) {
 			base *= unusedPrior
 		}
+		if tier == tierLibrary && x.search.scope[i] != scStd {
+			base *= libraryPrior
+		}
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
