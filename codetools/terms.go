@@ -119,6 +119,17 @@ func isSetting(name string) bool {
 	return false
 }
 
+// howForms are the forms a word after "how" takes in the names of
+// settings (as internal/bm25f normalises them): how long is a timeout or
+// a duration, how many a maximum or a count, how much or how big a size.
+var howForms = map[string][]string{
+	"long": {"timeout", "duration", "ttl", "lifetim", "deadlin", "period"},
+	"mani": {"maximum", "count", "number", "limit"},
+	"much": {"size", "maximum", "limit"},
+	"big":  {"size", "maximum"},
+	"larg": {"size", "maximum"},
+}
+
 // queryTerms returns the concepts of a query: its distinct terms, each with
 // its variants in the catalog.
 func (x *index) queryTerms(query string) []bm25f.Concept {
@@ -145,6 +156,25 @@ func (x *index) queryTerms(query string) []bm25f.Concept {
 			}
 		}
 		out = append(out, c)
+	}
+	// "how long", "how many", "how much", "how big": a question about a
+	// setting, which code names by what it bounds (ReadTimeout,
+	// MaxFilelist, SftpServerWorkerCount).
+	all := bm25f.Words(query)
+	for i := 1; i < len(all); i++ {
+		if all[i-1] != "how" {
+			continue
+		}
+		forms := howForms[all[i]]
+		for k := range out {
+			if out[k].Terms[0] != all[i] {
+				continue
+			}
+			for _, f := range forms {
+				out[k].Terms = append(out[k].Terms, f)
+				out[k].Weights = append(out[k].Weights, synonymWeight)
+			}
+		}
 	}
 	// Pairs of adjacent words meet the same pairs of a string literal: a
 	// pasted message finds the code that prints it (codeindex.Bigram).
