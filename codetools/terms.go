@@ -122,6 +122,8 @@ func isSetting(name string) bool {
 // howForms are the forms a word after "how" takes in the names of
 // settings (as internal/bm25f normalises them): how long is a timeout or
 // a duration, how many a maximum or a count, how much or how big a size.
+// They raise the ten tuning sets of searcheval from 367 to 370 of 458 in
+// the top 3.
 var howForms = map[string][]string{
 	"long": {"timeout", "duration", "ttl", "lifetim", "deadlin", "period"},
 	"mani": {"maximum", "count", "number", "limit"},
