@@ -92,8 +92,12 @@
 // from the source. A pasted log line or error message meets the pairs of
 // adjacent words of the format string that printed it, verbs left out. The
 // host's main module, its direct requirements, the other modules and this
-// library weigh 1, 0.95, 0.85 and 0.5 (this library 1 when the query names
-// it or a package filter scopes the search). Words are split at case changes,
+// library weigh 1, 0.95, 0.85 and 0.25 in a ranking by words, and come
+// in that order between literal matches (this library weighs 1 when the
+// query names it or a package filter scopes the search). A type that the running
+// binary does not use (none of its methods is linked or inlined: the
+// client side of a library whose server the host runs), its methods and
+// fields weigh 0.5. Words are split at case changes,
 // inflections removed, abbreviations of code joined to their words (max
 // and maximum, req and request, cfg and config, msg and message, ctx and
 // context, conn and connection, env and environment, GC and garbage
@@ -101,11 +105,15 @@
 // recoverer) and synonyms common in Go code (complete and finish, several
 // and multi, max, limit and cap, refuse, reject and deny, remove, delete
 // and purge, expiry, TTL and timeout, allow, permit and grant, how often
-// and interval, derive, generate and compute, retry, attempt and try)
-// count at lower weights; superlatives
-// of size (largest, longest, lowest) are max and min. The
-// score is scaled by the share of the query's words an entry holds, and
-// raised for an entry that holds the whole phrase as written. The first
+// and interval, derive, generate and compute, retry, attempt and try,
+// idle and quiet, discard, ignore and silence, terminal and pty, depth and
+// deep, convert and translate, banner and greeting) count at lower
+// weights; superlatives of size (largest, longest, lowest) are max and
+// min, and "how long", "how many" and "how much" meet timeouts, maximums,
+// counts and sizes. The score is scaled by the share of the query's words
+// an entry holds, each word weighing its idf squared (holding the rare
+// words of a question counts most), and raised for an entry that holds
+// the whole phrase as written. The first
 // words of an entry's package documentation and of its type's count too,
 // weakly. Struct fields and interface methods are entries of their own
 // (kind field, and method; Config.MaxConns, Authorizer.Allowed), below

@@ -2,10 +2,11 @@
 # The search evaluation (docs/search-quality.md): code_search and tool_detail
 # over this repository through the codeserver example, and code_search over
 # real services (in the searcheval module, which writes their -deps
-# snapshots with mcpsnapshot first): gofakes3 and the tuning sets (go-smtp,
-# and since 2026-12-01 miniredis, mochi-mqtt and pion/turn), whose
-# per-query tables are printed, and the held-out sets (gliderlabs/ssh,
-# modbus, ldapserver, go-webdav, dhcp, pkg/sftp), whose summaries only are
+# snapshots with mcpsnapshot first): gofakes3 and the tuning sets (go-smtp;
+# miniredis, mochi-mqtt and pion/turn since 2026-12-01; gliderlabs/ssh,
+# modbus, ldapserver, go-webdav, dhcp and pkg/sftp since 2026-12-02), whose
+# per-query tables are printed, and the held-out sets (miekg/dns, goproxy,
+# psql-wire, go-coap), whose summaries only are
 # printed, after TestHeldOutIDsExist has checked that every id the sets
 # expect exists; then the start-up cost of the search index. Prints the
 # tables; fails below target (held-out sets: the missed targets are
