@@ -251,8 +251,8 @@ func evaluateGopls(g *goplsMCP, qs []searcheval.Query, roots moduleRoots) ([]sea
 				// A package-qualified name: path/pkg.Name.
 				name = name[i+1:]
 				name = name[strings.IndexByte(name, '.')+1:]
-			} else if last := pkg[strings.LastIndexByte(pkg, '/')+1:]; strings.HasPrefix(name, last+".") {
-				name = strings.TrimPrefix(name, last+".") // pkg.Name
+			} else if pn := packageName(m[3]); pn != "" && strings.HasPrefix(name, pn+".") {
+				name = strings.TrimPrefix(name, pn+".") // pkg.Name, as Go code spells it
 			}
 			a.IDs = append(a.IDs, canonical(pkg, name, q.Want))
 		}
@@ -270,6 +270,25 @@ func canonical(pkg, name string, want []string) string {
 		}
 	}
 	return id
+}
+
+// packageName returns the name in the package clause of the Go file
+// path ("smtp" for go-smtp, "miniredis" for miniredis/v2), "" if it
+// cannot be read: go_search qualifies a symbol of another package with
+// it.
+func packageName(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "package "); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
 }
 
 // goplsMCP is a gopls mcp process spoken to over stdio.
