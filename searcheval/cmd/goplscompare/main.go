@@ -101,6 +101,14 @@ func run(gopls string, load time.Duration) error {
 		sv := heldout.Services[i]
 		sets = append(sets, set{name: sv.Name + " (held-out)", file: filepath.Join(module, sv.Set), workspace: module, service: &sv, heldOut: true})
 	}
+	// gopls sees the root module and the searcheval module, as an adopter's
+	// workspace would hold the service and this library, not the
+	// benchmark and interoperability modules of the repository's go.work
+	// (other MCP SDKs, Redis), whose symbols would crowd its answers.
+	work, err := narrowWorkspace(repo, module, tmp)
+	if err != nil {
+		return err
+	}
 	roots := moduleRoots{repo: "github.com/embedmcp/mcp", module: "github.com/embedmcp/mcp/searcheval"}
 	var allOurs, allGopls []searcheval.Outcome
 	fmt.Printf("| set | kind | queries | code_search top-1 | code_search top-3 | gopls go_search top-1 | gopls go_search top-3 |\n")
@@ -130,7 +138,7 @@ func run(gopls string, load time.Duration) error {
 		}); err != nil {
 			return err
 		}
-		g, err := startGopls(gopls, s.workspace, load)
+		g, err := startGopls(gopls, s.workspace, work, load)
 		if err != nil {
 			return err
 		}
@@ -272,6 +280,25 @@ func canonical(pkg, name string, want []string) string {
 	return id
 }
 
+// narrowWorkspace writes dir/go.work using only the root module (repo)
+// and the searcheval module, with the replacements of the repository's
+// go.work, and returns its path.
+func narrowWorkspace(repo, module, dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(repo, "go.work"))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "go 1.26.0\n\nuse (\n\t%s\n\t%s\n)\n", repo, module)
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "replace ") {
+			b.WriteString(strings.Replace(line, "=> ./", "=> "+repo+"/", 1) + "\n")
+		}
+	}
+	path := filepath.Join(dir, "go.work")
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
 // packageName returns the name in the package clause of the Go file
 // path ("smtp" for go-smtp, "miniredis" for miniredis/v2), "" if it
 // cannot be read: go_search qualifies a symbol of another package with
@@ -299,9 +326,10 @@ type goplsMCP struct {
 	id  int
 }
 
-func startGopls(path, dir string, load time.Duration) (*goplsMCP, error) {
+func startGopls(path, dir, work string, load time.Duration) (*goplsMCP, error) {
 	cmd := exec.Command(path, "mcp")
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK="+work)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
