@@ -92,8 +92,8 @@
 // from the source. A pasted log line or error message meets the pairs of
 // adjacent words of the format string that printed it, verbs left out. The
 // host's main module, its direct requirements, the other modules and this
-// library weigh 1, 0.95, 0.85 and 0.25 in a ranking by words, and come
-// in that order between literal matches (this library weighs 1 when the
+// library weigh 1, 0.95, 0.85 and 0.25 in a ranking by words (the
+// standard library 0.5), and come in that order between literal matches (this library weighs 1 when the
 // query names it or a package filter scopes the search). A type that the running
 // binary does not use (none of its methods is linked or inlined: the
 // client side of a library whose server the host runs), its methods and

@@ -281,16 +281,19 @@ func canonical(pkg, name string, want []string) string {
 }
 
 // narrowWorkspace writes dir/go.work using only the root module (repo)
-// and the searcheval module, with the replacements of the repository's
-// go.work, and returns its path.
+// and the searcheval module, with the go version and the replacements of
+// the repository's go.work, and returns its path.
 func narrowWorkspace(repo, module, dir string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(repo, "go.work"))
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "go 1.26.0\n\nuse (\n\t%s\n\t%s\n)\n", repo, module)
+	fmt.Fprintf(&b, "use (\n\t%s\n\t%s\n)\n", repo, module)
 	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "go ") {
+			b.WriteString(line + "\n") // the repository's go version
+		}
 		if strings.HasPrefix(line, "replace ") {
 			b.WriteString(strings.Replace(line, "=> ./", "=> "+repo+"/", 1) + "\n")
 		}
