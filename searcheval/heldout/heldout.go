@@ -5,8 +5,8 @@
 // that service alone, as an adopter's would.
 //
 // The held-out sets (miekg/dns, elazarl/goproxy, jeroenrinzema/psql-wire,
-// plgd-dev/go-coap: ../testdata/dns.tsv, goproxy.tsv, psqlwire.tsv,
-// coap.tsv) were written on 2026-12-02 from their services' source by
+// plgd-dev/go-coap, emiago/sipgo: ../testdata/dns.tsv, goproxy.tsv,
+// psqlwire.tsv, coap.tsv, sipgo.tsv) were written on 2026-12-02 from their services' source by
 // people who had not worked with them and ran no search on them, before
 // any ranking ran on them, and are frozen: their sha256 sums are in
 // ../testdata/heldout.sha256. Their tests print the summary tables only;
@@ -51,6 +51,7 @@ var Services = []Service{
 	{Name: "psql-wire", Set: "testdata/psqlwire.tsv", Main: "./pgserver"},
 	{Name: "go-coap", Set: "testdata/coap.tsv", Main: "./coapserver"},
 	{Name: "hashicorp/raft", Set: "testdata/raft.tsv", Main: "./raftserver"},
+	{Name: "sipgo", Set: "testdata/sipgo.tsv", Main: "./sipserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
