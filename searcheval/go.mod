@@ -10,6 +10,7 @@ require (
 	github.com/emersion/go-smtp v0.26.0
 	github.com/emersion/go-webdav v0.6.0
 	github.com/gliderlabs/ssh v0.3.8
+	github.com/gosnmp/gosnmp v1.47.0
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/insomniacslk/dhcp v0.0.0-20260901064844-234b97448fae
 	github.com/jackc/pgx/v5 v5.4.3
