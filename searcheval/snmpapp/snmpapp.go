@@ -30,6 +30,8 @@ import (
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
 	"github.com/gosnmp/gosnmp"
+	"golang.org/x/sync/semaphore"
+	"golang.org/x/sync/singleflight"
 )
 
 // Grants are what the service's callers may use.
@@ -115,7 +117,8 @@ type Monitor struct {
 	listener *gosnmp.TrapListener
 	addr     string
 	users    map[string]User
-	slots    chan struct{} // one per device polled at the same time
+	slots    *semaphore.Weighted // one per device polled at the same time
+	inflight singleflight.Group  // one poll of a device at a time, by name
 	mu       sync.Mutex
 	traps    []Trap // newest last, at most cfg.MaxTraps
 	polls    map[string]Poll
@@ -177,7 +180,7 @@ func newMonitor(cfg Config, logger *slog.Logger) (*Monitor, error) {
 	if cfg.MaxTraps <= 0 {
 		cfg.MaxTraps = 200
 	}
-	m := &Monitor{cfg: cfg, logger: logger, users: map[string]User{}, slots: make(chan struct{}, cfg.MaxParallel), polls: map[string]Poll{}}
+	m := &Monitor{cfg: cfg, logger: logger, users: map[string]User{}, slots: semaphore.NewWeighted(int64(cfg.MaxParallel)), polls: map[string]Poll{}}
 	for _, u := range cfg.Users {
 		m.users[u.Name] = u
 	}
@@ -358,23 +361,25 @@ func (m *Monitor) Run(ctx context.Context) {
 	}
 }
 
-// pollDevice polls one device when a slot is free and records the result.
+// pollDevice polls one device when a slot is free and records the result;
+// a poll of the device already running is waited for instead of sent again.
 func (m *Monitor) pollDevice(ctx context.Context, d Device) Poll {
-	select {
-	case m.slots <- struct{}{}:
-	case <-ctx.Done():
-		return Poll{Device: d.Name, At: time.Now(), Error: ctx.Err().Error()}
-	}
-	defer func() { <-m.slots }()
-	p, err := m.poll(ctx, d)
-	if err != nil {
-		p.Error = err.Error()
-		m.logger.Warn("snmp poll failed", "device", d.Name, "addr", d.Addr, "error", err)
-	}
-	m.mu.Lock()
-	m.polls[d.Name] = p
-	m.mu.Unlock()
-	return p
+	v, _, _ := m.inflight.Do(d.Name, func() (any, error) {
+		if err := m.slots.Acquire(ctx, 1); err != nil {
+			return Poll{Device: d.Name, At: time.Now(), Error: err.Error()}, nil
+		}
+		defer m.slots.Release(1)
+		p, err := m.poll(ctx, d)
+		if err != nil {
+			p.Error = err.Error()
+			m.logger.Warn("snmp poll failed", "device", d.Name, "addr", d.Addr, "error", err)
+		}
+		m.mu.Lock()
+		m.polls[d.Name] = p
+		m.mu.Unlock()
+		return p, nil
+	})
+	return v.(Poll)
 }
 
 // client is the gosnmp client of a device, with the monitor's timeouts.
