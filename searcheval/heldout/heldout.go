@@ -5,13 +5,14 @@
 // that service alone, as an adopter's would.
 //
 // The held-out sets (miekg/dns, elazarl/goproxy, jeroenrinzema/psql-wire,
-// plgd-dev/go-coap: ../testdata/dns.tsv, goproxy.tsv, psqlwire.tsv,
-// coap.tsv) were written on 2026-12-02 from their services' source by
-// people who had not worked with them and ran no search on them, before
-// any ranking ran on them, and are frozen: their sha256 sums are in
-// ../testdata/heldout.sha256. Their tests print the summary tables only;
-// the per-query tables are printed when SEARCHEVAL_SHOW_QUERIES=1, which
-// turns a set into a tuning set for whoever reads them.
+// plgd-dev/go-coap, gosnmp/gosnmp: ../testdata/dns.tsv, goproxy.tsv,
+// psqlwire.tsv, coap.tsv, gosnmp.tsv) were written on 2026-12-02 from their
+// services' source by people who had not worked with them and ran no
+// search on them, before any ranking ran on them, and are frozen: their
+// sha256 sums are in ../testdata/heldout.sha256. Their tests print the
+// summary tables only; the per-query tables are printed when
+// SEARCHEVAL_SHOW_QUERIES=1, which turns a set into a tuning set for
+// whoever reads them.
 //
 // The tuning sets are read query by query while the ranking is tuned:
 // go-smtp (../testdata/tuning-gosmtp.tsv, written for the purpose);
@@ -49,6 +50,7 @@ var Services = []Service{
 	{Name: "goproxy", Set: "testdata/goproxy.tsv", Main: "./proxyserver"},
 	{Name: "psql-wire", Set: "testdata/psqlwire.tsv", Main: "./pgserver"},
 	{Name: "go-coap", Set: "testdata/coap.tsv", Main: "./coapserver"},
+	{Name: "gosnmp", Set: "testdata/gosnmp.tsv", Main: "./snmpserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
