@@ -12,6 +12,7 @@ require (
 	github.com/emiago/sipgo v1.7.3
 	github.com/gliderlabs/ssh v0.3.8
 	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gosnmp/gosnmp v1.47.0
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/hashicorp/raft v1.8.0
 	github.com/icholy/digest v1.2.0
@@ -28,6 +29,7 @@ require (
 	github.com/simonvetter/modbus v1.6.4
 	github.com/vjeantet/ldapserver v1.0.1
 	golang.org/x/crypto v0.58.0
+	golang.org/x/sync v0.24.0
 	golang.org/x/tools v0.52.0
 )
 
@@ -72,7 +74,6 @@ require (
 	golang.org/x/exp v0.0.0-20261014143641-f0251eb4aa3e // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect

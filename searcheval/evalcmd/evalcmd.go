@@ -1,7 +1,8 @@
 // Package evalcmd is the frame that the commands of the search evaluation's
 // services share (redisserver, mqttserver, turnserver, smtpserver,
 // sshserver, modbusserver, ldapserver, davserver, dhcpserver, sftpserver,
-// dnsserver, proxyserver, pgserver, coapserver):
+// dnsserver, proxyserver, pgserver, coapserver, raftserver, sipserver,
+// snmpserver):
 // the flags every one of them has (-addr, -snapshot, -eval, -check), the
 // logger, the evaluation run in the service's own binary, and the HTTP
 // server of its admin API and /mcp.
