@@ -97,7 +97,9 @@
 // query names it or a package filter scopes the search). A type that the running
 // binary does not use (none of its methods is linked or inlined: the
 // client side of a library whose server the host runs), its methods and
-// fields weigh 0.5. Words are split at case changes,
+// fields weigh 0.5, as do the entries of a package of which the binary
+// links no function, and the constants and variables of one of which it
+// links fewer than one in 20. Words are split at case changes,
 // inflections removed, abbreviations of code joined to their words (max
 // and maximum, req and request, cfg and config, msg and message, ctx and
 // context, conn and connection, env and environment, GC and garbage

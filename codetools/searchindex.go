@@ -86,18 +86,24 @@ const (
 )
 
 // termParams weigh the fields of the term search: a word of the name
-// counts most, then the receiver, the documentation, the package and the
-// file name. Names are short, so their length is normalised little.
+// counts most, then the documentation and the receiver (or, for a type,
+// its members), the package and the file name. Names are short, so their
+// length is normalised little.
 //
 // The source words (tfBody) weigh 0.7 with little length normalisation
-// (0.4), and K1 is 0.8: a phrase often describes what a function does in
-// its body ("reject a request whose address range runs past 0xffff"),
-// and a long function is no less likely to do it. Against 0.4, 0.75 and
-// 1.2 these raised the ten tuning sets of searcheval from 349 to 355 of
-// 458 in the top 3, with the coordination of coordIDFPower.
+// (0.4): a phrase often describes what a function does in its body
+// ("reject a request whose address range runs past 0xffff"), and a long
+// function is no less likely to do it. Against 0.4 and 0.75 (with K1 1.2)
+// these raised the ten tuning sets of searcheval from 349 to 355 of 458 in
+// the top 3, with the coordination of coordIDFPower. K1 0.6 (was 0.8) and
+// the receiver at 1 (was 1.5), so that a word met again counts for less
+// and a method is not found for its type's name alone, raised the
+// fourteen tuning sets (701 queries) from 531 to 536 in the top 3 and
+// from 400 to 403 in the top 1, gofakes3 and this repository's set
+// unchanged (docs/search-quality.md, 2026-12-02).
 var termParams = bm25f.Params{
-	K1:     0.8,
-	W:      [bm25f.MaxFields]float64{3, 1.5, 1, 0.75, 0.75, 0.7, 0.8, contextWeight},
+	K1:     0.6,
+	W:      [bm25f.MaxFields]float64{3, 1, 1, 0.75, 0.75, 0.7, 0.8, contextWeight},
 	B:      [bm25f.MaxFields]float64{0.3, 0.3, 0.75, 0.3, 0.3, 0.4, 0.4, 0.5},
 	Strong: 1<<tfName | 1<<tfQualifier,
 }
