@@ -127,7 +127,9 @@
 // declarations of a module the host does not require directly weigh 0.7:
 // a question about such a library asks about its API.
 // An optional [Embedder] (Options.Embedder) reranks the best candidates of
-// a phrase by meaning. The match field says which mode answered.
+// a phrase by meaning; [HTTPEmbedder] calls an embeddings endpoint of
+// OpenAI's form (a local model served by Ollama or llama.cpp's server, or
+// a hosted one). The match field says which mode answered.
 //
 // Filters keep kinds, scopes (main, deps, std, all; main and deps by
 // default, widened to all with a note when they have no match) and
