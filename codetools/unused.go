@@ -17,8 +17,9 @@ const unusedPrior = 0.5
 // types that the running binary does not use, as a bit set by entry
 // index: each type of the snapshot with methods none of which is linked
 // or inlined, with those methods and the type's fields; and the entries
-// of packages it does not use, or barely (unusedPkgMinFuncs). Interfaces have
-// no code to link and are never unused. It returns nil
+// of packages it does not use, or barely (unusedPkgMinFuncs). Interfaces
+// have no code to link and are unused only with their package. It
+// returns nil
 // when no entry is linked (no function table could be read), when every
 // type would look unused.
 func unusedTypes(entries []entry, scopes []scope) []uint64 {
