@@ -19,9 +19,8 @@ const unusedPrior = 0.5
 // or inlined, with those methods and the type's fields; and the entries
 // of packages it does not use, or barely (unusedPkgMinFuncs). Interfaces
 // have no code to link and are unused only with their package. It
-// returns nil
-// when no entry is linked (no function table could be read), when every
-// type would look unused.
+// returns nil when no entry is linked (no function table could be read),
+// when every type would look unused.
 func unusedTypes(entries []entry, scopes []scope) []uint64 {
 	type typeKey struct{ pkg, name string }
 	linked := map[typeKey]bool{} // by type with methods: whether one is linked
