@@ -50,10 +50,13 @@ const DefaultMaxEmbedResponseBytes = 8 << 20
 // with a status other than 200. Body holds at most 200 bytes of the
 // answer, which often says why (an unknown model, a missing key).
 type EmbedStatusError struct {
+	// StatusCode is the HTTP status of the answer.
 	StatusCode int
-	Body       string
+	// Body is the start of the answer's body, white space trimmed.
+	Body string
 }
 
+// Error says the status and the start of the body.
 func (e *EmbedStatusError) Error() string {
 	msg := "embeddings endpoint answered " + strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
 	if e.Body != "" {
