@@ -7,8 +7,8 @@
 # modbus, ldapserver, go-webdav, dhcp and pkg/sftp, then miekg/dns,
 # goproxy, psql-wire and go-coap, since 2026-12-02), whose per-query tables
 # are printed, and the held-out sets (hashicorp/raft, sipgo, gosnmp), whose
-# summaries only are printed, after TestHeldOutIDsExist has checked that every id the sets
-# expect exists; then the start-up cost of the search index. Prints the
+# summaries only are printed, after TestHeldOutIDsExist has checked that
+# every id the sets expect exists; then the start-up cost of the search index. Prints the
 # tables; fails below target (held-out sets: the missed targets are
 # printed, a set under 50 % top-3 fails).
 set -euo pipefail
