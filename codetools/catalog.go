@@ -183,6 +183,9 @@ type baseIndex struct {
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
 	lazy *lazyWords
+	// pre are the snapshot's precomputed vectors, read on the first
+	// rerank (vectors.go).
+	pre preVectors
 }
 
 // index is an immutable search index over all sources.

@@ -129,7 +129,10 @@
 // An optional [Embedder] (Options.Embedder) reranks the best candidates of
 // a phrase by meaning; [HTTPEmbedder] calls an embeddings endpoint of
 // OpenAI's form (a local model served by Ollama or llama.cpp's server, or
-// a hosted one). The match field says which mode answered.
+// a hosted one). mcpsnapshot -embed-url precomputes the declarations'
+// vectors ([WriteVectors]), which a [NamedEmbedder] of the same model
+// uses, so that a search embeds only its query. The match field says
+// which mode answered.
 //
 // Filters keep kinds, scopes (main, deps, std, all; main and deps by
 // default, widened to all with a note when they have no match) and

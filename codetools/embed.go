@@ -20,7 +20,8 @@ import (
 // A candidate's vector is computed from its text (its id's name and
 // receiver as words, its kind and the first sentences of its
 // documentation) on the first query that ranks it, and kept with the
-// search index; mcpsnapshot does not compute vectors. An Embedder that
+// search index, unless mcpsnapshot -embed-url precomputed it with the
+// Embedder's model (NamedEmbedder, WriteVectors). An Embedder that
 // fails, or answers vectors of the wrong number or of mismatched
 // lengths, leaves the order by words, and the answer's note says so.
 type Embedder interface {
@@ -47,10 +48,9 @@ type vectorCache struct {
 	vecs map[int32][]float32
 }
 
-// embedText returns the text of entry i given to an Embedder: the words
+// embedText returns the text of an entry given to an Embedder: the words
 // of its name and type, its kind and the start of its documentation.
-func (x *index) embedText(i int) string {
-	e := &x.entries[i]
+func embedText(e *entry) string {
 	var b strings.Builder
 	if r := receiverOf(e); r != "" {
 		b.WriteString(strings.Join(splitWords(r), " "))
@@ -91,54 +91,76 @@ func splitWords(s string) []string {
 }
 
 // rerank reorders the rank keys of a term search (best first) by the
-// Embedder's similarities; it returns a note when the Embedder failed.
+// Embedder's similarities; it returns a note when the Embedder failed or
+// the snapshot's precomputed vectors could not be used.
 func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []uint64) string {
 	if em == nil || len(keys) < 2 {
 		return ""
 	}
 	keys = keys[:min(len(keys), RerankDepth)]
+	pre, note := x.base.vectors(em)
+	// Each candidate's vector: kept from an earlier query, precomputed,
+	// or to be embedded now (missing).
+	vecs := make([][]float32, len(keys))
+	quant := make([][]byte, len(keys))
 	cache := &x.vectors
 	cache.mu.Lock()
 	if cache.vecs == nil {
 		cache.vecs = map[int32][]float32{}
 	}
 	texts := []string{query}
-	var missing []int32
-	for _, k := range keys {
+	var missing []int
+	for j, k := range keys {
 		i := int32(keyEntry(k))
-		if _, ok := cache.vecs[i]; !ok {
-			missing = append(missing, i)
-			texts = append(texts, x.embedText(int(i)))
+		if v, ok := cache.vecs[i]; ok {
+			vecs[j] = v
+			continue
 		}
+		if pre != nil {
+			if q, ok := pre.lookup(&x.entries[i]); ok {
+				quant[j] = q
+				continue
+			}
+		}
+		missing = append(missing, j)
+		texts = append(texts, embedText(&x.entries[i]))
 	}
 	cache.mu.Unlock()
-	vecs, err := em.Embed(ctx, texts)
-	if err == nil && len(vecs) != len(texts) {
-		err = fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
+	got, err := em.Embed(ctx, texts)
+	if err == nil && len(got) != len(texts) {
+		err = fmt.Errorf("%d vectors for %d texts", len(got), len(texts))
 	}
-	for _, v := range vecs {
-		if err == nil && (len(v) == 0 || len(v) != len(vecs[0])) {
-			err = fmt.Errorf("vectors of lengths %d and %d", len(vecs[0]), len(v))
+	for _, v := range got {
+		if err == nil && (len(v) == 0 || len(v) != len(got[0])) {
+			err = fmt.Errorf("vectors of lengths %d and %d", len(got[0]), len(v))
 		}
 	}
 	if err != nil {
-		return "the embedder failed (" + clip(err.Error(), maxEcho) + "); ranked by words alone"
+		return joinNote(note, "the embedder failed ("+clip(err.Error(), maxEcho)+"); ranked by words alone")
 	}
-	qv := vecs[0]
+	qv := got[0]
+	if pre != nil && pre.dim != len(qv) {
+		// Vectors of another model of the same name: never again.
+		pre.off.Store(true)
+		return joinNote(note, fmt.Sprintf("precomputed vectors not used: %d dimensions, the embedder's %d; ranked by words alone", pre.dim, len(qv)))
+	}
 	cache.mu.Lock()
-	for j, i := range missing {
-		cache.vecs[i] = vecs[j+1]
-	}
-	sims := make([]float64, len(keys))
-	for j, k := range keys {
-		v := cache.vecs[int32(keyEntry(k))]
-		if len(v) != len(qv) {
-			cache.mu.Unlock()
-			return "the embedder changed its vector length; ranked by words alone"
-		}
-		sims[j] = cosine(qv, v)
+	for n, j := range missing {
+		vecs[j] = got[n+1]
+		cache.vecs[int32(keyEntry(keys[j]))] = got[n+1]
 	}
 	cache.mu.Unlock()
+	sims := make([]float64, len(keys))
+	for j := range keys {
+		switch {
+		case quant[j] != nil:
+			sims[j] = cosineQ(qv, quant[j])
+		case len(vecs[j]) != len(qv):
+			return joinNote(note, "the embedder changed its vector length; ranked by words alone")
+		default:
+			sims[j] = cosine(qv, vecs[j])
+		}
+	}
 	best := keyScore(keys[0])
 	type scored struct {
 		key   uint64
@@ -161,7 +183,15 @@ func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []ui
 	for j := range order {
 		keys[j] = order[j].key
 	}
-	return ""
+	return note
+}
+
+// joinNote joins two notes of an answer.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // keyScore returns the score a term rank key encodes (termKey).

@@ -47,7 +47,7 @@ func TestEmbedderReranks(t *testing.T) {
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
 	i, _ := x.exactID(last)
-	target := x.embedText(i)
+	target := embedText(&x.entries[i])
 
 	c := rankedCatalog(t)
 	em := &fakeEmbedder{query: q, target: target}

@@ -69,6 +69,9 @@ func (e *EmbedStatusError) Error() string {
 // endpoint answers 200 with something that is not one vector per text.
 var ErrEmbedResponse = errors.New("malformed embeddings answer")
 
+// EmbedderName implements NamedEmbedder: the model.
+func (h *HTTPEmbedder) EmbedderName() string { return h.Model }
+
 // Embed implements Embedder.
 func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if h.URL == "" {

@@ -64,11 +64,11 @@ func TestHTTPEmbedder(t *testing.T) {
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
 	i, _ := x.exactID(last)
-	fake := &fakeEmbedder{query: q, target: x.embedText(i)}
+	fake := &fakeEmbedder{query: q, target: embedText(&x.entries[i])}
 	srv, req, body := embeddingsServer(t, fake)
 	em := &HTTPEmbedder{URL: srv.URL + "/v1/embeddings", Model: "test-model", APIKey: "k3y", Client: srv.Client()}
 
-	vecs, err := em.Embed(ctx, []string{x.embedText(i), "other", "another"})
+	vecs, err := em.Embed(ctx, []string{embedText(&x.entries[i]), "other", "another"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestHTTPEmbedder(t *testing.T) {
 		Input []string `json:"input"`
 	}
 	if err := json.Unmarshal(*body, &sent); err != nil || sent.Model != "test-model" ||
-		!slices.Equal(sent.Input, []string{x.embedText(i), "other", "another"}) {
+		!slices.Equal(sent.Input, []string{embedText(&x.entries[i]), "other", "another"}) {
 		t.Errorf("request %s (%v)", *body, err)
 	}
 

@@ -7,7 +7,8 @@
 // [Manifest]) and index.txt ([IndexName]) at its root, and the files of
 // the snapshot under src/<importpath>/<file><SourceSuffix>: the Go files of
 // each package, its other source files (assembly, C), and the go.mod of
-// each module whose packages it holds. The directory mcpsnapshot writes
+// each module whose packages it holds, and, when an embedding model was
+// given, vectors.bin ([VectorsName]). The directory mcpsnapshot writes
 // also holds a .mcpsnapshot marker, which //go:embed leaves out.
 package codesnap
 
@@ -19,6 +20,13 @@ const ManifestName = "manifest.json"
 // spans, and the references between them, so that a catalog never parses
 // Go at run time.
 const IndexName = "index.txt"
+
+// VectorsName is the name of the optional file of precomputed vectors
+// at the root of a snapshot: one vector per declaration, written by
+// mcpsnapshot -embed-url with an embedding model, so that a catalog with
+// an Embedder of that model embeds only the query. Its format is the
+// codetools package's (WriteVectors); a snapshot without it is complete.
+const VectorsName = "vectors.bin"
 
 // Format identifies the snapshot layout; it is stored in Manifest.Format.
 // A catalog ignores a snapshot of another format (and says why in every

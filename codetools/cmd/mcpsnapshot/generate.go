@@ -31,6 +31,8 @@ type config struct {
 	tags  string
 	pkg   string
 	check bool
+	// embedURL, embedModel and embedKey configure the vectors (-embed-url).
+	embedURL, embedModel, embedKey string
 }
 
 // listedPackage is the subset of "go list -json" output used here.

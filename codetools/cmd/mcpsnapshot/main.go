@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]
+//	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name] [-check] [package]
 //
 // It runs "go list -deps" for the package (default ".") and copies the Go
 // files of the build into dir/src/<importpath>/<file>.go.txt: the packages
@@ -27,6 +27,15 @@
 // dir/manifest.json: the module versions and go.sum hashes, each file's
 // sha256, GOOS, GOARCH and build tags (-tags, passed to the go command),
 // and the Go version when the standard library is included.
+//
+// With -embed-url and -embed-model it also writes dir/vectors.bin: the
+// vector of every declaration of the snapshot, computed by the
+// embeddings endpoint at that URL (of the form OpenAI's API defines; see
+// codetools.HTTPEmbedder) with that model, and a bearer token from the
+// environment variable MCPSNAPSHOT_EMBED_API_KEY when it is set. A
+// catalog whose Embedder names the same model (codetools.NamedEmbedder)
+// then embeds only the query and the declarations that the file lacks.
+// Without them, a vectors.bin of an earlier run is removed.
 //
 // The output holds nothing that changes when the source does not: running
 // it twice, or after a commit, leaves the files as they are (they are
@@ -63,6 +72,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -70,11 +80,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
-const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-check] [package]\n"
+const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name] [-check] [package]\n"
+
+// embedKeyEnv names the environment variable that holds the bearer token
+// for -embed-url.
+const embedKeyEnv = "MCPSNAPSHOT_EMBED_API_KEY"
 
 func main() {
 	os.Exit(cli(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
@@ -92,6 +108,8 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.BoolVar(&cfg.sel.Std, "std", false, "include the standard library")
 	fl.StringVar(&exclude, "exclude", "", "leave out the packages matching these comma-separated package or module path `patterns`")
 	fl.StringVar(&cfg.tags, "tags", "", "comma-separated build `tags` passed to go list")
+	fl.StringVar(&cfg.embedURL, "embed-url", "", "compute the declarations' vectors with the embeddings endpoint at this `url` (with -embed-model)")
+	fl.StringVar(&cfg.embedModel, "embed-model", "", "the embedding model's `name`, as the endpoint expects it (with -embed-url)")
 	fl.BoolVar(&cfg.check, "check", false, "write nothing; exit with status 1 if the snapshot in the output directory is not what would be written")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -110,6 +128,11 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.sel.Modules, cfg.sel.Exclude = splitList(modules), splitList(exclude)
+	if (cfg.embedURL == "") != (cfg.embedModel == "") {
+		fmt.Fprintln(stderr, "mcpsnapshot: -embed-url and -embed-model go together")
+		return 2
+	}
+	cfg.embedKey = os.Getenv(embedKeyEnv)
 	if err := cfg.sel.Validate(); err != nil {
 		fmt.Fprintln(stderr, "mcpsnapshot:", err)
 		return 2
@@ -156,6 +179,14 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 	if err != nil {
 		return nil, err
 	}
+	if cfg.embedURL != "" {
+		em := &codetools.HTTPEmbedder{URL: cfg.embedURL, Model: cfg.embedModel, APIKey: cfg.embedKey}
+		data, err := vectors(ctx, out, em)
+		if err != nil {
+			return nil, err
+		}
+		out.files[codesnap.VectorsName] = data
+	}
 	out.files[markerName] = []byte(markerText)
 	n := 0
 	for _, p := range out.man.Packages {
@@ -175,6 +206,19 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
 		len(out.man.Packages), n, cfg.out, cfg.sel.String(), changed)
 	return out.man, nil
+}
+
+// vectors computes the vectors of the snapshot out with em.
+func vectors(ctx context.Context, out *snapshotFiles, em codetools.NamedEmbedder) ([]byte, error) {
+	fsys := fstest.MapFS{}
+	for name, data := range out.files {
+		fsys[name] = &fstest.MapFile{Data: data}
+	}
+	var buf bytes.Buffer
+	if _, err := codetools.WriteVectors(ctx, &buf, fsys, em); err != nil {
+		return nil, fmt.Errorf("computing vectors: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 func splitList(s string) []string {

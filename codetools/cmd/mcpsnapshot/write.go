@@ -22,7 +22,7 @@ import (
 const markerName = ".mcpsnapshot"
 
 const markerText = "This directory is written by mcpsnapshot (github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot).\n" +
-	"It rewrites manifest.json, index.txt and the src/ files its manifest lists, and removes no other file.\n"
+	"It rewrites manifest.json, index.txt, vectors.bin and the src/ files its manifest lists, and removes no other file.\n"
 
 // errNotOurs reports an output directory mcpsnapshot did not create.
 var errNotOurs = errors.New("was not created by mcpsnapshot")
@@ -77,7 +77,7 @@ func owned(dir string) bool {
 // manifest lists, or, if it cannot be read, every src/ file with the
 // source suffix.
 func previous(dir string) map[string]bool {
-	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true}
+	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true, codesnap.VectorsName: true}
 	var m codesnap.Manifest
 	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err == nil && json.Unmarshal(data, &m) == nil && strings.HasPrefix(m.Format, "embedmcp-codetools-snapshot/") {
@@ -161,7 +161,7 @@ func rank(name string) int {
 	switch name {
 	case codesnap.ManifestName:
 		return 2
-	case codesnap.IndexName:
+	case codesnap.IndexName, codesnap.VectorsName:
 		return 1
 	}
 	return 0

@@ -1,0 +1,274 @@
+package codetools
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/embedmcp/mcp/internal/codesnap"
+)
+
+// namedFake is a fakeEmbedder that names its model, and records the
+// largest batch it was given.
+type namedFake struct {
+	fakeEmbedder
+	name     string
+	dims     int // 0 means the fake's 2
+	maxBatch atomic.Int64
+}
+
+func (n *namedFake) EmbedderName() string { return n.name }
+
+func (n *namedFake) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if int64(len(texts)) > n.maxBatch.Load() {
+		n.maxBatch.Store(int64(len(texts)))
+	}
+	out, err := n.fakeEmbedder.Embed(ctx, texts)
+	for i := range out {
+		for len(out[i]) < n.dims {
+			out[i] = append(out[i], 0)
+		}
+	}
+	return out, err
+}
+
+// withVectors returns a copy of fsys with data as its vectors.bin.
+func withVectors(fsys fstest.MapFS, data []byte) fstest.MapFS {
+	out := fstest.MapFS{}
+	for k, v := range fsys {
+		out[k] = v
+	}
+	out[codesnap.VectorsName] = &fstest.MapFile{Data: data}
+	return out
+}
+
+// rerankCase is the query of TestEmbedderReranks: its candidates by words,
+// and the text of the last of them, which the fakes point at the query.
+func rerankCase(t *testing.T) (q string, words []string, target string, fsys fstest.MapFS) {
+	t.Helper()
+	q = "serves a request handler"
+	plain := rankedCatalog(t)
+	words = ids(search(t, plain, SearchQuery{Query: q}))
+	if len(words) < 3 {
+		t.Fatalf("%q: %q", q, words)
+	}
+	x, _ := plain.index(ctx)
+	i, _ := x.exactID(words[len(words)-1])
+	return q, words, embedText(&x.entries[i]), plain.opts.Snapshot.(fstest.MapFS)
+}
+
+// Vectors that WriteVectors precomputed are used by a catalog whose
+// Embedder names their model: it embeds the query and only the candidates
+// the file lacks, and ranks as if it had embedded them all.
+func TestPrecomputedVectors(t *testing.T) {
+	q, words, target, fsys := rerankCase(t)
+	gen := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
+	var buf bytes.Buffer
+	n, err := WriteVectors(ctx, &buf, fsys, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > RerankDepth+1 {
+		t.Fatalf("WriteVectors wrote %d vectors, embedded %d texts, batches of up to %d (want at most %d)",
+			n, gen.texts.Load(), gen.maxBatch.Load(), RerankDepth+1)
+	}
+	// The same snapshot writes the same bytes.
+	var again bytes.Buffer
+	if _, err := WriteVectors(ctx, &again, fsys, gen); err != nil || !bytes.Equal(again.Bytes(), buf.Bytes()) {
+		t.Errorf("a second WriteVectors differs (%v)", err)
+	}
+
+	// Embedding everything on demand: the reference order and cost.
+	lazy := rankedCatalog(t)
+	lazyEm := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
+	lazy.opts.Embedder = lazyEm
+	want := ids(search(t, lazy, SearchQuery{Query: q}))
+	if want[0] != words[len(words)-1] {
+		t.Fatalf("on demand: %q, want %s first", want, words[len(words)-1])
+	}
+
+	run := func(name string, data []byte, em Embedder) (*SearchResult, *Catalog) {
+		t.Helper()
+		c := rankedCatalog(t)
+		c.opts.Snapshot = withVectors(fsys, data)
+		c.opts.Embedder = em
+		return search(t, c, SearchQuery{Query: q}), c
+	}
+	pre := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
+	res, c := run("model-a", buf.Bytes(), pre)
+	if !slices.Equal(ids(res), want) || res.Note != "" {
+		t.Errorf("precomputed: %q (note %q), want %q", ids(res), res.Note, want)
+	}
+	x, _ := c.index(ctx)
+	notInFile := 0
+	for _, id := range words {
+		if i, ok := x.exactID(id); ok && x.entries[i].sources&srcSnapshot == 0 {
+			notInFile++
+		}
+	}
+	if got := pre.texts.Load(); got != int64(1+notInFile) || got >= lazyEm.texts.Load() {
+		t.Errorf("precomputed: embedded %d texts, want the query and the %d candidates outside the snapshot (on demand: %d)",
+			got, notInFile, lazyEm.texts.Load())
+	}
+
+	// A record whose text changed since is embedded again.
+	var p preVectors
+	if err := p.read(withVectors(fsys, buf.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	off, ok := p.byID[words[len(words)-1]]
+	if !ok {
+		t.Fatalf("no record for %s", words[len(words)-1])
+	}
+	stale := bytes.Clone(buf.Bytes())
+	stale[off] ^= 1
+	staleEm := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
+	if res, _ := run("stale", stale, staleEm); !slices.Equal(ids(res), want) || staleEm.texts.Load() != int64(2+notInFile) {
+		t.Errorf("stale record: %q, %d texts embedded; want %q, %d", ids(res), staleEm.texts.Load(), want, 2+notInFile)
+	}
+
+	// Another model's vectors, or an Embedder without a name, are not
+	// used; the answer says so and reranks on demand.
+	other := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-b"}
+	for _, em := range []Embedder{other, &fakeEmbedder{query: q, target: target}} {
+		res, _ := run("other", buf.Bytes(), em)
+		if !slices.Equal(ids(res), want) || !strings.Contains(res.Note, "precomputed vectors not used") || !strings.Contains(res.Note, "model-a") {
+			t.Errorf("%T: %q (note %q), want %q and a note", em, ids(res), res.Note, want)
+		}
+	}
+
+	// Vectors of another length under the same name: words alone once,
+	// then on demand.
+	wide := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a", dims: 3}
+	res, c = run("wide", buf.Bytes(), wide)
+	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "2 dimensions, the embedder's 3") {
+		t.Errorf("3 dimensions: %q (note %q), want %q by words", ids(res), res.Note, words)
+	}
+	if res := search(t, c, SearchQuery{Query: q}); !slices.Equal(ids(res), want) || res.Note != "" {
+		t.Errorf("3 dimensions, second query: %q (note %q), want %q", ids(res), res.Note, want)
+	}
+}
+
+// A vectors file that cannot be read is not used: the answer says why,
+// and the catalog embeds on demand.
+func TestPrecomputedVectorsMalformed(t *testing.T) {
+	q, _, target, fsys := rerankCase(t)
+	var buf bytes.Buffer
+	if _, err := WriteVectors(ctx, &buf, fsys, &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	head := func(dim, count uint64) []byte {
+		b := append([]byte(vectorsMagic), 1, 'm')
+		b = binary.AppendUvarint(b, dim)
+		return binary.AppendUvarint(b, count)
+	}
+	// The first record starts after the header of good.
+	first := len(head(2, 0))
+	firstLen := 1 + int(good[first]) + 8 + 2
+	dup := append(bytes.Clone(good[:first]), good[first:first+firstLen]...)
+	dup = append(dup, good[first:first+firstLen]...)
+	binary.PutUvarint(dup[first-1:], 2)
+	for name, data := range map[string][]byte{
+		"empty":          {},
+		"wrong header":   append([]byte("embedmcp-vectors/9\n"), good[len(vectorsMagic):]...),
+		"truncated":      good[:len(good)-1],
+		"trailing bytes": append(bytes.Clone(good), 0),
+		"no name":        append([]byte(vectorsMagic), 0, 2, 0),
+		"dimension 0":    head(0, 0),
+		"huge dimension": head(maxVectorDim+1, 0),
+		"count too high": head(2, 1<<40),
+		"two records":    dup,
+	} {
+		var p preVectors
+		err := p.read(withVectors(fsys, data))
+		if !errors.Is(err, ErrVectorsFile) {
+			t.Errorf("%s: %v, want ErrVectorsFile", name, err)
+			continue
+		}
+		c := rankedCatalog(t)
+		c.opts.Snapshot = withVectors(fsys, data)
+		c.opts.Embedder = &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "m"}
+		res := search(t, c, SearchQuery{Query: q})
+		if !strings.Contains(res.Note, "malformed vectors file") || len(res.Note) > 400 {
+			t.Errorf("%s: note %q", name, res.Note)
+		}
+	}
+}
+
+// WriteVectors refuses what it cannot write faithfully.
+func TestWriteVectorsErrors(t *testing.T) {
+	_, _, _, fsys := rerankCase(t)
+	named := func(fail error, name string) *namedFake {
+		return &namedFake{fakeEmbedder: fakeEmbedder{fail: fail}, name: name}
+	}
+	for name, tc := range map[string]struct {
+		fsys fs.FS
+		em   NamedEmbedder
+		want string
+	}{
+		"nil embedder":   {fsys, nil, "nil Embedder"},
+		"no name":        {fsys, named(nil, ""), "name must have"},
+		"long name":      {fsys, named(nil, strings.Repeat("m", maxVectorName+1)), "name must have"},
+		"failing":        {fsys, named(errors.New("model offline"), "m"), "model offline"},
+		"wrong count":    {fsys, &countingEmbedder{drop: 1}, "vectors for"},
+		"not finite":     {fsys, &countingEmbedder{nan: true}, "not a finite number"},
+		"no snapshot":    {nil, named(nil, "m"), "nil snapshot"},
+		"empty snapshot": {fstest.MapFS{}, named(nil, "m"), "snapshot not used"},
+	} {
+		var buf bytes.Buffer
+		_, err := WriteVectors(ctx, &buf, tc.fsys, tc.em)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+}
+
+// countingEmbedder answers one vector fewer than asked (drop), or NaNs.
+type countingEmbedder struct {
+	drop int
+	nan  bool
+}
+
+func (c *countingEmbedder) EmbedderName() string { return "m" }
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts)-c.drop)
+	for i := range out {
+		out[i] = []float32{1, 2}
+		if c.nan {
+			out[i][1] = float32(math.NaN())
+		}
+	}
+	return out, nil
+}
+
+// Quantizing to signed bytes keeps cosine similarities to within 0.02.
+func TestQuantizedCosine(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		a, b := make([]float32, 384), make([]float32, 384)
+		for i := range a {
+			a[i], b[i] = float32(r.NormFloat64()), float32(r.NormFloat64()+0.5*float64(a[i]))
+		}
+		q, err := appendQuantized(nil, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(cosine(a, b) - cosineQ(a, q)); d > 0.02 {
+			t.Fatalf("quantized cosine off by %.3f", d)
+		}
+	}
+	if q, _ := appendQuantized(nil, []float32{0, 0}); cosineQ([]float32{1, 0}, q) != 0 {
+		t.Error("a zero vector is not similar to anything")
+	}
+}
