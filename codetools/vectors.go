@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -179,8 +182,8 @@ type preVectors struct {
 	name string
 	dim  int
 	data []byte
-	// byID maps an entry id to the offset of its record's hash in data.
-	byID map[string]int32
+	// recs are the offsets in data of the records, whose ids ascend.
+	recs []int32
 	// off is set when the Embedder's vectors are not of dim dimensions;
 	// the file is then ignored.
 	off atomic.Bool
@@ -200,12 +203,15 @@ func (b *baseIndex) vectors(em Embedder) (*preVectors, string) {
 	switch {
 	case p.err != nil:
 		return nil, "precomputed vectors not used (" + clip(p.err.Error(), maxEcho) + ")"
-	case p.byID == nil || p.off.Load():
+	case p.recs == nil || p.off.Load():
 		return nil, ""
 	}
 	ne, ok := em.(NamedEmbedder)
-	if !ok || ne.EmbedderName() != p.name {
-		return nil, "precomputed vectors not used: they are of model " + clip(p.name, maxEcho) + " and the embedder does not name it"
+	switch {
+	case !ok:
+		return nil, "precomputed vectors not used: they are of model " + clip(p.name, maxEcho) + ", and the embedder does not name its model"
+	case ne.EmbedderName() != p.name:
+		return nil, "precomputed vectors not used: they are of model " + clip(p.name, maxEcho) + ", the embedder's is " + clip(ne.EmbedderName(), maxEcho)
 	}
 	return p, ""
 }
@@ -252,34 +258,52 @@ func (p *preVectors) read(fsys fs.FS) error {
 	if !ok {
 		return bad("bad record count")
 	}
-	byID := make(map[string]int32, count)
+	recs := make([]int32, 0, count)
+	var prev []byte
 	for k := 0; k < count; k++ {
+		at := int32(len(data) - len(r))
 		il, ok := uv(maxVectorID)
 		if !ok || il == 0 || len(r) < il+8+p.dim {
 			return bad(fmt.Sprintf("record %d of %d is truncated", k+1, count))
 		}
-		id := string(r[:il])
-		if _, dup := byID[id]; dup {
-			return bad("two records for " + clip(id, maxEcho))
+		id := r[:il]
+		if k > 0 && bytes.Compare(prev, id) >= 0 {
+			return bad("the records' ids do not ascend at " + clip(string(id), maxEcho))
 		}
-		byID[id] = int32(len(data) - len(r) + il)
+		prev = id
+		recs = append(recs, at)
 		r = r[il+8+p.dim:]
 	}
 	if len(r) != 0 {
 		return bad(fmt.Sprintf("%d bytes after the last record", len(r)))
 	}
-	p.data, p.byID = data, byID
+	p.data, p.recs = data, recs
 	return nil
+}
+
+// record returns the id of the record at offset off of p.data, and the
+// offset of its hash.
+func (p *preVectors) record(off int32) (string, int) {
+	il, n := binary.Uvarint(p.data[off:])
+	at := int(off) + n
+	return string(p.data[at : at+int(il)]), at + int(il)
 }
 
 // lookup returns the precomputed vector of e, if the file holds one for
 // its current text.
 func (p *preVectors) lookup(e *entry) ([]byte, bool) {
-	off, ok := p.byID[e.id]
-	if !ok || binary.LittleEndian.Uint64(p.data[off:]) != textHash(embedText(e)) {
+	k, found := sort.Find(len(p.recs), func(k int) int {
+		id, _ := p.record(p.recs[k])
+		return strings.Compare(e.id, id)
+	})
+	if !found {
 		return nil, false
 	}
-	return p.data[off+8 : int(off)+8+p.dim], true
+	_, h := p.record(p.recs[k])
+	if binary.LittleEndian.Uint64(p.data[h:]) != textHash(embedText(e)) {
+		return nil, false
+	}
+	return p.data[h+8 : h+8+p.dim], true
 }
 
 // cosineQ is cosine for a vector of signed bytes (appendQuantized).

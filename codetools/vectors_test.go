@@ -125,8 +125,13 @@ func TestPrecomputedVectors(t *testing.T) {
 	if err := p.read(withVectors(fsys, buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
-	off, ok := p.byID[words[len(words)-1]]
-	if !ok {
+	off := -1
+	for _, at := range p.recs {
+		if id, h := p.record(at); id == words[len(words)-1] {
+			off = h
+		}
+	}
+	if off < 0 {
 		t.Fatalf("no record for %s", words[len(words)-1])
 	}
 	stale := bytes.Clone(buf.Bytes())
@@ -139,9 +144,9 @@ func TestPrecomputedVectors(t *testing.T) {
 	// Another model's vectors, or an Embedder without a name, are not
 	// used; the answer says so and reranks on demand.
 	other := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-b"}
-	for _, em := range []Embedder{other, &fakeEmbedder{query: q, target: target}} {
+	for em, why := range map[Embedder]string{other: "the embedder's is model-b", &fakeEmbedder{query: q, target: target}: "does not name its model"} {
 		res, _ := run("other", buf.Bytes(), em)
-		if !slices.Equal(ids(res), want) || !strings.Contains(res.Note, "precomputed vectors not used") || !strings.Contains(res.Note, "model-a") {
+		if !slices.Equal(ids(res), want) || !strings.Contains(res.Note, "precomputed vectors not used: they are of model model-a") || !strings.Contains(res.Note, why) {
 			t.Errorf("%T: %q (note %q), want %q and a note", em, ids(res), res.Note, want)
 		}
 	}
@@ -179,15 +184,15 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 	dup = append(dup, good[first:first+firstLen]...)
 	binary.PutUvarint(dup[first-1:], 2)
 	for name, data := range map[string][]byte{
-		"empty":          {},
-		"wrong header":   append([]byte("embedmcp-vectors/9\n"), good[len(vectorsMagic):]...),
-		"truncated":      good[:len(good)-1],
-		"trailing bytes": append(bytes.Clone(good), 0),
-		"no name":        append([]byte(vectorsMagic), 0, 2, 0),
-		"dimension 0":    head(0, 0),
-		"huge dimension": head(maxVectorDim+1, 0),
-		"count too high": head(2, 1<<40),
-		"two records":    dup,
+		"empty":             {},
+		"wrong header":      append([]byte("embedmcp-vectors/9\n"), good[len(vectorsMagic):]...),
+		"truncated":         good[:len(good)-1],
+		"trailing bytes":    append(bytes.Clone(good), 0),
+		"no name":           append([]byte(vectorsMagic), 0, 2, 0),
+		"dimension 0":       head(0, 0),
+		"huge dimension":    head(maxVectorDim+1, 0),
+		"count too high":    head(2, 1<<40),
+		"ids not ascending": dup,
 	} {
 		var p preVectors
 		err := p.read(withVectors(fsys, data))
