@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
@@ -119,6 +120,20 @@ func TestPrecomputedVectors(t *testing.T) {
 		t.Errorf("precomputed: embedded %d texts, want the query and the %d candidates outside the snapshot (on demand: %d)",
 			got, notInFile, lazyEm.texts.Load())
 	}
+
+	// Concurrent first searches read the file once and agree.
+	shared := rankedCatalog(t)
+	shared.opts.Snapshot = withVectors(fsys, buf.Bytes())
+	shared.opts.Embedder = &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if res, err := shared.Search(ctx, SearchQuery{Query: q}); err != nil || !slices.Equal(ids(res), want) {
+				t.Errorf("concurrent search: %v, %q", err, ids(res))
+			}
+		})
+	}
+	wg.Wait()
 
 	// A record whose text changed since is embedded again.
 	var p preVectors
