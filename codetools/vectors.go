@@ -251,12 +251,18 @@ func (p *preVectors) read(fsys fs.FS) error {
 	}
 	p.name = string(r[:nl])
 	r = r[nl:]
-	if p.dim, ok = uv(maxVectorDim); !ok || p.dim == 0 {
+	if p.dim, ok = uv(maxVectorDim); !ok {
 		return bad("bad dimension")
 	}
 	count, ok := uv(uint64(len(r)))
-	if !ok {
+	switch {
+	case !ok:
 		return bad("bad record count")
+	case count == 0 && len(r) == 0:
+		// A snapshot without declarations: nothing to use, nothing wrong.
+		return nil
+	case p.dim == 0:
+		return bad("bad dimension")
 	}
 	recs := make([]int32, 0, count)
 	var prev []byte

@@ -204,7 +204,7 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 		"truncated":         good[:len(good)-1],
 		"trailing bytes":    append(bytes.Clone(good), 0),
 		"no name":           append([]byte(vectorsMagic), 0, 2, 0),
-		"dimension 0":       head(0, 0),
+		"dimension 0":       append(head(0, 1), 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0),
 		"huge dimension":    head(maxVectorDim+1, 0),
 		"count too high":    head(2, 1<<40),
 		"ids not ascending": dup,
@@ -222,6 +222,16 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 		if !strings.Contains(res.Note, "malformed vectors file") || len(res.Note) > 400 {
 			t.Errorf("%s: note %q", name, res.Note)
 		}
+	}
+}
+
+// The file of a snapshot without declarations is empty, not malformed.
+func TestPrecomputedVectorsEmpty(t *testing.T) {
+	_, _, _, fsys := rerankCase(t)
+	var p preVectors
+	data := append([]byte(vectorsMagic), 1, 'm', 0, 0)
+	if err := p.read(withVectors(fsys, data)); err != nil || p.recs != nil {
+		t.Errorf("empty file: %v, %d records", err, len(p.recs))
 	}
 }
 
