@@ -68,8 +68,9 @@ func (c *callState) setRetry(inputs map[string]json.RawMessage, state []byte) {
 }
 
 // runAsTask makes the call task id's: it sends no progress or log
-// notifications (SEP-2663).
-func (c *callState) runAsTask(id string) { c.notes, c.task = nil, id }
+// notifications (SEP-2663), and keeps nothing of the request's stream
+// (the notifier's send) or body (its progress token).
+func (c *callState) runAsTask(id string) { c.notes, c.note, c.task = nil, notifier{}, id }
 
 // parseArguments parses the argument bytes of a request made in process
 // (NewRequest) under lim; unparsable arguments are an *ArgumentError saying

@@ -23,9 +23,6 @@ type transport struct {
 	header  http.Header // nil for transports without headers (stdio, in process)
 	name    string      // Exchange.Transport
 	notify  func(method string, params json.RawMessage) error
-	// message, if not nil, is where handleOne makes the request's
-	// Message for Middleware (Exchange.message).
-	message *heapMessage
 }
 
 // _meta keys of protocol revision 2026-07-28.

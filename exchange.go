@@ -43,11 +43,6 @@ type Exchange struct {
 	// (HandlerOptions.MaxPendingBytes), which batch answers are counted in
 	// while they are built. Nil: none.
 	budget *writeBudget
-	// message, set by the HTTP Handler when the Server has Middleware, is
-	// where the request's Message is made: inside the request's own
-	// stream, one allocation for both. Handle takes it once (a batch's
-	// elements make their own).
-	message *heapMessage
 }
 
 // The transports of this package, as Exchange.Transport names them.

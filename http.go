@@ -189,14 +189,6 @@ type Handler struct {
 	budget      writeBudget
 
 	scopeChallenge ScopeChallenge // nil: forbidden tools stay unknown
-	middleware     bool           // p is a *Server with Middleware: streams carry its Message
-}
-
-// streamWithMessage is a request's stream and the Message its Server's
-// Middleware see, made together.
-type streamWithMessage struct {
-	stream
-	hm heapMessage
 }
 
 // NewHandler returns a Handler serving p. opts may be nil.
@@ -207,9 +199,6 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 	}
 	h := &Handler{p: p, auth: o.Authenticator, maxBody: o.MaxBodyBytes, metaURL: o.ResourceMetadataURL,
 		logger: o.Logger, keepAlive: o.KeepAlive, bodyTimeout: o.BodyTimeout}
-	if srv, ok := p.(*Server); ok && srv.chain != nil {
-		h.middleware = true
-	}
 	if h.auth == nil {
 		h.auth = Anonymous(Caller{})
 	} else {
@@ -337,17 +326,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer release()
 		ctx = lctx
 	}
-	var st *stream
-	if h.middleware {
-		// The Message Middleware see is made with the stream, in one
-		// allocation; Middleware may keep it (nothing reuses it).
-		sm := &streamWithMessage{stream: stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO,
-			budget: &h.budget, body: body}}
-		st = &sm.stream
-		st.ex.message = &sm.hm
-	} else {
-		st = &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
-	}
+	// The Message a Server's Middleware see is made apart from the stream:
+	// a Middleware may keep it, and a task the request starts keeps the
+	// stream (its context lives there); neither must keep the other alive.
+	st := &stream{w: w, sseOnly: !jsonOK, keepAlive: h.keepAlive, writeTimeout: h.writeTO, budget: &h.budget, body: body}
 	st.ex.ProtocolVersion = first(rh["Mcp-Protocol-Version"])
 	st.ex.Header = rh
 	st.ex.Transport, st.ex.HTTPRequest = TransportHTTP, r
@@ -371,6 +353,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hdr.Set("Retry-After", strconv.Itoa(listenRetryAfter)) // a server limit refused the request
 	}
 	st.finish(status, resp)
+	st.release()
 }
 
 // fail writes a transport-level JSON-RPC error without id.

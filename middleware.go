@@ -137,19 +137,22 @@ func (s *Server) answer(ctx context.Context, m *message) Outcome {
 
 // heapMessage is a request on its way through Options.Middleware: the
 // message and the Message they see, made for this request alone
-// (Middleware may keep the Message): over HTTP inside the request's
-// stream (streamWithMessage), elsewhere in one allocation of its own.
-// Without Middleware the message stays on the stack: nothing the Server
+// (Middleware may keep the Message), in one allocation of its own, apart
+// from the transport's (a task keeps the HTTP stream its context lives
+// in, and must not keep the Message with it). Without Middleware the message stays on the stack: nothing the Server
 // does keeps it past the request.
 type heapMessage struct {
 	msg Message
 	m   message
 }
 
-// release drops what of the request the Message does not show, once it is
-// answered: the params map is the parser's, which reuses it.
+// release drops what of the request only the Server reads once it is
+// answered: the params map is the parser's, which reuses it, and the rest
+// (slices of the body, the transport's facts) must not stay alive with a
+// Message a Middleware keeps. The Message itself stays as it was, and its
+// Tool.
 func (hm *heapMessage) release() {
-	hm.m.params = nil
+	hm.m = message{tool: hm.m.tool}
 }
 
 // answerWithMiddleware runs the request through Options.Middleware. A

@@ -269,9 +269,6 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
 		return s.handleBatch(ctx, caller, body, &btr, ex)
 	}
-	if ex != nil && ex.message != nil {
-		tr.message, ex.message = ex.message, nil // one request, one Message
-	}
 	status, resp, _ := s.handleOne(ctx, caller, body, &tr)
 	return status, resp
 }
@@ -307,15 +304,11 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 	m := &msg
 	var hm *heapMessage
 	if s.chain != nil {
-		hm = tr.message
-		if hm == nil {
-			hm = new(heapMessage)
-		}
+		hm = new(heapMessage)
 		defer hm.release()
 		m = &hm.m
 	}
 	m.caller, m.tr = caller, *tr
-	m.tr.message = nil
 	if !checkEnvelope(v, &p, m) {
 		if isResponse(v) {
 			return http.StatusAccepted, nil, true

@@ -16,7 +16,10 @@ type Request struct {
 	// Arguments are the exact bytes of the arguments object ("{}" when the
 	// request had none).
 	Arguments json.RawMessage
-	// Meta is the request's params._meta object, or nil.
+	// Meta is the request's params._meta object, or nil. A call running as
+	// a task keeps at most 64 KiB of it (encoded): beyond that, the
+	// members the protocol defines and trace context first, then the
+	// others, smallest first, while they fit; the rest is dropped, logged.
 	Meta map[string]any
 
 	c callState // the Server's state of the call (call.go)

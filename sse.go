@@ -174,6 +174,20 @@ func (s *stream) flush() error {
 	return nil
 }
 
+// release drops what the stream holds of the request once it is answered.
+// The request's context lives in the stream (ctx), and a task the request
+// started runs on under a context made from it: the task must keep none of
+// the body, the response writer, the request or its headers alive (nor,
+// through a Middleware's Message, the parsed message). Nothing reads the
+// stream's Exchange once the request is answered: a task's context carries
+// an Exchange of its own.
+func (s *stream) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w, s.body, s.buf, s.budget = nil, nil, nil, nil
+	s.ex = Exchange{ProtocolVersion: s.ex.ProtocolVersion, Transport: s.ex.Transport}
+}
+
 // finish writes Handle's answer: the last event of a stream that started,
 // or a JSON body (a one-event stream for clients that accept only SSE).
 // Each answer is written under one write deadline, set just before it: an

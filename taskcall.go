@@ -134,14 +134,19 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	if err != nil {
 		return nil, err
 	}
-	meta, err := appendJSON(nil, m.meta)
+	kept, meta, dropped, err := taskMeta(m.meta)
 	if err != nil {
 		return nil, err
 	}
-	// The record owns what it keeps, in allocations of their own size: the
-	// arguments are a slice of the request body, which must not stay alive
-	// with the task (nor while its tool runs).
-	req.Arguments, meta = bytes.Clone(req.Arguments), bytes.Clone(meta)
+	if dropped > 0 {
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: a task keeps only part of its request's _meta",
+			slog.String("tool", req.Name), slog.String("principal", req.Caller.Principal),
+			slog.Int("droppedMembers", dropped), slog.Int("keptBytes", len(meta)), slog.Int("maxBytes", taskMetaMax))
+	}
+	// The record and the running task own what they keep, in allocations of
+	// their own size: the arguments are a slice of the request body, which
+	// must not stay alive with the task (nor while its tool runs).
+	req.Arguments, req.Meta, meta = bytes.Clone(req.Arguments), kept, bytes.Clone(meta)
 	now := e.now()
 	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
@@ -160,6 +165,61 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	}
 	s.launch(tr, rec, req, s.execute)
 	return m.respond(appendCreateTaskResult(make([]byte, 0, 320), rec, s.infoRaw)), nil
+}
+
+// taskMetaMax bounds the part of a request's _meta a task keeps: in its
+// record (TaskRecord.Meta) and as the Request.Meta its tool sees while it
+// runs, for as long as it runs (hours, maybe, and 100 tasks per caller).
+const taskMetaMax = 64 << 10
+
+// taskMeta is the part of a request's _meta a task keeps, with its
+// encoding, and how many members it drops: all of it when it encodes in
+// taskMetaMax bytes. Beyond that, the members the protocol defines
+// (io.modelcontextprotocol/..., progressToken) and trace context
+// (traceparent, tracestate, baggage) are kept first, then the others,
+// smallest first, while they fit.
+func taskMeta(meta map[string]any) (kept map[string]any, enc []byte, dropped int, err error) {
+	enc, err = appendJSON(nil, meta)
+	if err != nil || len(enc) <= taskMetaMax {
+		return meta, enc, 0, err
+	}
+	type member struct {
+		key      string
+		size     int
+		protocol bool
+	}
+	members := make([]member, 0, len(meta))
+	for k, v := range meta {
+		b, err := appendJSON(nil, v)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		protocol := strings.HasPrefix(k, "io.modelcontextprotocol/") || k == "progressToken" ||
+			k == "traceparent" || k == "tracestate" || k == "baggage"
+		members = append(members, member{k, len(k) + len(b) + 4, protocol}) // "k":v,
+	}
+	sort.Slice(members, func(i, j int) bool {
+		a, b := members[i], members[j]
+		if a.protocol != b.protocol {
+			return a.protocol
+		}
+		if a.size != b.size {
+			return a.size < b.size
+		}
+		return a.key < b.key
+	})
+	kept = map[string]any{}
+	total := 2 // {}
+	for _, mb := range members {
+		if total+mb.size > taskMetaMax {
+			dropped++
+			continue
+		}
+		total += mb.size
+		kept[mb.key] = meta[mb.key]
+	}
+	enc, err = appendJSON(nil, kept)
+	return kept, enc, dropped, err
 }
 
 // taskRun is a task about to run here: its slot and the context its tool

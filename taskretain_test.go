@@ -6,8 +6,14 @@ package mcp_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"runtime/metrics"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,4 +126,113 @@ func TestTaskStoreCountsWhatItKeeps(t *testing.T) {
 			grew/n, ratio, counted/n, ledgerEntry)
 	}
 	runtime.KeepAlive(s)
+}
+
+// liveHeap is the live heap as the runtime measures it
+// (/gc/heap/live:bytes) right after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// TestRunningTasksDoNotPinBodies: 100 tasks still running, each created
+// over HTTP by a request carrying 3.9 MB outside its arguments (in _meta,
+// or in a params member the Server ignores), add at most 64 MiB of live
+// heap: once the creating request is answered, the running task holds a
+// copy of its arguments and a bounded part of _meta, not the body, its
+// parsed message or the request's stream. (Before, each running task kept
+// its body alive until it ended: about 390 MB.) Under -race the junk is
+// 1 MB a request: 100 MB pinned would still fail.
+func TestRunningTasksDoNotPinBodies(t *testing.T) {
+	junkBytes := 3_900_000
+	if raceEnabled {
+		junkBytes = 1_000_000
+	}
+	junk := junkMember(junkBytes)
+	pass := func(ctx context.Context, msg *mcp.Message, next mcp.MessageHandler) mcp.Outcome { return next(ctx, msg) }
+	for _, tc := range []struct {
+		name, params, meta string
+		middleware         []mcp.Middleware
+	}{
+		{"_meta", "", "," + junk, nil},
+		{"params member", junk + ",", "", nil},
+		{"_meta through Middleware", "", "," + junk, []mcp.Middleware{pass}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 100 // TaskOptions.MaxRunningPerPrincipal's default
+			started := make(chan struct{}, n)
+			release := make(chan struct{})
+			var bad atomic.Int32
+			ts := mcp.NewToolSet()
+			hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "hold", Description: "Holds.", TaskSupport: mcp.TaskRequired},
+				func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
+					// The tool sees the _meta members the protocol defines,
+					// and the small ones, not the junk beyond the bound.
+					if _, junk := req.Meta["junk"]; junk || !req.ClientSupports("elicitation") || req.Meta["app"] != "x" {
+						bad.Add(1)
+					}
+					started <- struct{}{}
+					select {
+					case <-release:
+					case <-ctx.Done():
+					}
+					return mcp.TextResult("held " + string(req.Arguments)), nil
+				})))
+			s := mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Middleware: tc.middleware})
+			srv := httptest.NewServer(mcp.NewHandler(s, nil))
+			defer srv.Close()
+			post := func(i int, junk bool) {
+				t.Helper()
+				params, meta := tc.params, tc.meta
+				if !junk {
+					params, meta = "", ""
+				}
+				body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/call","params":{` + params +
+					`"name":"hold","arguments":{"i":` + strconv.Itoa(i) + `},"_meta":{"progressToken":"p` + strconv.Itoa(i) + `",` +
+					`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
+					`"app":"x","io.modelcontextprotocol/clientCapabilities":` + tasksCaps + meta + `}}}`
+				r, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+					"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {"hold"}}
+				resp, err := srv.Client().Do(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"resultType":"task"`) {
+					t.Fatalf("request %d: %d %v %.300s", i, resp.StatusCode, err, b)
+				}
+			}
+			defer func() {
+				close(release)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				if err := s.Shutdown(ctx); err != nil {
+					t.Error(err)
+				}
+			}()
+			post(-1, false) // warm up: the engine, the connection, the parser's pools
+			<-started
+			before := liveHeap()
+			for i := range n - 1 {
+				post(i, true)
+				<-started
+			}
+			grew := int64(liveHeap()) - int64(before)
+			t.Logf("%d running tasks made from %d-byte requests: live heap grew %d KiB", n, junkBytes, grew>>10)
+			if grew > 64<<20 {
+				t.Errorf("%d running tasks made from %d-byte requests hold %d MiB of live heap, want at most 64 MiB", n, junkBytes, grew>>20)
+			}
+			if n := bad.Load(); n > 0 {
+				t.Errorf("%d tools saw the junk in Request.Meta, or missed the small members", n)
+			}
+			runtime.KeepAlive(s)
+		})
+	}
 }

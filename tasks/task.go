@@ -86,7 +86,8 @@ type Record struct {
 
 	// Tool, Arguments, Meta and ProtocolVersion are the tools/call that
 	// created the task: the tool's name, its arguments and the request's
-	// _meta (client capabilities), exactly as sent.
+	// _meta (client capabilities), exactly as sent (of _meta, at most
+	// 64 KiB: see mcp.Request.Meta).
 	Tool            string          `json:"tool"`
 	Arguments       json.RawMessage `json:"arguments,omitempty"`
 	Meta            json.RawMessage `json:"meta,omitempty"`
