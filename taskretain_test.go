@@ -151,7 +151,9 @@ func TestRunningTasksDoNotPinBodies(t *testing.T) {
 		junkBytes = 1_000_000
 	}
 	junk := junkMember(junkBytes)
-	pass := func(ctx context.Context, msg *mcp.Message, next mcp.MessageHandler) mcp.Outcome { return next(ctx, msg) }
+	pass := func(ctx context.Context, msg *mcp.Message, next mcp.MessageHandler) mcp.Outcome {
+		return next(ctx, msg)
+	}
 	for _, tc := range []struct {
 		name, params, meta string
 		middleware         []mcp.Middleware
