@@ -59,14 +59,17 @@
 //
 // The process environment is never read. Attributes of log records whose
 // keys look secret (see [DefaultSecretKeys] for the words and how they
-// match) are redacted before they are stored, in groups and in the maps
+// match) are redacted before they are stored, in groups (a group opened
+// with Logger.WithGroup is treated like a slog.Group of that name: under a
+// secret name, everything in it is one redacted key) and in the maps
 // and structs of logged values at any depth (the Authorization, Cookie and
 // Set-Cookie members of a logged http.Header); the same rule redacts
 // expvar variables named like secrets whole and the members of the
 // others' values at any depth (JSON inside string variables included),
 // pprof labels (in runtime_goroutines and in the raw profiles of
 // runtime_profile) and the value after a secret-looking flag in the
-// command line, whatever its first character ("-api-key -x"). Every -X
+// command line, whatever its first character ("-api-key -x"), after "--"
+// too ("-- --client-secret x"; both "--" and x in "-token -- x"). Every -X
 // value of -ldflags is redacted but those of version, commit, revision,
 // date, time, build, branch, tag and release variables.
 //
@@ -76,13 +79,21 @@
 // pattern: the password of a URL ("postgres://app:hunter2@db"), the
 // credential after Basic, Bearer, Token, Digest or Negotiate, JSON Web
 // Tokens, the value of "name=value", "name: value" or "\"name\":\"value\""
-// whose name is secret ("password=x", "?access_token=x&", "api_key=x"), and
+// whose name is secret ("password=x", "?access_token=x&", "api_key=x"),
+// also with the value on the lines below ("password:\n  x" in YAML, the
+// whole block indented under the name; "password=\nx" in INI and .env
+// dumps: the patterns run before any whitespace is collapsed), and
 // token shapes: runs of 18 or more letters and digits that switch between
 // the two at least four times, of 32 or more with upper case, lower case
 // and digits, and runs starting with a known credential prefix (AKIA,
 // ghp_, github_pat_, glpat-, xoxb-, sk_live_, sk-, AIza, npm_...). Where
 // the patterns cannot be sure, the value is redacted rather than shown: a
-// hex digest or a UUID in a log message is redacted too.
+// hex digest or a UUID in a log message is redacted too. Text inside an
+// encoding is decoded before it is matched: percent-encoding
+// ("password%3Dx", a query-escaped DSN) and JSON string escapes (JSON
+// inside a JSON string, "{\"token\":\"x\"}"), up to four layers (text
+// encoded deeper is redacted whole); when the decoded text holds a
+// credential, the decoded text is shown, redacted.
 // The command line (expvar "cmdline") and runtime.MemStats (expvar
 // "memstats") are shown only when asked for by name.
 //

@@ -64,7 +64,9 @@ type LogRingOptions struct {
 // nothing for attributes of the basic kinds (strings, numbers, booleans,
 // durations, times) and errors; other values are formatted with fmt.
 // Values of secret keys (see LogRingOptions.SecretKeys) are never stored,
-// in groups and inside logged maps and structs included; messages, string
+// in groups (slog.Group, and Logger.WithGroup alike: everything logged
+// under a group of a secret name is that name, redacted) and inside logged
+// maps and structs included; messages, string
 // values and the text of other values are stored with the credentials the
 // package's patterns find redacted (see the package documentation). A
 // secret of no known shape in a message is stored: do not log secrets in
@@ -74,6 +76,12 @@ type LogRing struct {
 	severe *logRing // warnings and errors
 	next   slog.Handler
 	pre    []byte // encoded attributes and group openings of WithAttrs and WithGroup
+	// sealed is the name of a group opened with WithGroup whose name is
+	// secret: like a slog.Group of that name, whatever is logged in it is
+	// stored as that one key, redacted (sealedAttrs: WithAttrs put
+	// something in it).
+	sealed      string
+	sealedAttrs bool
 }
 
 // NewLogRing returns a LogRing that wraps next. next may be nil: the
@@ -155,11 +163,15 @@ func (h *LogRing) WithAttrs(attrs []slog.Attr) slog.Handler {
 		return h
 	}
 	h2 := *h
-	e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
-	for _, a := range attrs {
-		e.attr(a)
+	if h.sealed != "" {
+		h2.sealedAttrs = h.sealedAttrs || slices.ContainsFunc(attrs, shown)
+	} else {
+		e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
+		for _, a := range attrs {
+			e.attr(a)
+		}
+		h2.pre = e.b
 	}
-	h2.pre = e.b
 	if h.next != nil {
 		h2.next = h.next.WithAttrs(attrs)
 	}
@@ -172,13 +184,32 @@ func (h *LogRing) WithGroup(name string) slog.Handler {
 		return h
 	}
 	h2 := *h
-	e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
-	e.openGroup(name)
-	h2.pre = e.b
+	switch {
+	case h.sealed != "": // a group inside a secret one: redacted with it
+	case h.ring.secrets.match(name):
+		h2.sealed = name
+	default:
+		e := encoder{b: slices.Clip(h.pre), max: h.ring.maxRecord, secrets: h.ring.secrets}
+		e.openGroup(name)
+		h2.pre = e.b
+	}
 	if h.next != nil {
 		h2.next = h.next.WithGroup(name)
 	}
 	return &h2
+}
+
+// shown reports whether slog's handlers show a, as the encoder does:
+// not the empty Attr, nor a group holding nothing shown.
+func shown(a slog.Attr) bool {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindGroup:
+		return slices.ContainsFunc(v.Group(), shown)
+	case slog.KindAny:
+		return a.Key != "" || v.Any() != nil
+	}
+	return true
 }
 
 // store encodes r into a scratch buffer, outside the lock (LogValuer
@@ -192,10 +223,21 @@ func (h *LogRing) store(r slog.Record) {
 	e := encoder{b: (*bp)[:0], max: ring.maxRecord, secrets: ring.secrets}
 	e.header(r.Time, r.Level, r.PC, r.Message)
 	e.raw(h.pre)
-	r.Attrs(func(a slog.Attr) bool {
-		e.attr(a)
-		return !e.full
-	})
+	if h.sealed != "" {
+		in := h.sealedAttrs
+		r.Attrs(func(a slog.Attr) bool {
+			in = in || shown(a)
+			return !in
+		})
+		if in {
+			e.key(tagRedacted, h.sealed, 0)
+		}
+	} else {
+		r.Attrs(func(a slog.Attr) bool {
+			e.attr(a)
+			return !e.full
+		})
+	}
 	e.finish()
 	ring.put(e.b)
 	*bp = e.b

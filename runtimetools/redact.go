@@ -219,7 +219,9 @@ func (s *secrets) redactString(v string, depth int) string {
 
 // redactArgs returns a command line with the values of secret-looking
 // flags redacted, whatever their first character ("-token=x", "--password
-// x", "-api-key -x"), and every argument redacted as redactText does.
+// x", "-api-key -x"), after "--" too (a program may pass its operands on
+// as flags: "-- --client-secret x"; and "-token -- x" may mean either
+// value), and every argument redacted as redactText does.
 func (s *secrets) redactArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
@@ -227,10 +229,7 @@ func (s *secrets) redactArgs(args []string) []string {
 	}
 	for i := 1; i < len(out); i++ {
 		a := args[i]
-		if a == "--" {
-			break // operands follow
-		}
-		if len(a) < 2 || a[0] != '-' {
+		if len(a) < 2 || a[0] != '-' || a == "--" {
 			continue
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -244,6 +243,10 @@ func (s *secrets) redactArgs(args []string) []string {
 			// where unsure, redact.
 			out[i+1] = Redacted
 			i++
+			if args[i] == "--" && i+1 < len(out) {
+				out[i+1] = Redacted
+				i++
+			}
 		}
 	}
 	return out

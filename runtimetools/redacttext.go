@@ -1,7 +1,9 @@
 package runtimetools
 
 import (
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // This file finds credentials inside free text: log messages, string
@@ -31,15 +33,136 @@ import (
 
 // redactText redacts every credential the patterns above find in t. It
 // returns t itself, without allocating, when there is none.
-func (s *secrets) redactText(t string) string {
+func (s *secrets) redactText(t string) string { return s.redactTextDepth(t, 0) }
+
+// maxDecodeDepth bounds how many layers of encoding redactText decodes;
+// text still encoded below them is redacted whole.
+const maxDecodeDepth = 4
+
+// redactTextDepth runs the patterns on t, then on t decoded (percent-
+// encoding, JSON string escapes), depth layers of encoding already
+// decoded: when the decoded text holds a credential the patterns missed
+// in t, the decoded text, redacted, is the answer.
+func (s *secrets) redactTextDepth(t string, depth int) string {
 	if len(t) < 4 {
 		return t
 	}
-	t = redactURLPasswords(t)
-	t = redactSchemes(t)
-	t = redactJWTs(t)
-	t = s.redactAssignments(t)
-	return redactTokens(t)
+	r := redactURLPasswords(t)
+	r = redactSchemes(r)
+	r = redactJWTs(r)
+	r = s.redactAssignments(r)
+	r = redactTokens(r)
+	for _, decode := range [...]func(string) (string, bool){percentDecode, unescapeJSON} {
+		// Decoded as it was: a pattern that matched the encoded text may
+		// have taken an escape with the value ("password:\n  x").
+		d, ok := decode(t)
+		if !ok {
+			continue
+		}
+		if depth >= maxDecodeDepth {
+			return Redacted // where unsure, redact
+		}
+		if rd := s.redactTextDepth(d, depth+1); rd != d {
+			return rd
+		}
+	}
+	return r
+}
+
+// percentDecode decodes the %XX escapes of t (URL percent-encoding, in
+// paths, queries and form values); false when there is none.
+func percentDecode(t string) (string, bool) {
+	i := strings.IndexByte(t, '%')
+	if i < 0 {
+		return t, false
+	}
+	var b []byte
+	for ; i < len(t); i++ {
+		c := t[i]
+		if c == '%' && i+2 < len(t) && isHex(t[i+1]) && isHex(t[i+2]) {
+			if b == nil {
+				b = append(make([]byte, 0, len(t)), t[:i]...)
+			}
+			b = append(b, unhex(t[i+1])<<4|unhex(t[i+2]))
+			i += 2
+			continue
+		}
+		if b != nil {
+			b = append(b, c)
+		}
+	}
+	if b == nil {
+		return t, false
+	}
+	return string(b), true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// unescapeJSON decodes the JSON string escapes of t (\", \\, \n,
+// \u0041...: a JSON document quoted inside a JSON string, a log line
+// that holds JSON text); false when there is none. Other backslashes (a
+// Windows path) stay as they are.
+func unescapeJSON(t string) (string, bool) {
+	i := strings.IndexByte(t, '\\')
+	if i < 0 {
+		return t, false
+	}
+	var b []byte
+	for ; i < len(t); i++ {
+		c := t[i]
+		if c != '\\' || i+1 == len(t) {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		var r []byte
+		n := 2
+		switch e := t[i+1]; e {
+		case '"', '\\', '/':
+			r = []byte{e}
+		case 'n':
+			r = []byte{'\n'}
+		case 'r':
+			r = []byte{'\r'}
+		case 't':
+			r = []byte{'\t'}
+		case 'b':
+			r = []byte{'\b'}
+		case 'f':
+			r = []byte{'\f'}
+		case 'u':
+			if v, err := strconv.ParseUint(t[i+2:min(i+6, len(t))], 16, 16); err == nil && i+6 <= len(t) {
+				r, n = utf8.AppendRune(nil, rune(v)), 6
+			}
+		}
+		if r == nil {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(t)), t[:i]...)
+		}
+		b = append(b, r...)
+		i += n - 1
+	}
+	if b == nil {
+		return t, false
+	}
+	return string(b), true
 }
 
 // edits builds a copy of src with spans replaced by Redacted, allocating
@@ -180,6 +303,12 @@ func (s *secrets) redactAssignments(t string) string {
 		if k == j || !s.match(t[k:j]) {
 			continue
 		}
+		if from, to, ok := nextLineValue(t, k, i+1); ok {
+			// "password:\n  x" (YAML), "password=\nx" (INI, .env).
+			e.redact(from, to)
+			i = max(i, to-1)
+			continue
+		}
 		v := i + 1
 		for v < len(t) && v-i <= 2 && (t[v] == ' ' || t[v] == '\t') {
 			v++
@@ -230,6 +359,86 @@ func (s *secrets) redactAssignments(t string) string {
 		}
 	}
 	return e.result()
+}
+
+// nextLineValue finds the value of an assignment whose name starts at k
+// and whose '=' or ':' ends just before v, when nothing but blanks follow
+// it on its line: the lines below indented deeper than the name's (a YAML
+// block), or else the next line, unless that one starts an assignment
+// or a section of its own ("host=db", "[db]"). It reports false when the
+// assignment's line holds a value.
+func nextLineValue(t string, k, v int) (from, to int, ok bool) {
+	for v < len(t) && (t[v] == ' ' || t[v] == '\t') {
+		v++
+	}
+	if v < len(t) && t[v] == '\r' {
+		v++
+	}
+	if v >= len(t) || t[v] != '\n' {
+		return 0, 0, false
+	}
+	indent := lineIndent(t, strings.LastIndexByte(t[:k], '\n')+1)
+	// The first line below that holds anything.
+	line := v + 1
+	for line < len(t) {
+		end := lineEnd(t, line)
+		if strings.TrimSpace(t[line:end]) != "" {
+			break
+		}
+		line = end + 1
+	}
+	if line >= len(t) {
+		return 0, 0, false
+	}
+	first := line + lineIndent(t, line)
+	if lineIndent(t, line) <= indent {
+		end := lineEnd(t, line)
+		if c := t[first]; c == '[' || startsAssignment(t[first:end]) {
+			return 0, 0, false
+		}
+		return first, len(strings.TrimRight(t[:end], "\r \t")), true
+	}
+	// A block: every line below indented deeper, blank lines included.
+	to = lineEnd(t, line)
+	for next := to + 1; next < len(t); {
+		end := lineEnd(t, next)
+		if strings.TrimSpace(t[next:end]) != "" && lineIndent(t, next) <= indent {
+			break
+		}
+		to, next = end, end+1
+	}
+	for to > first && (t[to-1] == '\r' || t[to-1] == ' ' || t[to-1] == '\t' || t[to-1] == '\n') {
+		to--
+	}
+	return first, to, true
+}
+
+// lineIndent counts the blanks that start the line at i.
+func lineIndent(t string, i int) int {
+	n := 0
+	for i+n < len(t) && (t[i+n] == ' ' || t[i+n] == '\t') {
+		n++
+	}
+	return n
+}
+
+// lineEnd returns the index of the line break ending the line at i, or
+// len(t).
+func lineEnd(t string, i int) int {
+	if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(t)
+}
+
+// startsAssignment reports whether line starts with a name and '=' or ':'.
+func startsAssignment(line string) bool {
+	n := 0
+	for n < len(line) && isKeyChar(line[n]) {
+		n++
+	}
+	rest := strings.TrimLeft(line[n:], " \t")
+	return n > 0 && rest != "" && (rest[0] == '=' || rest[0] == ':')
 }
 
 // isScheme reports whether w is an authorization scheme.

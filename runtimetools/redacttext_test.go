@@ -109,7 +109,7 @@ func TestRedactArgs(t *testing.T) {
 	got := defaultSecrets.redactArgs([]string{"srv", "-api-key", "-Vx9", "-token", "-", "-pass=p", "--session", "s", "-v", "-addr", ":80",
 		"-dsn", "postgres://u:pw@h/x", "--", "-token", "operand"})
 	want := []string{"srv", "-api-key", Redacted, "-token", Redacted, "-pass=" + Redacted, "--session", Redacted, "-v", "-addr", ":80",
-		"-dsn", "postgres://u:[REDACTED]@h/x", "--", "-token", "operand"}
+		"-dsn", "postgres://u:[REDACTED]@h/x", "--", "-token", Redacted} // a flag after "--" may still be one: redacted
 	if len(got) != len(want) {
 		t.Fatalf("redactArgs = %q", got)
 	}
