@@ -3,6 +3,8 @@ package console
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -200,5 +202,60 @@ func TestStats(t *testing.T) {
 func TestNoRegistry(t *testing.T) {
 	if _, err := New(nil); !errors.Is(err, ErrNoRegistry) {
 		t.Errorf("New(nil) = %v", err)
+	}
+}
+
+// TestCrossSiteRefused: every request a browser says another site's page
+// made (Sec-Fetch-Site cross-site, same-site, or anything but same-origin
+// and none) is refused with 403 before it is authenticated, pages and
+// profiles included: no work, no session cookie. Same-origin, none (the
+// address typed) and no header at all (a script) are served.
+func TestCrossSiteRefused(t *testing.T) {
+	f := newFixture(t)
+	paths := []string{"", "calls", "tasks", "process", "profile?kind=heap", "profile?kind=cpu&seconds=1", "nowhere"}
+	for _, site := range []string{"cross-site", "same-site", "Cross-Site", "bogus", ""} {
+		for _, path := range paths {
+			req, err := http.NewRequest("GET", f.srv.URL+"/console/"+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.SetBasicAuth("", operatorToken)
+			req.Header.Set("Sec-Fetch-Site", site)
+			if site == "" {
+				req.Header["Sec-Fetch-Site"] = []string{"same-origin", "cross-site"} // a second header
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 403 || !strings.Contains(string(b), "another site") || len(resp.Cookies()) > 0 {
+				t.Errorf("%q from %q: %d %v %.100s", path, site, resp.StatusCode, resp.Cookies(), b)
+			}
+		}
+	}
+	id := f.startTask(userToken)
+	token := csrfOf(t, f.get("tasks", bearer(operatorToken)).body)
+	req := newFormRequest(t, f.srv.URL+"/console/cancel", "id="+id+"&csrf="+token)
+	req.Header.Set("Authorization", bearer(operatorToken))
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	if status := doRequest(t, req); status != 403 {
+		t.Errorf("cross-site cancel: %d", status)
+	}
+	for _, site := range []string{"same-origin", "none", ""} {
+		for _, path := range paths[:5] {
+			req, err := http.NewRequest("GET", f.srv.URL+"/console/"+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", bearer(operatorToken))
+			if site != "" {
+				req.Header.Set("Sec-Fetch-Site", site)
+			}
+			if status := doRequest(t, req); status != 200 {
+				t.Errorf("%q from %q: %d", path, site, status)
+			}
+		}
 	}
 }

@@ -175,6 +175,21 @@ func mountPath(r *http.Request) string {
 	return prefix
 }
 
+// fromAnotherSite reports whether a browser says another site's page made
+// r: Sec-Fetch-Site is cross-site or same-site (another port, a sibling
+// subdomain), or anything but same-origin and none (the address typed,
+// a bookmark). Browsers send it with every request; clients that send
+// none (scripts, curl, older browsers) are judged as before, by their
+// credentials and, for a change, the CSRF token.
+func fromAnotherSite(r *http.Request) bool {
+	for _, v := range r.Header.Values("Sec-Fetch-Site") {
+		if v != "same-origin" && v != "none" {
+			return true
+		}
+	}
+	return false
+}
+
 // sameOrigin reports whether a state-changing request comes from the
 // console's own pages: browsers send Sec-Fetch-Site or Origin with every
 // POST (the pages' Referrer-Policy, same-origin, keeps Origin); scripts

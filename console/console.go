@@ -186,8 +186,10 @@ type request struct {
 	profile bool // the caller holds PermissionProfile
 }
 
-// ServeHTTP implements http.Handler: it authenticates the request, checks
-// PermissionRead and answers the page. Every answer forbids framing,
+// ServeHTTP implements http.Handler: it refuses a request a browser says
+// another site's page made (Sec-Fetch-Site other than same-origin or
+// none), authenticates the request, checks PermissionRead and answers the
+// page. Every answer forbids framing,
 // sniffing and caching, and carries a Content-Security-Policy that lets
 // only the page's own style and script run.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -202,6 +204,14 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if !hostAllowed(r, c.hosts) {
 		http.Error(w, "403 forbidden: this Host is not allowed on a loopback address (Options.AllowedHosts)", http.StatusForbidden)
+		return
+	}
+	if fromAnotherSite(r) {
+		// Before authentication: another site's page (an <img>, a link, a
+		// form) reaches neither the Authenticator nor any work.
+		c.logger.LogAttrs(r.Context(), slog.LevelDebug, "console: request from another site refused",
+			slog.String("path", r.URL.Path), slog.String("secFetchSite", truncate(r.Header.Get("Sec-Fetch-Site"), 40)))
+		http.Error(w, "403 forbidden: a request from another site's page; open the console's address directly", http.StatusForbidden)
 		return
 	}
 	caller, sealed, err := c.authenticate(r)
@@ -237,8 +247,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/process":
 		c.get(w, r, req, c.processPage)
 	case "/profile":
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, "GET")
+		if r.Method != http.MethodGet && r.Method != http.MethodPost {
+			methodNotAllowed(w, "GET, POST")
 			return
 		}
 		c.serveProfile(w, r, req)

@@ -74,8 +74,8 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, req *request, p
 	p.Write, p.Profile = req.write, req.profile
 	p.Rendered = c.now().UTC().Format("2006-01-02 15:04:05")
 	p.Style, p.Script = template.CSS(style), template.JS(script)
-	if req.write {
-		p.CSRF = c.keys.csrfToken(req.caller, c.now())
+	if req.write || req.profile {
+		p.CSRF = c.keys.csrfToken(req.caller, c.now()) // cancel forms, CPU profile forms
 	}
 	var buf bytes.Buffer
 	last := c.sizes[p.Name]

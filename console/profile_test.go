@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/embedmcp/mcp"
 	"github.com/google/pprof/profile"
@@ -33,8 +34,12 @@ func TestProfile(t *testing.T) {
 	if p := f.get("process", bearer(readerToken)); strings.Contains(p.body, "profile?kind=") {
 		t.Error("a reader sees profile links")
 	}
+	csrf := csrfOf(t, f.get("process", bearer(operatorToken)).body)
 	for _, kind := range []string{"goroutine", "heap", "cpu&seconds=1"} {
 		p := f.get("profile?kind="+kind, bearer(operatorToken))
+		if kind == "cpu&seconds=1" { // started from the Process page's form
+			p = f.do("POST", "profile", bearer(operatorToken), map[string]string{"kind": "cpu", "seconds": "1", "csrf": csrf})
+		}
 		if p.status != 200 || !strings.HasPrefix(p.header.Get("Content-Disposition"), "attachment") {
 			t.Fatalf("%s: %d %s", kind, p.status, p.body)
 		}
@@ -96,4 +101,55 @@ func TestUnderAnyPrefix(t *testing.T) {
 			t.Errorf("HEAD: %d, %d bytes", w.Code, w.Body.Len())
 		}
 	}
+}
+
+// TestCPUProfileNeedsPost: a CPU profile is started only by a same-origin
+// POST carrying the CSRF token issued to the caller: a GET (a link, an
+// <img>) is refused with 405 and starts nothing, and so are a POST
+// without the token, with another caller's, or from another origin; bad
+// form values are refused with their reason. A refused request leaves
+// the profiler free.
+func TestCPUProfileNeedsPost(t *testing.T) {
+	f := newFixture(t)
+	csrf := csrfOf(t, f.get("process", bearer(operatorToken)).body)
+	if p := f.get("profile?kind=cpu&seconds=1", bearer(operatorToken)); p.status != 405 || p.header.Get("Allow") != "POST" {
+		t.Errorf("GET of a CPU profile: %d %v %s", p.status, p.header.Get("Allow"), p.body)
+	}
+	for _, tc := range []struct {
+		form   map[string]string
+		status int
+	}{
+		{map[string]string{"kind": "cpu", "seconds": "60"}, 403},
+		{map[string]string{"kind": "cpu", "seconds": "60", "csrf": "forged"}, 403},
+		{map[string]string{"kind": "cpu", "seconds": "60", "csrf": f.console.keys.csrfToken(mcp.Caller{Principal: "rita"}, time.Now())}, 403},
+		{map[string]string{"kind": "cpu", "seconds": "0", "csrf": csrf}, 400},
+		{map[string]string{"kind": "cpu", "seconds": "x", "csrf": csrf}, 400},
+		{map[string]string{"kind": "cpu", "seconds": "61", "csrf": csrf}, 400},
+		{map[string]string{"kind": "heap", "csrf": csrf}, 400},
+		{map[string]string{"kind": "cpu", "seconds": "1", "csrf": csrf, "extra": "1"}, 400},
+	} {
+		if p := f.do("POST", "profile", bearer(operatorToken), tc.form); p.status != tc.status {
+			t.Errorf("POST %v: %d, want %d: %s", tc.form, p.status, tc.status, p.body)
+		}
+	}
+	if p := f.do("POST", "profile", bearer(readerToken), map[string]string{"kind": "cpu", "seconds": "1", "csrf": csrf}); p.status != 403 {
+		t.Errorf("a reader's POST: %d", p.status)
+	}
+	for _, h := range [][2]string{{"Origin", "https://evil.example"}, {"Origin", "null"}} {
+		req := newFormRequest(t, f.srv.URL+"/console/profile", "kind=cpu&seconds=60&csrf="+csrf)
+		req.Header.Set("Authorization", bearer(operatorToken))
+		req.Header.Set(h[0], h[1])
+		if status := doRequest(t, req); status != 403 {
+			t.Errorf("%s: %s → %d", h[0], h[1], status)
+		}
+	}
+	// Nothing above started the profiler.
+	if !f.console.cpu.TryLock() {
+		t.Fatal("a refused request holds the CPU profiler")
+	}
+	f.console.cpu.Unlock()
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Fatalf("a refused request started a CPU profile: %v", err)
+	}
+	pprof.StopCPUProfile()
 }
