@@ -92,8 +92,8 @@ type introspector struct {
 	unseen chan struct{} // those of tokens not known active
 
 	mu       sync.Mutex
-	active   *lru[introEntry]    // tokens answered active and accepted
-	inactive *lru[introEntry]    // refusals
+	active   *lru[introEntry]     // tokens answered active and accepted
+	inactive *lru[introEntry]     // refusals
 	flights  map[tokenKey]*flight // introspections in flight, by token
 
 	requests int // introspection requests sent, for tests (under mu)
