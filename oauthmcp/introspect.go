@@ -95,8 +95,6 @@ type introspector struct {
 	active   *lru[introEntry]     // tokens answered active and accepted
 	inactive *lru[introEntry]     // refusals
 	flights  map[tokenKey]*flight // introspections in flight, by token
-
-	requests int // introspection requests sent, for tests (under mu)
 }
 
 type introEntry struct {
@@ -146,7 +144,11 @@ func newIntrospector(o *Introspection, v *Verifier) (*introspector, error) {
 		in.o.MaxWait = 0
 	}
 	in.slots = make(chan struct{}, in.o.MaxConcurrent)
-	in.unseen = make(chan struct{}, in.o.MaxConcurrent-reserved(in.o.MaxConcurrent))
+	keep := reserved(in.o.MaxConcurrent)
+	if in.o.CacheTTL < 0 {
+		keep = 0 // no answer is kept, so no token is ever known
+	}
+	in.unseen = make(chan struct{}, in.o.MaxConcurrent-keep)
 	in.active = newLRU[introEntry](in.o.MaxCacheEntries)
 	in.inactive = newLRU[introEntry](in.o.MaxInactive)
 	return in, nil
@@ -360,9 +362,6 @@ func (in *introspector) ask(ctx context.Context, token string) (*introspectionAn
 	if in.o.ClientID != "" {
 		req.SetBasicAuth(url.QueryEscape(in.o.ClientID), url.QueryEscape(in.o.ClientSecret))
 	}
-	in.mu.Lock()
-	in.requests++
-	in.mu.Unlock()
 	resp, err := in.client.Do(req)
 	if err != nil {
 		// The error names the endpoint; the form (and so the token) is
