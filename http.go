@@ -137,7 +137,9 @@ type HandlerOptions struct {
 //     sessions) and the rest get 405 with "Allow: POST". A client's
 //     Mcp-Session-Id header is ignored, and none is ever issued.
 //   - Authentication (HandlerOptions.Authenticator): 401 with a
-//     WWW-Authenticate Bearer challenge.
+//     WWW-Authenticate Bearer challenge; when the Authenticator could not
+//     check the credentials for now (ErrAuthUnavailable), 503 with
+//     Retry-After and code -32001 instead.
 //   - Content-Type other than application/json (UTF-8): 415.
 //   - Accept allowing neither application/json nor text/event-stream: 406.
 //     A missing Accept allows both.
