@@ -31,7 +31,7 @@ func viewServer(t *testing.T, opts *Options) (*httptest.Server, *ToolSet) {
 		t.Fatal(err)
 	}
 	run := func(context.Context, *Request) (*Result, error) {
-		return &Result{Content: []Content{TextContent("3 points")}, Meta: map[string]any{"io.github.embedmcp/view": map[string]any{"points": []int{1, 2, 3}}}}, nil
+		return &Result{Content: []Content{TextContent("3 points")}, Meta: map[string]any{"embedmcp/view": map[string]any{"points": []int{1, 2, 3}}}}, nil
 	}
 	if err := ts.Register(
 		NewRawTool(ToolInfo{Name: "chart", Description: "Chart it.", Permission: "p.chart", View: "ui://t/chart"}, run),
@@ -283,7 +283,7 @@ func TestViewToolMetaAndVisibility(t *testing.T) {
 	}
 	// The app-only tool stays callable, and its _meta reaches the caller.
 	_, r, body := viewCall(t, srv, Version20260728, "chart", "tools/call", `{"name":"chart_page","arguments":{}}`)
-	if r.Error != nil || r.Result["_meta"].(map[string]any)["io.github.embedmcp/view"] == nil {
+	if r.Error != nil || r.Result["_meta"].(map[string]any)["embedmcp/view"] == nil {
 		t.Errorf("calling the app-only tool: %s", body)
 	}
 }

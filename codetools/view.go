@@ -60,8 +60,7 @@ type sourceView struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
 	File string `json:"file,omitempty"`
-	// Line is the line number of Lines[0] in File; 0 when unknown (a
-	// chunk after the first).
+	// Line is the line number of Lines[0] in File; 0 when unknown.
 	Line  int      `json:"line"`
 	Lines []string `json:"lines"`
 	// Tokens are [line index, column, length, class], the class an index
@@ -97,9 +96,7 @@ func (c *Catalog) newSourceView(ctx context.Context, d *Definition, q Definition
 	if !d.SourceAvailable || d.Definition == "" {
 		return v
 	}
-	if q.Offset == 0 {
-		v.Line = d.Line
-	}
+	v.Line = c.chunkLine(ctx, d, q.Offset)
 	v.Lines = strings.Split(d.Definition, "\n")
 	v.Tokens = viewTokens(d.Definition, v.Lines)
 	if q.Offset == 0 {
@@ -124,6 +121,26 @@ func (c *Catalog) newSourceView(ctx context.Context, d *Definition, q Definition
 		off += len(refs.Items)
 	}
 	return v
+}
+
+// chunkLine returns the line of d's file at which the chunk at offset
+// starts: d.Line plus the newlines of the definition before offset, read
+// a chunk at a time; 0 when it cannot be told.
+func (c *Catalog) chunkLine(ctx context.Context, d *Definition, offset int) int {
+	line := d.Line
+	if line <= 0 {
+		return 0
+	}
+	for at := 0; at < offset; {
+		n := min(offset-at, MaxMaxCharacters)
+		prev, err := c.Definition(ctx, DefinitionQuery{Name: d.Name, Offset: at, MaxCharacters: n})
+		if err != nil || prev.Definition == "" {
+			return 0
+		}
+		line += strings.Count(prev.Definition, "\n")
+		at += utf8.RuneCountInString(prev.Definition)
+	}
+	return line
 }
 
 // link links the first occurrence of name as a whole word on line i not
