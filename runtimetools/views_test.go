@@ -123,6 +123,9 @@ func TestViewsOfTheTools(t *testing.T) {
 			t.Errorf("view %s: %v", uri, ok)
 		}
 	}
+	if err := mcptest.CheckViews(ts); err != nil {
+		t.Error(err)
+	}
 	if err := Register(mcp.NewToolSet(), nil); err != nil {
 		t.Errorf("a second Register, into another set: %v", err)
 	}
