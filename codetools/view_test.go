@@ -3,6 +3,7 @@ package codetools_test
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,8 +38,14 @@ func viewCall(t *testing.T, args string) (model int, v sourceView) {
 	if err := codetools.Register(ts, shop.Catalog("shopd")); err != nil {
 		t.Fatal(err)
 	}
-	if view, ok := ts.LookupView(codetools.DefinitionViewURI); !ok || !strings.Contains(view.HTML, "<!DOCTYPE html>") {
+	if view, ok := ts.LookupView(codetools.DefinitionViewURI); !ok || !strings.HasPrefix(view.HTML, "<!DOCTYPE html>") {
 		t.Fatal("Register did not add the definition view")
+	} else if outsideURL.MatchString(view.HTML) || len(view.HTML) > mcp.MaxViewBytes {
+		t.Errorf("the definition view is not a self-contained document: %q", outsideURL.FindString(view.HTML))
+	}
+	tool, _ := ts.Lookup(codetools.DefinitionToolName)
+	if tool.Info().View != codetools.DefinitionViewURI {
+		t.Errorf("code_definition names %q", tool.Info().View)
 	}
 	srv := mcp.NewServer(ts, mcp.AllowAll(), nil)
 	res, err := srv.CallTool(context.Background(), mcp.NewRequest(mcp.Caller{}, codetools.DefinitionToolName, json.RawMessage(args)))
@@ -60,6 +67,11 @@ func viewCall(t *testing.T, args string) (model int, v sourceView) {
 	t.Logf("%s: the model reads %d bytes; the view data is %d bytes", args, model, len(raw))
 	return model, v
 }
+
+// outsideURL finds what would make a view load from another origin: a
+// src, href or action attribute, a CSS url() or @import, a fetch of an
+// absolute URL. (Namespace names such as SVG's are not fetched.)
+var outsideURL = regexp.MustCompile(`(?i)((src|href|action)\s*=\s*["']?\s*(https?:)?//|url\(\s*["']?\s*(https?:)?//|@import|fetch\(\s*["'` + "`" + `]\s*(https?:)?//|new\s+WebSocket)`)
 
 // at returns the text a span of the view names (columns in UTF-16 units;
 // the shop's source is ASCII).
