@@ -95,8 +95,8 @@ func appendViewMetaMember(b, meta []byte) []byte {
 }
 
 // appendResourcesListStart opens a ListResourcesResult: the encoded
-// resources follow, separated by commas, then appendToolsListEnd's
-// counterpart appendResourcesListEnd.
+// resources (appendViewResource) follow, separated by commas, then
+// appendResourcesListEnd.
 func appendResourcesListStart(b []byte) []byte { return append(b, `{"resources":[`...) }
 
 // appendResourcesListEnd closes the resources array, with the cursor of
