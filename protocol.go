@@ -102,6 +102,11 @@ type Options struct {
 	// Changes is the source of tool-list changes for subscriptions/listen.
 	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
 	Changes ChangeNotifier
+	// Views is the source of the MCP Apps views the tools name
+	// (ToolInfo.View), served with resources/list and resources/read once
+	// one is registered. Default: the Registry, if it is a ViewRegistry
+	// (ToolSet is).
+	Views ViewRegistry
 	// Middleware wraps the answering of every request, whatever its
 	// method, the first outermost (see Middleware): tracing, metrics,
 	// limits across methods.
