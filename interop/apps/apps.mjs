@@ -123,9 +123,15 @@ async function violations() {
   const inSandbox = f ? await f.evaluate(() => window.violations || []) : [];
   return inSandbox.concat(await page.evaluate(() => window.host.log.violations));
 }
+// shot fits the window to the page first: a full-page screenshot leaves
+// the parts of an out-of-process frame outside the window blank.
 async function shot(name) {
   const file = path.join(SHOTS, name);
-  await page.screenshot({ path: file, fullPage: true });
+  const h = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 1100, height: Math.min(Math.max(h, 400), 2400) });
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: file });
+  await page.setViewportSize({ width: 1100, height: 900 });
   console.log("    screenshot " + file);
 }
 const viewCalls = () => page.evaluate(() => window.host.log.viewCalls.map((c) => c.name + " " + JSON.stringify(c.arguments)));
@@ -263,6 +269,12 @@ try {
     check(!met.isError, "runtime_metrics answers");
     await view().locator("svg polyline").first().waitFor({ timeout: 10000 }).catch(() => {});
     check(await view().locator("svg polyline").count() >= 3, "the metrics view draws the charts", await view().locator("svg polyline").count());
+    since = (await viewCalls()).length;
+    const sampled = await waitCall("runtime_metrics", since);
+    check(sampled && sampled.includes("/sched/goroutines:goroutines"), "the view samples runtime_metrics through the host", sampled);
+    await page.waitForTimeout(3500);
+    const pts = await view().locator("svg polyline").first().getAttribute("points");
+    check(pts.split(" ").length >= 3, "a chart's line grows with the samples", pts);
     await shot("metrics-light.png");
     await page.evaluate(() => window.host.setTheme("dark"));
     await page.waitForTimeout(200);
