@@ -283,6 +283,17 @@ try {
 
   const v = await violations();
   check(v.length === 0, "no Content-Security-Policy violation (securitypolicyviolation) in the host, the proxy or a view", v.join("; "));
+  // The watch can fail: an image from another origin, which the view's
+  // policy (img-src 'self' data:) refuses, is reported.
+  await sandboxFrame().evaluate((src) => {
+    const img = document.querySelector("iframe").contentDocument.createElement("img");
+    img.src = src;
+    document.querySelector("iframe").contentDocument.body.appendChild(img);
+  }, HOST + "/favicon.ico");
+  await page.waitForTimeout(300);
+  const control = (await violations()).filter((x) => x.startsWith("view: img-src"));
+  check(control.length === 1, "control: an image from another origin is refused and reported as a violation", (await violations()).join("; "));
+  errors.splice(0, errors.length, ...errors.filter((e) => !e.includes("favicon.ico")));
   const refused = await page.evaluate(() => window.host.log.refused);
   check(refused.length === 0, "no view called a tool it may not", refused.join(","));
   check(errors.length === 0, "no console error in any frame", errors.slice(0, 5).join(" | "));
