@@ -60,8 +60,7 @@ type sourceView struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
 	File string `json:"file,omitempty"`
-	// Line is the line number of Lines[0] in File; 0 when unknown (a
-	// chunk after the first).
+	// Line is the line number of Lines[0] in File; 0 when unknown.
 	Line  int      `json:"line"`
 	Lines []string `json:"lines"`
 	// Tokens are [line index, column, length, class], the class an index
@@ -97,13 +96,11 @@ func (c *Catalog) newSourceView(ctx context.Context, d *Definition, q Definition
 	if !d.SourceAvailable || d.Definition == "" {
 		return v
 	}
-	if q.Offset == 0 {
-		v.Line = d.Line
-	}
+	v.Line = c.chunkLine(ctx, d, q.Offset, d.Definition)
 	v.Lines = strings.Split(d.Definition, "\n")
 	v.Tokens = viewTokens(d.Definition, v.Lines)
-	if q.Offset == 0 {
-		v.link(0, lastName(d.Name), d.Name, "declaration")
+	if v.Line > 0 && d.Line-v.Line < len(v.Lines) && d.Line >= v.Line {
+		v.link(d.Line-v.Line, lastName(d.Name), d.Name, "declaration")
 	}
 	if v.Line == 0 || (d.Kind != KindFunc && d.Kind != KindMethod) {
 		return v
@@ -124,6 +121,56 @@ func (c *Catalog) newSourceView(ctx context.Context, d *Definition, q Definition
 		off += len(refs.Items)
 	}
 	return v
+}
+
+// chunkLine returns the line of d's file at which the chunk at offset
+// starts, 0 when it cannot be told. d.Line is the line of the declaration,
+// which the documentation comment precedes: the line of the definition's
+// first character is d.Line less the comment's lines, and the chunk's is
+// that plus the newlines before offset. chunk is d's text at offset.
+func (c *Catalog) chunkLine(ctx context.Context, d *Definition, offset int, chunk string) int {
+	if d.Line <= 0 {
+		return 0
+	}
+	text, more := "", true
+	if offset == 0 {
+		text, more = chunk, d.More
+	}
+	for reads := 0; more && reads < 8 && (utf8.RuneCountInString(text) < offset || !pastDoc(text)); reads++ {
+		next, err := c.Definition(ctx, DefinitionQuery{Name: d.Name, Offset: utf8.RuneCountInString(text), MaxCharacters: MaxMaxCharacters})
+		if err != nil || next.Definition == "" {
+			return 0
+		}
+		text, more = text+next.Definition, next.More
+	}
+	if utf8.RuneCountInString(text) < offset || !pastDoc(text) {
+		return 0
+	}
+	doc := 0
+	for line := range strings.SplitSeq(text, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			break
+		}
+		doc++
+	}
+	prefix := text
+	if offset < len(text) {
+		prefix = string([]rune(text)[:offset])
+	}
+	if d.Line-doc < 1 {
+		return 0
+	}
+	return d.Line - doc + strings.Count(prefix, "\n")
+}
+
+// pastDoc reports whether text holds a line after its leading comment.
+func pastDoc(text string) bool {
+	for line := range strings.SplitSeq(text, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			return true
+		}
+	}
+	return false
 }
 
 // link links the first occurrence of name as a whole word on line i not

@@ -9,7 +9,7 @@ package viewdata
 // reads (hosts hand _meta to the view, not to the model). Its value is an
 // object whose "view" member names the shape: "flame", "source",
 // "metrics".
-const MetaKey = "io.github.embedmcp/view"
+const MetaKey = "embedmcp/view"
 
 // Chart is one chart of the process: a title, the unit of its y axis and
 // its series, each a runtime/metrics name.
