@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[ -d examples/codeserver/snapshot ] && [ -n "$(ls examples/codeserver/snapshot | grep -v README.md)" ] || go generate ./examples/codeserver
+[ -f examples/codeserver/snapshot/manifest.json ] || go generate ./examples/codeserver
 go build -o "$work/codeserver" ./examples/codeserver
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 addr=127.0.0.1:$((BASE_PORT + 11))
