@@ -202,7 +202,7 @@ func compileView(v *View) (*compiledView, error) {
 	}
 	bad := func(err error) error { return fmt.Errorf("%w: %s: %v", ErrInvalidView, v.URI, err) }
 	if v.Name == "" {
-		return nil, bad(errors.New("Name is empty"))
+		return nil, bad(errors.New("the name is empty"))
 	}
 	for _, f := range []struct {
 		field, s string
@@ -214,7 +214,7 @@ func compileView(v *View) (*compiledView, error) {
 	}
 	switch {
 	case v.HTML == "":
-		return nil, bad(errors.New("HTML is empty"))
+		return nil, bad(errors.New("the HTML is empty"))
 	case len(v.HTML) > MaxViewBytes:
 		return nil, bad(fmt.Errorf("HTML is %d bytes, more than %d", len(v.HTML), MaxViewBytes))
 	case !utf8.ValidString(v.HTML):
