@@ -62,8 +62,8 @@ type Options struct {
 	Versions []string
 	// Limits bound the JSON parser. Zero fields take DefaultLimits().
 	Limits Limits
-	// PageSize is the number of tools per tools/list page; 0 returns all
-	// permitted tools in one page.
+	// PageSize is the number of tools per tools/list page, and of views
+	// per resources/list page; 0 returns all permitted ones in one page.
 	PageSize int
 	// Logger receives one record per request (method, tool, principal,
 	// duration, outcome; never argument values) at level Info, denied

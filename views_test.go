@@ -476,3 +476,37 @@ func TestViewHeaderName(t *testing.T) {
 		t.Errorf("Mcp-Name disagreeing with uri: %d %s", resp.StatusCode, b)
 	}
 }
+
+// Views change while requests read them: each read sees a whole set.
+func TestViewConcurrentChanges(t *testing.T) {
+	ts := NewToolSet()
+	if err := ts.RegisterViews(View{URI: "ui://t/v", Name: "v", HTML: viewHTML}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Register(NewRawTool(ToolInfo{Name: "a", View: "ui://t/v"}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer(ts, AllowAll(), nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			html := fmt.Sprintf("<!DOCTYPE html><p>%d</p>", i)
+			if err := ts.SetViews(View{URI: "ui://t/v", Name: "v", HTML: html}, View{URI: fmt.Sprintf("ui://t/x%d", i%3), Name: "x", HTML: html}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 200 {
+		_, body := s.Handle(versionCtx(Version20251125), Caller{}, rpcBody(1, "resources/read", `{"uri":"ui://t/v"}`))
+		if r := decodeRPC(t, body); r.Error != nil {
+			t.Fatalf("read during changes: %s", body)
+		}
+		_, body = s.Handle(versionCtx(Version20251125), Caller{}, rpcBody(2, "resources/list", ``))
+		if r := decodeRPC(t, body); r.Error != nil {
+			t.Fatalf("list during changes: %s", body)
+		}
+	}
+	<-done
+}

@@ -27,15 +27,31 @@ type Series struct {
 	Stat   string `json:"stat,omitempty"`
 }
 
-// ProcessCharts returns the charts of the process the console's Process
-// page draws too: goroutines, heap and GC pauses, as runtime/metrics names
-// them.
+// The runtime/metrics the process charts plot.
+const (
+	MetricGoroutines = "/sched/goroutines:goroutines"
+	MetricHeap       = "/memory/classes/heap/objects:bytes"
+	MetricTotal      = "/memory/classes/total:bytes"
+	MetricPauses     = "/sched/pauses/total/gc:seconds"
+)
+
+// The process charts, in the order ProcessCharts returns them.
+const (
+	ChartGoroutines = iota
+	ChartHeap
+	ChartPause
+)
+
+// ProcessCharts returns the charts of the process that the console's
+// Process page draws and the runtime_metrics view draws too: goroutines,
+// heap (live objects and all the runtime maps) and the longest GC pause,
+// as runtime/metrics names them.
 func ProcessCharts() []Chart {
 	return []Chart{
-		{Title: "Goroutines", Unit: "count", Series: []Series{{Label: "goroutines", Metric: "/sched/goroutines:goroutines"}}},
-		{Title: "Heap", Unit: "bytes", Series: []Series{
-			{Label: "heap objects", Metric: "/memory/classes/heap/objects:bytes"},
-			{Label: "runtime total", Metric: "/memory/classes/total:bytes"}}},
-		{Title: "Longest GC pause", Unit: "seconds", Series: []Series{{Label: "pause", Metric: "/sched/pauses/total/gc:seconds", Stat: "max"}}},
+		ChartGoroutines: {Title: "Goroutines", Unit: "count", Series: []Series{{Label: "goroutines", Metric: MetricGoroutines}}},
+		ChartHeap: {Title: "Heap", Unit: "bytes", Series: []Series{
+			{Label: "heap objects", Metric: MetricHeap},
+			{Label: "runtime total", Metric: MetricTotal}}},
+		ChartPause: {Title: "Longest GC pause", Unit: "seconds", Series: []Series{{Label: "pause", Metric: MetricPauses, Stat: "max"}}},
 	}
 }
