@@ -5,7 +5,10 @@
 // page lists exactly the tools tools/list answers, a call made to /mcp
 // shows in the Calls table within 2 s without a reload, the charts draw,
 // a phone-sized window needs no sideways scrolling, a browser without
-// credentials gets 401. Against console/internal/demohost (DEMOHOST_URL,
+// credentials gets 401; another site's page (localhost against
+// 127.0.0.1) can neither start a CPU profile with an <img> nor open a page
+// (403), while the Process page's own form takes one. Against
+// console/internal/demohost (DEMOHOST_URL,
 // OPERATOR_TOKEN, USER_TOKEN): a principal without
 // diagnostics.console.read gets 403, and the operator cancels a running
 // task with the Tasks page's button. A screenshot of each page goes to
@@ -170,6 +173,54 @@ async function codeserver() {
   }
 }
 
+// crossSite: another site's page reaches nothing of the console, and the
+// CPU profile starts only from the Process page's form (a same-origin POST
+// carrying the CSRF token).
+async function crossSite() {
+  const base = env.CODESERVER_URL;
+  const other = base.replace("127.0.0.1", "localhost"); // another site: its host differs
+  console.log("another site at " + other);
+  const { ctx, close } = await browser({ username: "operator", password: env.CODESERVER_TOKEN });
+  try {
+    const page = await ctx.newPage();
+    await page.goto(other + "/not-the-console"); // a page of the other site, without a CSP
+    // An <img> that would start a 60 s CPU profile: refused at once.
+    const img = await page.evaluate((src) => new Promise((done) => {
+      const i = new Image();
+      i.onload = () => done("loaded");
+      i.onerror = () => done("refused");
+      setTimeout(() => done("still pending after 3 s"), 3000);
+      i.src = src;
+    }), base + "/console/profile?kind=cpu&seconds=60");
+    check(img === "refused", "an <img> on another site's page cannot start a CPU profile", img);
+    // A link from the other site to a console page: 403.
+    const [nav] = await Promise.all([page.waitForNavigation(), page.evaluate((href) => {
+      const a = document.createElement("a");
+      a.href = href;
+      document.body.appendChild(a);
+      a.click();
+    }, base + "/console/process")]);
+    check(nav && nav.status() === 403 && (await page.textContent("body")).includes("another site"),
+      "a link from another site's page to a console page gets 403", nav && nav.status());
+    // The Process page's own form takes a CPU profile, and the profiler is
+    // free: nothing above started one.
+    await page.goto(base + "/console/process");
+    const errors = watch(page);
+    const button = page.locator("form[action=profile] button", { hasText: "cpu, 5 s" });
+    check(await button.count() === 1, "the Process page offers a 5 s CPU profile as a form");
+    const t0 = Date.now();
+    const [resp] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/console/profile") && r.request().method() === "POST", { timeout: 20000 }),
+      button.click(),
+    ]);
+    check(resp.status() === 200 && /^attachment/.test(resp.headers()["content-disposition"] || ""),
+      "the form's POST (CSRF token, same origin) answers the profile after " + (Date.now() - t0) + " ms", resp.status());
+    check(errors.length === 0, "no console errors on the Process page's form", errors.join(" | "));
+  } finally {
+    await close();
+  }
+}
+
 async function demohost() {
   const base = env.DEMOHOST_URL;
   console.log("demohost at " + base);
@@ -218,6 +269,7 @@ async function demohost() {
 (async () => {
   try {
     await codeserver();
+    await crossSite();
     await demohost();
   } catch (e) {
     failures++;
