@@ -85,6 +85,7 @@ func TestRedactionForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	must(t, registerViews(ts))
 	must(t, ts.Register(tl...))
 	c := mcptest.NewClient(t, mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil), &mcptest.ClientOptions{Caller: mcptest.Caller("oncall", allGrants...)})
 	var names []string
