@@ -41,8 +41,14 @@
 // Reading needs [PermissionRead] ("diagnostics.console.read"); cancelling a
 // task needs [PermissionWrite] ("diagnostics.console.write"), a CSRF token
 // bound to the caller and a same-origin request; profiles need
-// [PermissionProfile] ("diagnostics.runtime.profile"). Other callers get
-// 403, and see no button they cannot use.
+// [PermissionProfile] ("diagnostics.runtime.profile"), and a CPU profile,
+// which is work, is started only by the Process page's form: a
+// same-origin POST with the CSRF token (a GET is refused). Other callers
+// get 403, and see no button they cannot use. A request a browser says
+// another site's page made (Sec-Fetch-Site other than same-origin or
+// none) is refused with 403 before it is authenticated, pages included: a
+// link, an image or a form on another site reaches nothing; open the
+// console's address directly.
 //
 // # What is never shown
 //
