@@ -2,7 +2,9 @@
 # The operator console (package console) in a real browser, run from the
 # repo root by scripts/test: installs Debian's chromium when missing and the
 # pinned playwright-core (console/browsertest/package-lock.json), starts
-# examples/codeserver and console/internal/demohost on loopback ports from
+# examples/codeserver (with a token, and in its default mode without one,
+# where anonymous loopback callers hold the diagnostics grants) and
+# console/internal/demohost on loopback ports from
 # BASE_PORT, and drives headless Chromium over their consoles
 # (console/browsertest/console.cjs). Screenshots of every page are written
 # to a temporary directory, whose path is printed; then the recording
@@ -37,21 +39,24 @@ go build -o "$work/codeserver" ./examples/codeserver
 go build -o "$work/demohost" ./console/internal/demohost
 token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
 cs_token=$(token) op_token=$(token) user_token=$(token)
-cs_addr=127.0.0.1:$((BASE_PORT + 1)) demo_addr=127.0.0.1:$((BASE_PORT + 2))
+cs_addr=127.0.0.1:$((BASE_PORT + 1)) demo_addr=127.0.0.1:$((BASE_PORT + 2)) anon_addr=127.0.0.1:$((BASE_PORT + 3))
 "$work/codeserver" -addr "$cs_addr" -token "$cs_token" >"$work/codeserver.log" 2>&1 &
+pids+=($!)
+"$work/codeserver" -addr "$anon_addr" >"$work/codeserver-anonymous.log" 2>&1 &
 pids+=($!)
 "$work/demohost" -addr "$demo_addr" -operator "$op_token" -user "$user_token" >"$work/demohost.log" 2>&1 &
 pids+=($!)
-for addr in "$cs_addr" "$demo_addr"; do
+for pair in "$cs_addr 401" "$demo_addr 401" "$anon_addr 200"; do
+  read -r addr want <<<"$pair"
   for _ in $(seq 100); do
     code=$(curl -s -o /dev/null -w '%{http_code}' "http://$addr/console/" || true)
-    [ "$code" = 401 ] && break
+    [ "$code" = "$want" ] && break
     sleep 0.1
   done
-  [ "$code" = 401 ] || { cat "$work"/*.log; echo "console: the server at $addr did not start"; exit 1; }
+  [ "$code" = "$want" ] || { cat "$work"/*.log; echo "console: the server at $addr did not start"; exit 1; }
 done
 
-CODESERVER_URL=http://$cs_addr CODESERVER_TOKEN=$cs_token DEMOHOST_URL=http://$demo_addr \
+CODESERVER_URL=http://$cs_addr CODESERVER_TOKEN=$cs_token DEMOHOST_URL=http://$demo_addr ANONYMOUS_URL=http://$anon_addr \
   OPERATOR_TOKEN=$op_token USER_TOKEN=$user_token SCREENSHOT_DIR=$shots \
   node "$dir/console.cjs"
 echo "console: screenshots in $shots"
