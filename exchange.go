@@ -29,7 +29,9 @@ type Exchange struct {
 	// HTTPRequest is the HTTP request the body came in, set by NewHandler
 	// and nil for other transports: its protocol version, remote address
 	// and headers (a traceparent, say) for telemetry. Read it while the
-	// request is handled; do not read its Body or keep it.
+	// request is handled; do not read its Body or keep it. Once the
+	// request is answered, NewHandler's Exchange drops it, Header and
+	// Notify (a task the request started must not keep them alive).
 	HTTPRequest *http.Request
 	// Notify sends a request-scoped notification (notifications/progress,
 	// notifications/message) to the client while the request runs, on its
