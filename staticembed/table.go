@@ -221,7 +221,7 @@ func (t *Table) vector(acc []int32, ids []int32) []float32 {
 // cuts it; an unknown word is the table's unknown token, such as "[UNK]".
 func (t *Table) Tokens(text string) []string {
 	var out []string
-	t.words(text, func(w string) {
+	t.words(text, func(w []byte) {
 		n := len(out)
 		out = t.appendPieces(out, w)
 		if len(out) == n {
@@ -233,7 +233,7 @@ func (t *Table) Tokens(text string) []string {
 
 // appendIDs appends the token ids of text, unknown words left out.
 func (t *Table) appendIDs(ids []int32, text string) []int32 {
-	t.words(text, func(w string) {
+	t.words(text, func(w []byte) {
 		ids = t.appendWordIDs(ids, w)
 	})
 	return ids
@@ -241,7 +241,7 @@ func (t *Table) appendIDs(ids []int32, text string) []int32 {
 
 // appendPieces appends the tokens of one word, or nothing when the word
 // is unknown.
-func (t *Table) appendPieces(out []string, w string) []string {
+func (t *Table) appendPieces(out []string, w []byte) []string {
 	var ids [maxWordRunes]int32
 	n := len(t.appendWordIDs(ids[:0], w))
 	for _, id := range ids[:n] {
@@ -253,8 +253,8 @@ func (t *Table) appendPieces(out []string, w string) []string {
 // appendWordIDs appends the ids of the longest-match-first WordPiece
 // tokens of word w, or nothing when a part of it matches no token or it
 // is longer than maxWordRunes characters.
-func (t *Table) appendWordIDs(ids []int32, w string) []int32 {
-	if utf8.RuneCountInString(w) > maxWordRunes {
+func (t *Table) appendWordIDs(ids []int32, w []byte) []int32 {
+	if utf8.RuneCount(w) > maxWordRunes {
 		return ids
 	}
 	start := len(ids)

@@ -8,15 +8,15 @@ import (
 
 // words calls fn with each word of text, normalized as BERT's uncased
 // tokenizer normalizes it (see the package documentation), in order.
-// The string given to fn is valid only during the call.
-func (t *Table) words(text string, fn func(string)) {
+// The bytes given to fn are valid only during the call.
+func (t *Table) words(text string, fn func([]byte)) {
 	if t.lower {
 		text = norm.NFD.String(text)
 	}
 	var buf []byte
 	flush := func() {
 		if len(buf) > 0 {
-			fn(string(buf))
+			fn(buf)
 			buf = buf[:0]
 		}
 	}
