@@ -22,6 +22,7 @@ type transport struct {
 	version string      // the MCP-Protocol-Version header, or what stdio negotiated
 	header  http.Header // nil for transports without headers (stdio, in process)
 	name    string      // Exchange.Transport
+	remote  string      // Exchange.HTTPRequest.RemoteAddr, for httpCalls
 	notify  func(method string, params json.RawMessage) error
 	// message, if not nil, is where handleOne makes the request's
 	// Message for Middleware (Exchange.message).

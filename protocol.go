@@ -137,6 +137,7 @@ type Server struct {
 	sealer    *stateSealer
 	sealerErr error
 	tasks     *taskEngine // nil when Options.Tasks.Disabled
+	httpCalls httpCalls   // tools/call over HTTP a notifications/cancelled may stop
 
 	// batches holds a slot per batch being built
 	// (BatchLimits.MaxConcurrentBatches); nil: no bound.
@@ -264,6 +265,9 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	ex := ExchangeFromContext(ctx)
 	if ex != nil {
 		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
+		if ex.HTTPRequest != nil {
+			tr.remote = ex.HTTPRequest.RemoteAddr
+		}
 	}
 	if isBatch(body) {
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
@@ -323,13 +327,22 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil), false
 	}
 	if m.id == nil {
-		// Notifications cannot invoke tools; nothing runs for them.
+		// Notifications cannot invoke tools; nothing runs for them. A
+		// cancellation over HTTP stops the call it names (httpCalls).
+		if m.method == "notifications/cancelled" && m.tr.name == TransportHTTP {
+			s.httpCalls.cancel(m)
+		}
 		s.logRequest(ctx, m, start, "notification")
 		return http.StatusAccepted, nil, true
 	}
 	if rpc := s.selectRevision(m); rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		return http.StatusBadRequest, appendErr(make([]byte, 0, 128), m.id, rpc), false
+	}
+	if m.method == "tools/call" && !m.rev.perRequest && m.tr.name == TransportHTTP {
+		var done func()
+		ctx, done = s.httpCalls.track(ctx, m)
+		defer done()
 	}
 	var out Outcome
 	if s.chain != nil {
