@@ -187,11 +187,16 @@ func ProtectedResourceMetadata(md ResourceMetadata) http.Handler {
 }
 
 // wwwAuthenticate builds the WWW-Authenticate challenge of a 401 answer.
-func wwwAuthenticate(err error, metadataURL string) string {
+func wwwAuthenticate(err error, metadataURL, scope string) string {
 	b := make([]byte, 0, 96)
 	b = append(b, `Bearer realm="mcp"`...)
 	if errors.Is(err, ErrInvalidToken) {
 		b = append(b, `, error="invalid_token"`...)
+	}
+	if scope != "" {
+		b = append(b, `, scope="`...)
+		b = append(b, scope...)
+		b = append(b, '"')
 	}
 	if metadataURL != "" {
 		b = append(b, `, resource_metadata="`...)
