@@ -51,6 +51,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# codeserver serves its code tools from the source snapshot go generate
+# writes (ignored by git); the agent checks read source through it.
+[ -f examples/codeserver/snapshot/manifest.json ] || go generate ./examples/codeserver
 go build -o "$work/hello" ./examples/hello
 go build -o "$work/codeserver" ./examples/codeserver
 (cd oauthmcp && go build -o "$work/stepupserver" ./internal/stepupserver)
