@@ -89,3 +89,20 @@ async def test_unknown_method(mode: str) -> None:
         with pytest.raises(MCPError) as err:
             await client.list_prompts()
         assert err.value.code == METHOD_NOT_FOUND
+
+
+async def test_ping(target: Target) -> None:
+    # ping is a method of the handshake revisions only.
+    async with target.connect("legacy") as client:
+        with pytest.warns(UserWarning, match="ping is removed"):
+            result = await client.send_ping()
+        assert result is not None
+
+
+async def test_listen_acknowledged(target: Target) -> None:
+    # subscriptions/listen (2026-07-28): the stream opens and is acknowledged
+    # with what the server honours; hello's and codeserver's tool lists do
+    # not change, so no event follows.
+    async with target.connect("auto") as client:
+        async with client.listen(tools_list_changed=True) as sub:
+            assert sub.honored.tools_list_changed
