@@ -4,7 +4,8 @@ scripts/test.d/python-sdk.sh builds and starts the servers and passes them
 in the environment: HELLO_URL (examples/hello over Streamable HTTP, with
 -page-size 3) and HELLO_BIN (the binary, run with -stdio);
 CODESERVER_URL, CODESERVER_TOKEN (examples/codeserver with -token) and
-CODESERVER_BIN; STEPUP_URL, HYDRA_ISSUER and HYDRA_ADMIN (oauthmcp's
+CODESERVER_BIN; CONFORMANCE_URL (examples/conformance, whose tools ask for
+input); STEPUP_URL, HYDRA_ISSUER and HYDRA_ADMIN (oauthmcp's
 step-up server behind Ory Hydra).
 """
 

@@ -6,8 +6,10 @@
 # examples/codeserver over Streamable HTTP (loopback) and stdio, in both
 # protocol eras, and against oauthmcp's step-up server behind Ory Hydra
 # (the binary oauth.sh builds and caches) for the OAuth flow.
+# examples/conformance serves the multi round-trip (input_required) tools.
 # Ports: BASE_PORT+1 hello, +2 codeserver, +3 Hydra public, +4 Hydra admin,
-# +5 the step-up server; without BASE_PORT every server takes a free port.
+# +5 the step-up server, +6 conformance; without BASE_PORT every server
+# takes a free port.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -56,6 +58,7 @@ trap cleanup EXIT
 [ -f examples/codeserver/snapshot/manifest.json ] || go generate ./examples/codeserver
 go build -o "$work/hello" ./examples/hello
 go build -o "$work/codeserver" ./examples/codeserver
+go build -o "$work/conformance" ./examples/conformance
 (cd oauthmcp && go build -o "$work/stepupserver" ./internal/stepupserver)
 
 # wait_for NAME FILE SED: the URL a server prints once it listens.
@@ -78,6 +81,9 @@ HELLO_URL=$(wait_for hello "$work/hello.out" 's/^MCP server listening on //p')
 "$work/codeserver" -addr "127.0.0.1:$(port 2)" -token "$TOKEN" 2>"$work/codeserver.log" &
 PIDS+=($!)
 CODESERVER_URL=$(wait_for codeserver "$work/codeserver.log" 's/^codeserver: serving MCP at //p')
+"$work/conformance" -addr "127.0.0.1:$(port 6)" >"$work/conformance.out" 2>"$work/conformance.log" &
+PIDS+=($!)
+CONFORMANCE_URL=$(wait_for conformance "$work/conformance.out" 's/^MCP conformance server listening on //p')
 
 ISSUER=http://127.0.0.1:$(port 3)
 ADMIN=http://127.0.0.1:$(port 4)
@@ -103,13 +109,14 @@ curl -sf "$ADMIN/health/ready" >/dev/null || { cat "$work/hydra.log"; fail "hydr
 "$work/stepupserver" -addr "127.0.0.1:$(port 5)" -issuer "$ISSUER" -accept-typ-jwt >"$work/stepup.out" 2>"$work/stepup.log" &
 PIDS+=($!)
 STEPUP_URL=$(wait_for stepupserver "$work/stepup.out" 's/^listening on //p')
-echo "servers: hello $HELLO_URL, codeserver $CODESERVER_URL, step-up $STEPUP_URL (Hydra $ISSUER)"
+echo "servers: hello $HELLO_URL, codeserver $CODESERVER_URL, conformance $CONFORMANCE_URL, step-up $STEPUP_URL (Hydra $ISSUER)"
 
 # pytest exits 5 when it collected no test: that is a failure here too.
 set +e
 (cd interop/python && env PYTHONDONTWRITEBYTECODE=1 \
   HELLO_URL="$HELLO_URL" HELLO_BIN="$work/hello" \
   CODESERVER_URL="$CODESERVER_URL" CODESERVER_TOKEN="$TOKEN" CODESERVER_BIN="$work/codeserver" \
+  CONFORMANCE_URL="$CONFORMANCE_URL" \
   STEPUP_URL="$STEPUP_URL" HYDRA_ISSUER="$ISSUER" HYDRA_ADMIN="$ADMIN" \
   "$VENV/bin/python" -m pytest -p no:cacheprovider -q -rfEs --junitxml="$work/junit.xml" "$@") | tee "$work/pytest.out"
 rc=${PIPESTATUS[0]}
@@ -117,7 +124,7 @@ set -e
 case $rc in
   0) ;;
   5) fail "pytest collected no tests" ;;
-  *) echo "server logs:"; tail -n 30 "$work/hello.log" "$work/codeserver.log" "$work/stepup.log" | sed 's/^/    /'
+  *) echo "server logs:"; tail -n 30 "$work/hello.log" "$work/codeserver.log" "$work/conformance.log" "$work/stepup.log" | sed 's/^/    /'
      fail "pytest exited $rc" ;;
 esac
 read -r tests failures errors skipped < <(python3 -c 'import sys, xml.etree.ElementTree as E
