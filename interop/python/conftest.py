@@ -49,6 +49,7 @@ class Target:
 
     def connect(self, mode: str = "auto", **kwargs: Any) -> Client:
         """A Client (enter it with async with) for this target."""
+        kwargs.setdefault("read_timeout_seconds", 60)  # a hung answer fails its check, not the run
         if self.transport == "stdio":
             binary = env("HELLO_BIN" if self.server == "hello" else "CODESERVER_BIN")
             return Client(StdioServerParameters(command=binary, args=["-stdio"]), mode=mode, **kwargs)
