@@ -234,6 +234,9 @@ func (s *Server) notifierFor(m *message, n *notifier) bool {
 		n.level = LogLevel(l)
 	} else if !m.rev.logLevelInMeta() {
 		n.level = s.opts.LogLevel
+		if m.tr.logLevel != "" {
+			n.level = m.tr.logLevel
+		}
 	}
 	return true
 }

@@ -139,7 +139,8 @@ func (s *Server) ping(_ context.Context, m *message) ([]byte, error) {
 
 // setLevel accepts logging/setLevel. Being stateless, the server keeps
 // nothing: the level that applies to a request is the one on the request,
-// or the configured default.
+// the one a logging/setLevel set on its stdio connection (ServeStdio
+// remembers it), or the configured default.
 func (s *Server) setLevel(_ context.Context, m *message) ([]byte, error) {
 	l, _ := m.params["level"].(string)
 	if !LogLevel(l).Valid() {

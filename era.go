@@ -23,7 +23,9 @@ type transport struct {
 	header  http.Header // nil for transports without headers (stdio, in process)
 	name    string      // Exchange.Transport
 	remote  string      // Exchange.HTTPRequest.RemoteAddr, for httpCalls
-	notify  func(method string, params json.RawMessage) error
+	// logLevel is Exchange.logLevel: a stdio connection's logging/setLevel.
+	logLevel LogLevel
+	notify   func(method string, params json.RawMessage) error
 	// message, if not nil, is where handleOne makes the request's
 	// Message for Middleware (Exchange.message).
 	message *heapMessage

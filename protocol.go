@@ -264,7 +264,7 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	var tr transport
 	ex := ExchangeFromContext(ctx)
 	if ex != nil {
-		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
+		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify, logLevel: ex.logLevel}
 		if ex.HTTPRequest != nil {
 			tr.remote = ex.HTTPRequest.RemoteAddr
 		}
