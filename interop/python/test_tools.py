@@ -140,3 +140,24 @@ async def test_cancellation(codeserver: Target, mode: str) -> None:
             await anyio.sleep(0.1)
         # The session goes on.
         assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"sum": 3}
+
+
+async def test_set_level_over_stdio(hello: Target) -> None:
+    # 2025-11-25: logging/setLevel sets the level for the connection. Over
+    # stdio the connection is the session; over HTTP there is none (the
+    # server is stateless), and the server's default level applies.
+    logs: list[LoggingMessageNotificationParams] = []
+
+    async def on_log(params: LoggingMessageNotificationParams) -> None:
+        logs.append(params)
+
+    async with hello.connect("legacy", logging_callback=on_log) as client:
+        await client.set_logging_level("error")
+        await client.call_tool("countdown", {"from": 1})
+        if hello.transport == "stdio":
+            assert logs == []
+        else:
+            assert [m.data for m in logs] == ["lift-off"]
+        await client.set_logging_level("debug")
+        await client.call_tool("countdown", {"from": 1})
+        assert logs and logs[-1].data == "lift-off"
