@@ -1,4 +1,4 @@
-"""The Tasks extension (2026-07-28) through the SDK's ClientExtension interface; MCP Apps."""
+"""The Tasks extension (2026-07-28) through the SDK's ClientExtension interface."""
 
 from __future__ import annotations
 
@@ -54,12 +54,3 @@ async def test_no_task_without_the_extension(hello: Target, mode: str) -> None:
         assert not result.is_error and "taskId" not in result.structured_content
         assert result.structured_content["lines"] >= 5
 
-
-async def test_no_apps_metadata(target: Target) -> None:
-    # MCP Apps (io.modelcontextprotocol/ui): the SDK's client has no API for
-    # it (only its server side does), and embedmcp serves tools only, no
-    # ui:// resources: no tool names one, and the server declares no Apps.
-    async with target.connect("auto") as client:
-        assert "io.modelcontextprotocol/ui" not in (client.server_capabilities.extensions or {})
-        for tool in (await client.list_tools()).tools:
-            assert not (tool.meta or {}).get("ui"), tool.name
