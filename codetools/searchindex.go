@@ -100,7 +100,7 @@ const (
 // and a method is not found for its type's name alone, raised the
 // fourteen tuning sets (701 queries) from 531 to 536 in the top 3 and
 // from 400 to 403 in the top 1, gofakes3 and this repository's set
-// unchanged (docs/search-quality.md, 2026-12-02).
+// unchanged (the search evaluation, 2026-12-02).
 var termParams = bm25f.Params{
 	K1:     0.6,
 	W:      [bm25f.MaxFields]float64{3, 1, 1, 0.75, 0.75, 0.7, 0.8, contextWeight},

@@ -38,7 +38,7 @@ const (
 	// whose documentation and members hold them all; the full, weighted
 	// share raised the ten tuning sets of searcheval (458 queries) from
 	// 337 to 349 in the top 3 and kept gofakes3 at 34 of 37, which a full
-	// plain count lowered to 33 (docs/search-quality.md, 2026-12-02).
+	// plain count lowered to 33 (the search evaluation, 2026-12-02).
 	coordIDFPower = 2
 	// surfaceBonus raises the score of an entry for each query word that
 	// its name holds as written (lower-cased), not only as a stem: of

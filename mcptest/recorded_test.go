@@ -8,7 +8,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
-	"github.com/embedmcp/mcp/internal/shop"
+	"github.com/embedmcp/mcp/testsupport/shop"
 	"github.com/embedmcp/mcp/mcptest/internal/examples"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The search evaluation (docs/search-quality.md): code_search and tool_detail
+# The search evaluation (docs/evaluation.md): code_search and tool_detail
 # over this repository through the codeserver example, and code_search over
 # real services (in the searcheval module, which writes their -deps
 # snapshots with mcpsnapshot first): gofakes3 and the tuning sets (go-smtp;

@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // Frame is the shared part of a service command: its common flags and its

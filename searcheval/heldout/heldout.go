@@ -36,7 +36,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // Service is one evaluation set and the service it is evaluated on.

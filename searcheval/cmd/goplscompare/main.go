@@ -29,7 +29,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 	"github.com/embedmcp/mcp/searcheval/heldout"
 	"github.com/embedmcp/mcp/searcheval/s3app"
 )

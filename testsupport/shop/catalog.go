@@ -7,6 +7,8 @@
 // tools answer about it does not depend on the machine or the Go release;
 // only the counts of the running binary's function table do, and the
 // recorded calls mask them.
+//
+// It is test support, not part of the library's API.
 package shop
 
 import (

@@ -2,7 +2,11 @@
 // queries with the ids an agent wants found, and tool_detail phrases with
 // the answer an agent should get. The sets are plain text files (see
 // ParseQueries and ParsePhrases); the tests that run them print the tables
-// this package formats, and docs/search-quality.md keeps them.
+// this package formats (docs/evaluation.md describes the method).
+//
+// It is test support, not part of the library's API: the evaluation of
+// this repository (examples/codeserver) and the evaluation module
+// (searcheval) use it.
 package searcheval
 
 import (
