@@ -16,7 +16,7 @@ type DefinitionQuery struct {
 	Name string `json:"name"`
 	// Offset is the character offset of the chunk; ≥ 0.
 	Offset int `json:"offset,omitempty"`
-	// MaxCharacters is the chunk size, 1..MaxMaxCharacters; 0 means
+	// MaxCharacters is the chunk size, 1..32768; 0 means
 	// DefaultMaxCharacters.
 	MaxCharacters int `json:"maxCharacters,omitempty"`
 	// ListOffset is the offset in the methods of a type or the
@@ -71,7 +71,7 @@ type Definition struct {
 	// the interface method or field the name named.
 	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query, an interface method or a field named, within this definition."`
 	// Methods lists the methods of a type (declared, then promoted
-	// through embedded fields) or of an interface, MaxListed at a time
+	// through embedded fields) or of an interface, 50 at a time
 	// from listOffset.
 	Methods []Reference `json:"methods,omitempty" jsonschema:"Methods of the type or interface (a page of them, from listOffset), with ids for code_definition; how is declared unless given."`
 	// Implements lists the interfaces the type implements, among those
@@ -80,7 +80,7 @@ type Definition struct {
 	// Files lists the files of a package in the snapshot.
 	Files []string `json:"files,omitempty" jsonschema:"Files of the package in the snapshot, as code_file accepts them."`
 	// Declarations lists the exported declarations of a package (every
-	// declaration of a main package), MaxListed at a time from listOffset.
+	// declaration of a main package), 50 at a time from listOffset.
 	Declarations []Reference `json:"declarations,omitempty" jsonschema:"Exported declarations of the package (a page of them, from listOffset), with ids for code_definition."`
 	// ListTotal counts the methods or declarations; NextListOffset is the
 	// listOffset of the next page.
@@ -162,8 +162,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, invalidf("name must be valid UTF-8 without NUL characters")
 	case q.Offset < 0:
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
-	case q.MaxCharacters < 0 || q.MaxCharacters > MaxMaxCharacters:
-		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, MaxMaxCharacters)
+	case q.MaxCharacters < 0 || q.MaxCharacters > maxMaxCharacters:
+		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, maxMaxCharacters)
 	case q.ListOffset < 0:
 		return nil, invalidf("listOffset %d must be ≥ 0", q.ListOffset)
 	}
@@ -252,7 +252,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		d.More = true
 		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}
 	}
-	d.Documentation, d.DocumentationTruncated = truncateChars(docText, MaxDocumentationCharacters)
+	d.Documentation, d.DocumentationTruncated = truncateChars(docText, maxDocumentationCharacters)
 	x.linkage(d, e)
 	if e.pkg != "" && e.kind != kTool && e.kind != kDoc {
 		d.Build = c.build.forPackage(e.pkg)

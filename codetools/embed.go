@@ -13,10 +13,10 @@ import (
 // calls. It is optional (Options.Embedder): without one, code_search
 // ranks by words alone, and nothing else changes.
 //
-// With one, code_search reranks the best RerankDepth candidates of a
+// With one, code_search reranks the best 30 candidates of a
 // phrase (a query matched by terms, not a name or a file): each
 // candidate's score becomes its word score, relative to the best, plus
-// EmbedWeight times the cosine similarity of its vector to the query's.
+// the cosine similarity of its vector to the query's.
 // A candidate's vector is computed from its text (its id's name and
 // receiver as words, its kind and the first sentences of its
 // documentation) on the first query that ranks it, and kept with the
@@ -26,18 +26,18 @@ import (
 // lengths, leaves the order by words, and the answer's note says so.
 type Embedder interface {
 	// Embed returns one vector per text, in order, all of the same
-	// length. It is called with at most RerankDepth+1 texts at a time,
+	// length. It is called with at most 31 texts at a time,
 	// from concurrent searches, and must honour ctx.
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // Reranking by an Embedder.
 const (
-	// RerankDepth is the number of best candidates an Embedder reranks.
-	RerankDepth = 30
-	// EmbedWeight weighs the cosine similarity against the word score
+	// rerankDepth is the number of best candidates an Embedder reranks.
+	rerankDepth = 30
+	// embedWeight weighs the cosine similarity against the word score
 	// (the best candidate's is 1).
-	EmbedWeight = 1.0
+	embedWeight = 1.0
 	// maxEmbedText bounds the text of an entry given to an Embedder.
 	maxEmbedText = 300
 )
@@ -97,7 +97,7 @@ func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []ui
 	if em == nil || len(keys) < 2 {
 		return ""
 	}
-	keys = keys[:min(len(keys), RerankDepth)]
+	keys = keys[:min(len(keys), rerankDepth)]
 	pre, note := x.base.vectors(em)
 	// Each candidate's vector: kept from an earlier query, precomputed,
 	// or to be embedded now (missing).
@@ -172,7 +172,7 @@ func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []ui
 		if best > 0 {
 			rel = keyScore(k) / best
 		}
-		order[j] = scored{k, rel + EmbedWeight*sims[j]}
+		order[j] = scored{k, rel + embedWeight*sims[j]}
 	}
 	// A stable insertion sort: few candidates, ties keep the word order.
 	for a := 1; a < len(order); a++ {

@@ -42,7 +42,7 @@ type HTTPEmbedder struct {
 }
 
 // DefaultMaxEmbedResponseBytes bounds an embeddings answer when
-// HTTPEmbedder.MaxResponseBytes is 0: RerankDepth+1 vectors of 3 072
+// HTTPEmbedder.MaxResponseBytes is 0: 31 vectors of 3 072
 // numbers written out in JSON take about 1.5 MB.
 const DefaultMaxEmbedResponseBytes = 8 << 20
 

@@ -111,7 +111,7 @@ func TestDefinitionListPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(d.Declarations) > MaxListed {
+		if len(d.Declarations) > maxListed {
 			t.Fatalf("%d declarations in one answer", len(d.Declarations))
 		}
 		for _, it := range d.Declarations {

@@ -10,10 +10,10 @@ import (
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
-// MaxListed bounds the methods of a type and the declarations of a
+// maxListed bounds the methods of a type and the declarations of a
 // package one code_definition answer lists; listOffset pages through the
 // rest.
-const MaxListed = 50
+const maxListed = 50
 
 // maxFiles bounds the files of a package a code_definition answer lists.
 const maxFiles = 200
@@ -132,7 +132,7 @@ func (x *index) lists(d *Definition, e *entry, offset int) error {
 		return invalidf("listOffset %d is past the %d items of %s", offset, len(items), e.id)
 	}
 	d.ListTotal = len(items)
-	page := items[offset:min(offset+MaxListed, len(items))]
+	page := items[offset:min(offset+maxListed, len(items))]
 	list := make([]Reference, 0, len(page))
 	for _, it := range page {
 		list = append(list, x.item(it))

@@ -41,8 +41,8 @@ type Route struct {
 
 // Bounds of the routes a catalog keeps.
 const (
-	// MaxRoutes bounds the routes of a catalog.
-	MaxRoutes = 10000
+	// maxRoutes bounds the routes of a catalog.
+	maxRoutes = 10000
 	// maxPatternBytes bounds a route's pattern and method.
 	maxPatternBytes = 1000
 )
@@ -83,8 +83,8 @@ func (c *Catalog) AddRoutes(routes ...Route) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.routes)+len(add) > MaxRoutes {
-		return invalidf("a catalog keeps at most %d routes", MaxRoutes)
+	if len(c.routes)+len(add) > maxRoutes {
+		return invalidf("a catalog keeps at most %d routes", maxRoutes)
 	}
 	c.routes = append(c.routes, add...)
 	return nil

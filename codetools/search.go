@@ -66,7 +66,7 @@ type SearchResult struct {
 	Limitations string   `json:"limitations,omitempty" jsonschema:"What this answer could not see (snapshot or function table problems); absent when nothing is missing."`
 	Coverage    Coverage `json:"coverage" jsonschema:"What the catalog holds, as counts."`
 	// PackageList lists the catalog's packages in the scope searched (at
-	// most MaxListedPackages), when the query asked for it.
+	// most 200), when the query asked for it.
 	PackageList []PackageInfo `json:"packageList,omitempty" jsonschema:"Packages of the scope searched, when asked with packages:true."`
 }
 
@@ -117,8 +117,8 @@ type PackageInfo struct {
 const (
 	// MaxQueryBytes bounds SearchQuery.Query.
 	MaxQueryBytes = 1000
-	// MaxListedPackages bounds SearchResult.PackageList.
-	MaxListedPackages = 200
+	// maxListedPackages bounds SearchResult.PackageList.
+	maxListedPackages = 200
 	// maxEcho bounds how much of an argument an error repeats.
 	maxEcho = 200
 	// maxHitDoc bounds the documentation of a hit in the listing.
@@ -201,7 +201,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
 	k := q.Offset + q.Limit
 	if c.opts.Embedder != nil {
-		k = max(k, RerankDepth)
+		k = max(k, rerankDepth)
 	}
 	keys, total, match, note := x.answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
@@ -331,8 +331,8 @@ func (x *index) packageList(f *filter) []PackageInfo {
 		}
 		return strings.Compare(a, b)
 	})
-	if len(order) > MaxListedPackages {
-		order = order[:MaxListedPackages]
+	if len(order) > maxListedPackages {
+		order = order[:maxListedPackages]
 	}
 	out := make([]PackageInfo, 0, len(order))
 	for _, p := range order {

@@ -65,7 +65,7 @@ var ErrVectorsFile = errors.New("malformed vectors file")
 // source snapshot in fsys (the text code_search reranks by: the words of
 // its name and type, its kind and the start of its documentation) and
 // writes them to w in the form a Catalog reads from the snapshot's
-// vectors.bin. It calls em with at most RerankDepth+1 texts at a time and
+// vectors.bin. It calls em with at most 31 texts at a time and
 // returns the number of vectors written. mcpsnapshot calls it for
 // -embed-url.
 func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder) (int, error) {
@@ -100,9 +100,9 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 	}
 	var body []byte
 	dim := 0
-	texts := make([]string, 0, RerankDepth+1)
-	for start := 0; start < len(ids); start += RerankDepth + 1 {
-		batch := ids[start:min(start+RerankDepth+1, len(ids))]
+	texts := make([]string, 0, rerankDepth+1)
+	for start := 0; start < len(ids); start += rerankDepth + 1 {
+		batch := ids[start:min(start+rerankDepth+1, len(ids))]
 		texts = texts[:0]
 		for _, e := range batch {
 			texts = append(texts, embedText(e))

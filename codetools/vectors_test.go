@@ -78,9 +78,9 @@ func TestPrecomputedVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > RerankDepth+1 {
+	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > rerankDepth+1 {
 		t.Fatalf("WriteVectors wrote %d vectors, embedded %d texts, batches of up to %d (want at most %d)",
-			n, gen.texts.Load(), gen.maxBatch.Load(), RerankDepth+1)
+			n, gen.texts.Load(), gen.maxBatch.Load(), rerankDepth+1)
 	}
 	// The same snapshot writes the same bytes.
 	var again bytes.Buffer
