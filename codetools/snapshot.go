@@ -37,8 +37,10 @@ type snapshot struct {
 	// modFiles marks the modules of man.Modules with selected packages,
 	// whose own files (go.mod) the catalog serves.
 	modFiles map[int]bool
-	// warning reports files that were left out.
+	// warning reports files that were left out; warn collects them
+	// while the snapshot is read.
 	warning error
+	warn    []error
 	// words reports an index with search words (codeindex.Words): the
 	// term index reads no source.
 	words bool
@@ -82,25 +84,89 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
+	var include func(pkg, mod string, main bool) bool
+	if sel != nil {
+		include = sel.Includes
+	}
+	s, err = openSnapshot(fsys, in, include)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	decls = make(snapDecls, len(s.files))
+	pkgEntry := map[string]int{}
+	var scratch []byte
+	cur := int32(-1)
+	sized := func(n int) {
+		// The count sizes the table; a damaged index cannot make it huge.
+		entries = make([]entry, 0, min(n, 4*DefaultMaxEntries)+extra)
+	}
+	err = s.readDecls(sized, func(fi int32, d *codeindex.Decl, buf []byte) {
+		if fi != cur {
+			cur = fi
+			decls[fi][0] = int32(len(entries))
+		}
+		sf := &s.files[fi]
+		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && isStdPkg(sf.pkg) {
+			return // members of the standard library: not worth their memory (members.go)
+		}
+		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
+			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words,
+			member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
+		if isStdPkg(sf.pkg) {
+			e.words = "" // the search index takes no source words of the standard library (buildTerms)
+		}
+		if d.DocEnd > d.DocStart {
+			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
+			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)
+		}
+		if d.Kind == codeindex.Package {
+			e.id = sf.pkg
+			if j, seen := pkgEntry[sf.pkg]; seen {
+				if entries[j].docEnd == 0 {
+					entries[j] = e
+				}
+				return
+			}
+			pkgEntry[sf.pkg] = len(entries)
+		} else {
+			e.id = declID(sf.pkg, d.Name)
+		}
+		entries = append(entries, e)
+		decls[fi][1] = int32(len(entries))
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for i := range decls {
+		if decls[i][1] < decls[i][0] {
+			decls[i][1] = decls[i][0]
+		}
+	}
+	return s, entries, decls, nil
+}
+
+// openSnapshot reads the manifest of fsys and the table of the files of
+// the packages include selects (nil selects all).
+func openSnapshot(fsys fs.FS, in interner, include func(pkg, mod string, main bool) bool) (*snapshot, error) {
 	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
+		return nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.ManifestName, err)
+		return nil, fmt.Errorf("reading %s: %w", codesnap.ManifestName, err)
 	}
 	var probe struct {
 		Format string `json:"format"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, nil, nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
+		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
 	if probe.Format != codesnap.Format {
-		return nil, nil, nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
+		return nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
 	}
-	s = &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}, modFiles: map[int]bool{}}
+	s := &snapshot{fsys: fsys, modOf: map[string]int{}, pkgs: map[string]bool{}, byKey: map[string]int32{}, modFiles: map[int]bool{}}
 	if err := json.Unmarshal(data, &s.man); err != nil {
-		return nil, nil, nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
+		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
 	for _, m := range s.man.Modules {
 		s.mods = append(s.mods, modInfo{m.Path, m.Version})
@@ -110,12 +176,11 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 	}
 	byPath := map[string]int32{}
 	s.byPath = byPath
-	var warn []error
 	// addFile adds a file of package (or module) pkg; std reports the
 	// standard library.
 	addFile := func(mf codesnap.File, pkg string, std bool) (int32, bool) {
 		if _, dup := byPath[mf.Path]; dup || mf.Size < 0 || mf.Size > 1<<31-1 {
-			warn = append(warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
+			s.warn = append(s.warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
 			return -1, false
 		}
 		display := in.get(displayPath("/"+mf.Name, pkg, s.mods, s.mainMod))
@@ -142,12 +207,12 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 				}
 			}
 		}
-		if sel != nil {
+		if include != nil {
 			mod, main := "", false
 			if mi >= 0 {
 				mod, main = s.man.Modules[mi].Path, s.man.Modules[mi].Main
 			}
-			if !sel.Includes(p.ImportPath, mod, main) {
+			if !include(p.ImportPath, mod, main) {
 				continue
 			}
 		}
@@ -179,22 +244,28 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			}
 		}
 	}
-	f, err := fsys.Open(codesnap.IndexName)
+	return s, nil
+}
+
+// readDecls reads the declarations the index lists for the files of the
+// snapshot, calling fn with each and the content of its file: sized first
+// with the count the index announces, then fn in file order. Files whose
+// content does not fit the index are left out and reported in s.warning.
+func (s *snapshot) readDecls(sized func(n int), fn func(fi int32, d *codeindex.Decl, src []byte)) error {
+	f, err := s.fsys.Open(codesnap.IndexName)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
+		return fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
 	}
 	defer f.Close()
 	r, err := codeindex.NewReader(f)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+		return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
 	}
-	decls = make(snapDecls, len(s.files))
 	if r.Decls > 0 {
-		// The count sizes the table; a damaged index cannot make it huge.
-		entries = make([]entry, 0, min(r.Decls, 4*DefaultMaxEntries)+extra)
+		sized(r.Decls)
 	}
-	pkgEntry := map[string]int{}
-	var buf, scratch []byte
+	warn := s.warn
+	var buf []byte
 	cur, bad := int32(-1), false
 	for {
 		path, d, err := r.Next()
@@ -202,9 +273,9 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			break
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+			return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
 		}
-		fi, ok := byPath[path]
+		fi, ok := s.byPath[path]
 		if !ok {
 			continue // a file of an unselected package
 		}
@@ -215,7 +286,6 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			if bad {
 				warn = append(warn, err)
 			}
-			decls[fi][0] = int32(len(entries))
 		}
 		if bad {
 			continue
@@ -225,45 +295,15 @@ func loadSnapshot(fsys fs.FS, in interner, sel *Selection, extra int) (s *snapsh
 			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.path, d.Name))
 			continue
 		}
-		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && isStdPkg(sf.pkg) {
-			continue // members of the standard library: not worth their memory (members.go)
-		}
-		e := entry{pkg: sf.pkg, file: sf.display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
-			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words,
-			member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		s.words = s.words || r.Words || d.Words != ""
-		if isStdPkg(sf.pkg) {
-			e.words = "" // the search index takes no source words of the standard library (buildTerms)
-		}
-		if d.DocEnd > d.DocStart {
-			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
-			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)
-		}
-		if d.Kind == codeindex.Package {
-			e.id = sf.pkg
-			if j, seen := pkgEntry[sf.pkg]; seen {
-				if entries[j].docEnd == 0 {
-					entries[j] = e
-				}
-				continue
-			}
-			pkgEntry[sf.pkg] = len(entries)
-		} else {
-			e.id = declID(sf.pkg, d.Name)
-		}
-		entries = append(entries, e)
-		decls[fi][1] = int32(len(entries))
-	}
-	for i := range decls {
-		if decls[i][1] < decls[i][0] {
-			decls[i][1] = decls[i][0]
-		}
+		fn(fi, &d, buf)
 	}
 	if len(warn) > maxWarnings {
 		warn = append(warn[:maxWarnings], fmt.Errorf("and %d more", len(warn)-maxWarnings))
 	}
+	s.warn = nil
 	s.warning = errors.Join(warn...)
-	return s, entries, decls, nil
+	return nil
 }
 
 func declKind(k codeindex.Kind) kind {
