@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
 
 // attributor joins the function table with the snapshot entries: every
@@ -13,8 +14,8 @@ import (
 // checked against the table's files and lines.
 type attributor struct {
 	c       *Catalog
-	in      interner
-	snap    *snapshot
+	in      snapshot.Interner
+	snap    *snapshot.Snapshot
 	decls   snapDecls
 	entries []entry
 	byID    map[string]int32
@@ -55,8 +56,8 @@ func (a *attributor) selected(pkg string) bool {
 		return true
 	}
 	mod, main := "", false
-	if m, ok := moduleFor(a.c.build.mods, pkg); ok && !isStdPkg(pkg) {
-		mod, main = m.path, m.path == a.c.build.info.MainModule.Path
+	if m, ok := snapshot.ModuleFor(a.c.build.mods, pkg); ok && !snapshot.IsStdPkg(pkg) {
+		mod, main = m.Path, m.Path == a.c.build.info.MainModule.Path
 	}
 	return sel.Includes(pkg, mod, main)
 }
@@ -65,15 +66,15 @@ func (a *attributor) selected(pkg string) bool {
 // module path, or "std" for the standard library.
 func (a *attributor) moduleKey(pkg string) string {
 	if a.snap != nil {
-		if mi, ok := a.snap.modOf[pkg]; ok {
-			return a.snap.man.Modules[mi].Path
+		if mi, ok := a.snap.ModOf[pkg]; ok {
+			return a.snap.Manifest.Modules[mi].Path
 		}
 	}
-	if isStdPkg(pkg) {
+	if snapshot.IsStdPkg(pkg) {
 		return "std"
 	}
-	if m, ok := moduleFor(a.c.build.mods, pkg); ok {
-		return m.path
+	if m, ok := snapshot.ModuleFor(a.c.build.mods, pkg); ok {
+		return m.Path
 	}
 	return pkg
 }
@@ -300,7 +301,7 @@ func (a *attributor) entryFor(r declRef) int32 {
 		k = kMethod
 	}
 	i := int32(len(a.entries))
-	a.entries = append(a.entries, entry{id: id, pkg: a.in.get(pkg), kind: k, snap: -1, reg: -1})
+	a.entries = append(a.entries, entry{id: id, pkg: a.in.Get(pkg), kind: k, snap: -1, reg: -1})
 	a.byID[id] = i
 	a.rtPkgs[a.entries[i].pkg] = true
 	return i

@@ -44,7 +44,7 @@ func (a *attributor) check(e *entry, file string, decl, minLine, maxLine int32, 
 		a.evidence[key] = ev
 	}
 	if e.sources&srcSnapshot == 0 {
-		if a.snap.pkgs[e.pkg] {
+		if a.snap.Pkgs[e.pkg] {
 			ev.compared++
 			a.differ(ev, &lineDiff{name: e.id, binFile: a.display(file, e.pkg), binLine: max(decl, minLine), snapFile: a.display(file, e.pkg),
 				what: "is in the binary but not in the snapshot"})
@@ -55,13 +55,13 @@ func (a *attributor) check(e *entry, file string, decl, minLine, maxLine int32, 
 		return // implemented elsewhere: assembly or go:linkname
 	}
 	ev.compared++
-	sf := &a.snap.files[e.snap]
-	d := &lineDiff{name: e.id, snapFile: sf.display, snapLine: e.line, snapStart: e.line, snapEnd: e.endLine,
+	sf := &a.snap.Files[e.snap]
+	d := &lineDiff{name: e.id, snapFile: sf.Display, snapLine: e.line, snapStart: e.line, snapEnd: e.endLine,
 		binFile: a.display(file, e.pkg), binLine: decl}
 	switch {
 	case a.snapFileOf(file) != e.snap:
 		d.binLine = max(decl, minLine)
-		d.what = "is in " + d.binFile + " in the binary, in " + sf.display + " in the snapshot"
+		d.what = "is in " + d.binFile + " in the binary, in " + sf.Display + " in the snapshot"
 	case own && decl != e.line:
 		d.what = "is declared at line " + itoa(int(e.line)) + " in the snapshot, line " + itoa(int(decl)) + " in the binary"
 	case minLine > 0 && minLine < e.line && !a.inDecl(e.snap, minLine),

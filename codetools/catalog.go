@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
@@ -155,7 +156,7 @@ type indexCost struct {
 // baseIndex holds the runtime and snapshot sources, built once.
 type baseIndex struct {
 	entries     []entry // sorted by id
-	snap        *snapshot
+	snap        *snapshot.Snapshot
 	runtimeErr  error
 	snapshotErr error
 	noSource    []string // packages with runtime entries but no snapshot source
@@ -255,12 +256,12 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 
 // mainPackage returns the import path of the main package, for symbols
 // of package "main".
-func (c *Catalog) mainPackage(s *snapshot) string {
+func (c *Catalog) mainPackage(s *snapshot.Snapshot) string {
 	if p := c.build.mainPkg; p != "" && p != "command-line-arguments" {
 		return p
 	}
 	if s != nil {
-		return s.man.MainPackage
+		return s.Manifest.MainPackage
 	}
 	return c.build.mainPkg
 }
@@ -278,7 +279,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 		c.finish(b, start, alloc0)
 	}()
-	in := interner{}
+	in := snapshot.Interner{}
 	rt, err := c.loadRuntime()
 	b.runtimeErr = err
 	if rt == nil {
@@ -290,9 +291,9 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
 		switch {
 		case err != nil:
-			b.snapshotErr = &snapshotError{err}
-		case b.snap.warning != nil:
-			b.snapshotErr = b.snap.warning
+			b.snapshotErr = &snapshot.Error{Err: err}
+		case b.snap.Warning != nil:
+			b.snapshotErr = b.snap.Warning
 		}
 	}
 	a := &attributor{c: c, in: in, snap: b.snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.snap)}
@@ -302,7 +303,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	rt = nil
 	entries = a.entries
 	for p := range a.rtPkgs {
-		if b.snap == nil || !b.snap.pkgs[p] {
+		if b.snap == nil || !b.snap.Pkgs[p] {
 			b.noSource = append(b.noSource, p)
 		}
 	}
@@ -314,7 +315,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	}
 	b.aliases, b.inlInto, b.dirs = a.aliases, a.inlInto, a.dirPkg
 	if b.snap != nil {
-		b.stats.SnapshotFiles = b.snap.goFiles
+		b.stats.SnapshotFiles = b.snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)
 		n := 0
 		for _, d := range decls {
@@ -344,7 +345,7 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 		"allocatedBytes", st.AllocatedBytes, "retainedBytes", st.RetainedBytes}
 	c.logger.Info("codetools: catalog sources built", attrs...)
 	if b.snapshotErr != nil {
-		var se *snapshotError
+		var se *snapshot.Error
 		if errors.As(b.snapshotErr, &se) {
 			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.snapshotErr)
 		} else {
@@ -443,7 +444,7 @@ func rank(e *entry, mainMod string) int {
 		return 1
 	case mainMod != "" && (e.pkg == mainMod || strings.HasPrefix(e.pkg, mainMod+"/")):
 		return 2
-	case !isStdPkg(e.pkg):
+	case !snapshot.IsStdPkg(e.pkg):
 		return 3
 	default:
 		return 4
@@ -523,11 +524,11 @@ func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
 		return e, true
 	}
 	isPkg := func(p string) bool {
-		return c.build.isModulePath(p) || (x.base.snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.snap.pkgs[p])
+		return c.build.isModulePath(p) || (x.base.snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.snap.Pkgs[p])
 	}
 	mainPkgs := []string{c.build.mainPkg}
-	if s := x.base.snap; s != nil && s.man.MainPackage != c.build.mainPkg {
-		mainPkgs = append(mainPkgs, s.man.MainPackage)
+	if s := x.base.snap; s != nil && s.Manifest.MainPackage != c.build.mainPkg {
+		mainPkgs = append(mainPkgs, s.Manifest.MainPackage)
 	}
 	for _, mp := range mainPkgs {
 		sym, ok := parseSymbol(name, mp, isPkg)
@@ -560,7 +561,7 @@ const maxErrorText = 400
 // sourceLimitations adds to b why a source is missing or partial.
 func (b *baseIndex) sourceLimitations(w *strings.Builder) {
 	if b.snapshotErr != nil {
-		var se *snapshotError
+		var se *snapshot.Error
 		if errors.As(b.snapshotErr, &se) {
 			w.WriteString(" The embedded source snapshot is not used, so answers come from the binary alone: ")
 		} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"path"
 	"strconv"
 	"strings"
@@ -126,7 +127,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	}
 	starts, err := b.lineStarts(fi)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", b.snap.files[fi].display, err)
+		return nil, fmt.Errorf("reading %s: %w", b.snap.Files[fi].Display, err)
 	}
 	total := len(starts) - 1
 	start, end := q.StartLine, q.EndLine
@@ -135,14 +136,14 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	}
 	start = max(start, 1)
 	if start > total {
-		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.snap.files[fi].display, total)
+		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.snap.Files[fi].Display, total)
 	}
 	if end == 0 || end > total {
 		end = total
 	}
-	sf := &b.snap.files[fi]
-	out := &FileText{Server: c.opts.Server, Path: sf.display, Package: sf.pkg, StartLine: start, TotalLines: total, SHA256: sf.sha256}
-	if strings.TrimSpace(q.Path) != sf.display {
+	sf := &b.snap.Files[fi]
+	out := &FileText{Server: c.opts.Server, Path: sf.Display, Package: sf.Pkg, StartLine: start, TotalLines: total, SHA256: sf.SHA256}
+	if strings.TrimSpace(q.Path) != sf.Display {
 		out.RequestedPath = echoArg(q.Path)
 	}
 	// As many whole lines as the bounds allow; at least one.
@@ -154,12 +155,12 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if hi-starts[start-1] > MaxFileBytes {
 		hi, out.LineCut = starts[start-1]+MaxFileBytes, true
 	}
-	text, err := b.snap.readSpan(fi, starts[start-1], hi)
+	text, err := b.snap.ReadSpan(fi, starts[start-1], hi)
 	if err != nil {
 		return nil, err
 	}
 	if strings.IndexByte(text, 0) >= 0 {
-		return nil, invalidf("%s holds binary data, which code_file does not show", sf.display)
+		return nil, invalidf("%s holds binary data, which code_file does not show", sf.Display)
 	}
 	if out.LineCut {
 		for len(text) > 0 && !utf8.ValidString(text) {
@@ -169,12 +170,12 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	out.Text, out.EndLine = text, last
 	if last < end {
 		out.More = true
-		out.NextArguments = &FileQuery{Path: sf.display, StartLine: last + 1, EndLine: end, Detail: q.Detail}
+		out.NextArguments = &FileQuery{Path: sf.Display, StartLine: last + 1, EndLine: end, Detail: q.Detail}
 		if q.EndLine == 0 {
 			out.NextArguments.EndLine = 0
 		}
 	}
-	out.Consistency = x.consistency(&entry{pkg: sf.pkg, snap: fi, sources: srcSnapshot})
+	out.Consistency = x.consistency(&entry{pkg: sf.Pkg, snap: fi, sources: srcSnapshot})
 	out.Limitations = b.limitations(fileLimitations)
 	return out, nil
 }
@@ -215,12 +216,12 @@ func (x *index) findFile(p string) (int32, error) {
 	if p == "" {
 		return -1, invalidf("path must not be empty")
 	}
-	for i := range s.files {
-		if s.files[i].display == p || s.files[i].path == p {
+	for i := range s.Files {
+		if s.Files[i].Display == p || s.Files[i].Path == p {
 			return int32(i), nil
 		}
 	}
-	if isAbs(p) {
+	if snapshot.IsAbs(p) {
 		if fi, ok := x.absFile(path.Clean(p)); ok {
 			return fi, nil
 		}
@@ -232,8 +233,8 @@ func (x *index) findFile(p string) (int32, error) {
 		return -1, &notInSnapshotError{path: raw}
 	}
 	var found []int32
-	for i := range s.files {
-		if pathTail(s.files[i].display, p) || pathTail(versionless(s.files[i].display), p) {
+	for i := range s.Files {
+		if pathTail(s.Files[i].Display, p) || pathTail(versionless(s.Files[i].Display), p) {
 			found = append(found, int32(i))
 		}
 	}
@@ -245,7 +246,7 @@ func (x *index) findFile(p string) (int32, error) {
 	}
 	ids := make([]string, 0, maxCandidates)
 	for _, fi := range found[:min(len(found), maxCandidates)] {
-		ids = append(ids, s.files[fi].display)
+		ids = append(ids, s.Files[fi].Display)
 	}
 	return -1, &ambiguousNameError{name: raw, n: len(found), candidates: ids, why: fmt.Sprintf("%d files of the snapshot end with that path", len(found))}
 }
@@ -282,12 +283,12 @@ func (x *index) absFile(p string) (int32, bool) {
 	// The root of each module (or GOROOT/src), from a package directory.
 	for d, pkg := range x.base.dirs {
 		rel := "/" + pkg
-		if m, ok := moduleFor(s.mods, pkg); ok && !isStdPkg(pkg) {
-			rel = strings.TrimPrefix(pkg, m.path)
+		if m, ok := snapshot.ModuleFor(s.Mods, pkg); ok && !snapshot.IsStdPkg(pkg) {
+			rel = strings.TrimPrefix(pkg, m.Path)
 			root := strings.TrimSuffix(d, rel)
 			if (rel == "" || strings.HasSuffix(d, rel)) && strings.HasPrefix(p, root+"/") {
 				sub := path.Dir(strings.TrimPrefix(p, root+"/"))
-				pkgOf := m.path
+				pkgOf := m.Path
 				if sub != "." {
 					pkgOf += "/" + sub
 				}
@@ -309,8 +310,8 @@ func (x *index) absFile(p string) (int32, bool) {
 // fileOf returns the snapshot file name of package (or module) pkg.
 func (x *index) fileOf(pkg, name string) (int32, bool) {
 	s := x.base.snap
-	for i := range s.files {
-		if s.files[i].pkg == pkg && s.files[i].name == name {
+	for i := range s.Files {
+		if s.Files[i].Pkg == pkg && s.Files[i].Name == name {
 			return int32(i), true
 		}
 	}
@@ -320,9 +321,9 @@ func (x *index) fileOf(pkg, name string) (int32, bool) {
 // sameName lists up to maxCandidates snapshot files with base name name.
 func (x *index) sameName(name string) []string {
 	var out []string
-	for i := range x.base.snap.files {
-		if f := &x.base.snap.files[i]; f.name == name && len(out) < maxCandidates {
-			out = append(out, f.display)
+	for i := range x.base.snap.Files {
+		if f := &x.base.snap.Files[i]; f.Name == name && len(out) < maxCandidates {
+			out = append(out, f.Display)
 		}
 	}
 	return out

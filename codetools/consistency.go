@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -76,19 +77,19 @@ type moduleCheck struct {
 }
 
 // checkModules weighs the evidence for every module of the snapshot.
-func (c *Catalog) checkModules(s *snapshot, ev map[string]*lineEvidence) map[string]*moduleCheck {
+func (c *Catalog) checkModules(s *snapshot.Snapshot, ev map[string]*lineEvidence) map[string]*moduleCheck {
 	if s == nil {
 		return nil
 	}
 	keys := map[string]bool{}
-	for _, p := range s.man.Packages {
-		if !s.pkgs[p.ImportPath] {
+	for _, p := range s.Manifest.Packages {
+		if !s.Pkgs[p.ImportPath] {
 			continue
 		}
 		if p.Standard {
 			keys["std"] = true
-		} else if mi, ok := s.modOf[p.ImportPath]; ok {
-			keys[s.man.Modules[mi].Path] = true
+		} else if mi, ok := s.ModOf[p.ImportPath]; ok {
+			keys[s.Manifest.Modules[mi].Path] = true
 		}
 	}
 	target := c.targetCheck(s)
@@ -109,7 +110,7 @@ func (c *Catalog) checkModules(s *snapshot, ev map[string]*lineEvidence) map[str
 		case k == "std":
 			m.version = c.stdCheck(s)
 		default:
-			for _, mm := range s.man.Modules {
+			for _, mm := range s.Manifest.Modules {
 				if mm.Path == k {
 					if mm.Main {
 						m.version = c.mainCheck(s, mm)
@@ -174,14 +175,14 @@ func fileLine(file string, line int32) string {
 
 // targetCheck compares the snapshot's target platform and build tags
 // with the binary's; a difference changes which files are compiled.
-func (c *Catalog) targetCheck(s *snapshot) Check {
+func (c *Catalog) targetCheck(s *snapshot.Snapshot) Check {
 	bi := c.build.info
-	snapTarget, binTarget := s.man.GOOS+"/"+s.man.GOARCH, bi.GOOS+"/"+bi.GOARCH
+	snapTarget, binTarget := s.Manifest.GOOS+"/"+s.Manifest.GOARCH, bi.GOOS+"/"+bi.GOARCH
 	if bi.GOOS != "" && bi.GOARCH != "" && snapTarget != binTarget {
 		return Check{Status: StatusStale, Snapshot: snapTarget, Binary: binTarget,
 			Reason: "the snapshot was made for " + snapTarget + ", the binary is built for " + binTarget}
 	}
-	snapTags, binTags := normTags(strings.Join(s.man.Tags, ",")), normTags(bi.Tags)
+	snapTags, binTags := normTags(strings.Join(s.Manifest.Tags, ",")), normTags(bi.Tags)
 	if snapTags != binTags {
 		return Check{Status: StatusStale, Snapshot: snapTags, Binary: binTags,
 			Reason: "the snapshot was made with build tags " + quoteOrNone(snapTags) + ", the binary with " + quoteOrNone(binTags)}
@@ -207,8 +208,8 @@ func quoteOrNone(s string) string {
 	return `"` + s + `"`
 }
 
-func (c *Catalog) stdCheck(s *snapshot) Check {
-	snap, bin := s.man.GoVersion, c.build.info.GoVersion
+func (c *Catalog) stdCheck(s *snapshot.Snapshot) Check {
+	snap, bin := s.Manifest.GoVersion, c.build.info.GoVersion
 	ch := Check{Snapshot: snap, Binary: bin}
 	switch {
 	case snap == "" || bin == "":
@@ -223,16 +224,16 @@ func (c *Catalog) stdCheck(s *snapshot) Check {
 	return ch
 }
 
-func (c *Catalog) mainCheck(s *snapshot, mm codesnap.Module) Check {
+func (c *Catalog) mainCheck(s *snapshot.Snapshot, mm codesnap.Module) Check {
 	bi := c.build.info
 	ch := Check{Snapshot: mm.Path, Binary: bi.MainModule.Path}
 	switch {
 	case bi.MainModule.Path != "" && bi.MainModule.Path != mm.Path:
 		ch.Status, ch.Reason = StatusStale, "the snapshot is of module "+mm.Path+", the binary's main module is "+bi.MainModule.Path
 		return ch
-	case bi.Path != "" && bi.Path != "command-line-arguments" && bi.Path != s.man.MainPackage:
-		ch.Snapshot, ch.Binary = s.man.MainPackage, bi.Path
-		ch.Status, ch.Reason = StatusStale, "the snapshot was made for main package "+s.man.MainPackage+", the binary is "+bi.Path
+	case bi.Path != "" && bi.Path != "command-line-arguments" && bi.Path != s.Manifest.MainPackage:
+		ch.Snapshot, ch.Binary = s.Manifest.MainPackage, bi.Path
+		ch.Status, ch.Reason = StatusStale, "the snapshot was made for main package "+s.Manifest.MainPackage+", the binary is "+bi.Path
 		return ch
 	}
 	ch.Snapshot, ch.Binary = "", bi.VCSRevision
@@ -325,8 +326,8 @@ func (x *index) consistency(e *entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: reason, Lines: u, Version: u}
 	}
 	key := "std"
-	if mi, ok := b.snap.modOf[e.pkg]; ok {
-		key = b.snap.man.Modules[mi].Path
+	if mi, ok := b.snap.ModOf[e.pkg]; ok {
+		key = b.snap.Manifest.Modules[mi].Path
 	}
 	m := b.modules[key]
 	if m == nil {
@@ -334,9 +335,9 @@ func (x *index) consistency(e *entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
 	}
 	out := Consistency{Status: m.status, Reason: m.reason, Lines: m.lines, Version: m.version, FirstDifference: m.first}
-	if !b.snap.verify(e.snap) {
+	if !b.snap.Verify(e.snap) {
 		out.Status = StatusStale
-		out.Reason = "the snapshot file " + b.snap.files[e.snap].path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
+		out.Reason = "the snapshot file " + b.snap.Files[e.snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -212,7 +213,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	case reg != nil && reg.Definition != "":
 		text, d.Source = reg.Definition, SourceRegistered
 	case e.snap >= 0:
-		text, err = snap.readSpan(e.snap, e.start, e.end)
+		text, err = snap.ReadSpan(e.snap, e.start, e.end)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +226,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	if reg != nil && reg.Documentation != "" {
 		docText = reg.Documentation
 	} else if e.snap >= 0 && e.docEnd > e.docBeg {
-		raw, err := snap.readSpan(e.snap, e.docBeg, e.docEnd)
+		raw, err := snap.ReadSpan(e.snap, e.docBeg, e.docEnd)
 		if err != nil {
 			return nil, err
 		}
@@ -308,12 +309,12 @@ func (x *index) linkage(d *Definition, e *entry) {
 	}
 }
 
-func snapshotProvenance(s *snapshot, e *entry) *SnapshotProvenance {
-	f := &s.files[e.snap]
-	p := &SnapshotProvenance{MainPackage: s.man.MainPackage, GoVersion: s.man.GoVersion, GOOS: s.man.GOOS,
-		GOARCH: s.man.GOARCH, Tags: s.man.Tags, File: f.display, FileSHA256: f.sha256}
-	if mi, ok := s.modOf[e.pkg]; ok {
-		m := s.man.Modules[mi]
+func snapshotProvenance(s *snapshot.Snapshot, e *entry) *SnapshotProvenance {
+	f := &s.Files[e.snap]
+	p := &SnapshotProvenance{MainPackage: s.Manifest.MainPackage, GoVersion: s.Manifest.GoVersion, GOOS: s.Manifest.GOOS,
+		GOARCH: s.Manifest.GOARCH, Tags: s.Manifest.Tags, File: f.Display, FileSHA256: f.SHA256}
+	if mi, ok := s.ModOf[e.pkg]; ok {
+		m := s.Manifest.Modules[mi]
 		p.Module = &SnapshotModule{Path: m.Path, Version: m.Version, Sum: m.Sum, Replace: m.Replace, Local: m.Local, Main: m.Main}
 	}
 	return p

@@ -233,14 +233,3 @@ func isDirective(c []byte) bool {
 	}
 	return true
 }
-
-// interner shares equal strings.
-type interner map[string]string
-
-func (in interner) get(s string) string {
-	if v, ok := in[s]; ok {
-		return v
-	}
-	in[s] = s
-	return s
-}

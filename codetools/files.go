@@ -235,7 +235,7 @@ func (x *index) enclosing(fe *fileEntries, line int) (int, bool) {
 // spanStartLine returns the line where the snapshot span of e (its doc
 // comment included) starts, counting lines in the snapshot file.
 func (x *index) spanStartLine(e *entry) int {
-	text, err := x.base.snap.readSpan(e.snap, 0, e.start)
+	text, err := x.base.snap.ReadSpan(e.snap, 0, e.start)
 	if err != nil {
 		return int(e.line)
 	}

@@ -138,13 +138,6 @@ func declID(pkg, name string) string {
 	return pkg + "." + name
 }
 
-// isStdPkg reports whether path looks like a standard library import path
-// (no dot in its first element), as the go command decides.
-func isStdPkg(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".") && first != "main" && first != "command-line-arguments"
-}
-
 // MaxNameBytes bounds DefinitionQuery.Name.
 const MaxNameBytes = 1000
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -30,7 +31,7 @@ import (
 // lazyWords holds the search words built so far for a snapshot without
 // them.
 type lazyWords struct {
-	snap *snapshot
+	snap *snapshot.Snapshot
 	// files lists the Go files of each package, in compile order (which
 	// numbers its init functions as mcpsnapshot does).
 	files map[string][]int32
@@ -48,14 +49,14 @@ type lazyWords struct {
 
 // newLazyWords returns the lazy words of s, or nil if s has words or is
 // nil.
-func newLazyWords(s *snapshot) *lazyWords {
-	if s == nil || s.words {
+func newLazyWords(s *snapshot.Snapshot) *lazyWords {
+	if s == nil || s.Words {
 		return nil
 	}
 	l := &lazyWords{snap: s, files: map[string][]int32{}, built: map[string]map[string]string{}, done: make(chan struct{})}
-	for fi := range s.goFiles {
-		f := &s.files[fi]
-		l.files[f.pkg] = append(l.files[f.pkg], int32(fi))
+	for fi := range s.GoFiles {
+		f := &s.Files[fi]
+		l.files[f.Pkg] = append(l.files[f.Pkg], int32(fi))
 	}
 	return l
 }
@@ -72,12 +73,12 @@ func (l *lazyWords) build(pkg string) {
 	words := map[string]string{}
 	srcs := make([]codeindex.Source, 0, len(l.files[pkg]))
 	for _, fi := range l.files[pkg] {
-		data, err := l.snap.readFile(fi, nil)
+		data, err := l.snap.ReadFile(fi, nil)
 		if err != nil {
 			continue // left out of the catalog at load already
 		}
-		f := &l.snap.files[fi]
-		srcs = append(srcs, codeindex.Source{Path: f.path, Name: f.name, Src: data})
+		f := &l.snap.Files[fi]
+		srcs = append(srcs, codeindex.Source{Path: f.Path, Name: f.Name, Src: data})
 	}
 	if parsed, err := codeindex.ParsePackage(srcs); err == nil {
 		for _, f := range parsed {
@@ -112,7 +113,7 @@ func (x *index) wordsOf(scopes []scope) func(e *entry) (string, bool) {
 	l := x.base.lazy
 	if l == nil {
 		return func(e *entry) (string, bool) {
-			return e.words, e.words != "" || e.snap >= 0 && s != nil && s.words
+			return e.words, e.words != "" || e.snap >= 0 && s != nil && s.Words
 		}
 	}
 	l.mu.Lock()

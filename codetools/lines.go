@@ -27,7 +27,7 @@ func (b *baseIndex) lineStarts(fi int32) ([]int32, error) {
 	if ok {
 		return starts, nil
 	}
-	data, err := b.snap.readFile(fi, nil)
+	data, err := b.snap.ReadFile(fi, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func (b *baseIndex) lineText(fi, n int32) string {
 	if err != nil || n < 1 || int(n) >= len(starts) {
 		return ""
 	}
-	text, err := b.snap.readSpan(fi, starts[n-1], starts[n])
+	text, err := b.snap.ReadSpan(fi, starts[n-1], starts[n])
 	if err != nil {
 		return ""
 	}

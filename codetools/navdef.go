@@ -115,9 +115,9 @@ func (x *index) lists(d *Definition, e *entry, offset int) error {
 		items = x.methods(t, target)
 	case kPackage:
 		if s := x.base.snap; s != nil {
-			for i := range s.files {
-				if s.files[i].pkg == e.pkg && len(d.Files) < maxFiles {
-					d.Files = append(d.Files, s.files[i].display)
+			for i := range s.Files {
+				if s.Files[i].Pkg == e.pkg && len(d.Files) < maxFiles {
+					d.Files = append(d.Files, s.Files[i].Display)
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
 
 // Priors order the code of an adopter's build: the host's main module
@@ -48,7 +49,7 @@ func isLibraryPkg(pkg string) bool {
 // tierOf returns the tier of an entry of package pkg in scope sc, given
 // the main module and the modules required directly (nil when unknown:
 // every module is then direct).
-func tierOf(pkg string, sc scope, mainMod string, mods []modInfo, direct map[string]bool) uint8 {
+func tierOf(pkg string, sc scope, mainMod string, mods []snapshot.Module, direct map[string]bool) uint8 {
 	switch {
 	case sc == scMain:
 		return tierMain
@@ -59,7 +60,7 @@ func tierOf(pkg string, sc scope, mainMod string, mods []modInfo, direct map[str
 	case direct == nil:
 		return tierDirect
 	}
-	if m, ok := moduleFor(mods, pkg); ok && direct[m.path] {
+	if m, ok := snapshot.ModuleFor(mods, pkg); ok && direct[m.Path] {
 		return tierDirect
 	}
 	return tierIndirect
@@ -68,19 +69,19 @@ func tierOf(pkg string, sc scope, mainMod string, mods []modInfo, direct map[str
 // directRequires returns the modules the main module's go.mod requires
 // without an "// indirect" comment, read from the snapshot; nil when the
 // snapshot does not hold that go.mod.
-func directRequires(s *snapshot) map[string]bool {
-	if s == nil || s.mainMod == "" {
+func directRequires(s *snapshot.Snapshot) map[string]bool {
+	if s == nil || s.MainMod == "" {
 		return nil
 	}
-	for _, m := range s.man.Modules {
-		if m.Path != s.mainMod {
+	for _, m := range s.Manifest.Modules {
+		if m.Path != s.MainMod {
 			continue
 		}
 		for _, f := range m.Files {
 			if path.Base(strings.TrimSuffix(f.Path, ".txt")) != "go.mod" {
 				continue
 			}
-			data, err := fs.ReadFile(s.fsys, f.Path)
+			data, err := fs.ReadFile(s.FS, f.Path)
 			if err != nil || len(data) > 1<<20 {
 				return nil
 			}
@@ -163,10 +164,10 @@ func (x *index) exactID(s string) (int, bool) {
 // packageNames returns the names of the packages of pkgs whose name is
 // not the last element of their import path: from the snapshot's
 // manifest, else, for a major-version suffix (/v2), the element before it.
-func packageNames(s *snapshot, pkgs map[string]scope) map[string]string {
+func packageNames(s *snapshot.Snapshot, pkgs map[string]scope) map[string]string {
 	out := map[string]string{}
 	if s != nil {
-		for _, p := range s.man.Packages {
+		for _, p := range s.Manifest.Packages {
 			if p.Name != "" && p.Name != "main" && p.Name != path.Base(p.ImportPath) {
 				out[p.ImportPath] = p.Name
 			}

@@ -270,8 +270,8 @@ func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, er
 // item renders a relation item: its id, kind, file:line and the line.
 func (x *index) item(it relItem) Reference {
 	r := Reference{ID: it.id, Kind: it.kind, How: it.how, Via: it.via}
-	if it.file >= 0 && x.base.snap != nil && int(it.file) < len(x.base.snap.files) {
-		r.File = x.base.snap.files[it.file].display
+	if it.file >= 0 && x.base.snap != nil && int(it.file) < len(x.base.snap.Files) {
+		r.File = x.base.snap.Files[it.file].Display
 		r.Line = int(it.line)
 		r.Text = x.base.lineText(it.file, it.line)
 	} else if e, ok := x.lookup(it.id); ok && e.file != "" {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -71,7 +72,7 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 		}
 	}()
 	s := b.snap
-	f, err := s.fsys.Open(codesnap.IndexName)
+	f, err := s.FS.Open(codesnap.IndexName)
 	if err != nil {
 		return nil, err
 	}
@@ -86,16 +87,16 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	t = &refTable{syms: make([]refSym, len(raw.Syms))}
 	files := make([]int32, len(raw.Files))
 	for i, p := range raw.Files {
-		fi, ok := s.byPath[p]
+		fi, ok := s.ByPath[p]
 		if !ok {
 			fi = -1 // a file of a package the catalog leaves out
 		}
 		files[i] = fi
 	}
-	in := interner{}
+	in := snapshot.Interner{}
 	for i := range raw.Syms {
 		rs := &raw.Syms[i]
-		pkg := in.get(rs.Pkg)
+		pkg := in.Get(rs.Pkg)
 		sym := refSym{id: pkg + "." + rs.Name, pkgLen: uint16(min(len(pkg), 1<<16-1)), kind: rs.Kind, file: -1, line: rs.Line}
 		if rs.File >= 0 {
 			sym.file = files[rs.File]
@@ -115,9 +116,9 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	// Answer order of the sites of each symbol: main module first, then by
 	// file and line.
 	mainMod := b.mainModule()
-	scopeOfFile := make([]scope, len(s.files))
-	for i := range s.files {
-		scopeOfFile[i] = scopeOf(s.files[i].pkg, mainMod, s.mods)
+	scopeOfFile := make([]scope, len(s.Files))
+	for i := range s.Files {
+		scopeOfFile[i] = scopeOf(s.Files[i].Pkg, mainMod, s.Mods)
 	}
 	for k := 0; k < n; k++ {
 		list := t.byTo[t.toOff[k]:t.toOff[k+1]]
@@ -127,7 +128,7 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 				return sa < sc
 			}
 			if a.file != c.file {
-				return s.files[a.file].display < s.files[c.file].display
+				return s.Files[a.file].Display < s.Files[c.file].Display
 			}
 			return a.line < c.line
 		})
@@ -146,8 +147,8 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 
 // mainModule returns the path of the host's main module.
 func (b *baseIndex) mainModule() string {
-	if b.snap != nil && b.snap.mainMod != "" {
-		return b.snap.mainMod
+	if b.snap != nil && b.snap.MainMod != "" {
+		return b.snap.MainMod
 	}
 	return ""
 }

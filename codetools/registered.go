@@ -3,6 +3,7 @@ package codetools
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 )
 
@@ -57,7 +58,7 @@ func (c *Catalog) validateDoc(d Doc) (regDoc, error) {
 		return regDoc{}, invalidf("registered documentation needs a name")
 	case strings.ContainsRune(name, 0):
 		return regDoc{}, invalidf("registered name %q contains a NUL character", name)
-	case isAbs(d.File):
+	case snapshot.IsAbs(d.File):
 		return regDoc{}, invalidf("registered file %q is absolute; use a module-relative path", d.File)
 	case d.Line < 0:
 		return regDoc{}, invalidf("registered line %d is negative", d.Line)

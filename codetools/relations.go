@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -325,7 +326,7 @@ func scopeOfID(id, mainMod string) scope {
 	e := entry{id: id}
 	pkg := strings.TrimSuffix(id[:nameStart(&e)], ".")
 	switch {
-	case isStdPkg(pkg):
+	case snapshot.IsStdPkg(pkg):
 		return scStd
 	case mainMod != "" && (pkg == mainMod || strings.HasPrefix(pkg, mainMod+"/")):
 		return scMain

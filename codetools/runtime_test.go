@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -96,7 +97,7 @@ func TestRuntimeSource(t *testing.T) {
 	x, _ := c.index(ctx)
 	wd, _ := os.Getwd()
 	for _, e := range x.entries {
-		if isAbs(e.file) || strings.Contains(e.file, wd) {
+		if snapshot.IsAbs(e.file) || strings.Contains(e.file, wd) {
 			t.Fatalf("%s has absolute file %q", e.id, e.file)
 		}
 	}

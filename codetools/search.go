@@ -337,7 +337,7 @@ func (x *index) packageList(f *filter) []PackageInfo {
 	out := make([]PackageInfo, 0, len(order))
 	for _, p := range order {
 		out = append(out, PackageInfo{Path: p, Scope: scopeNames[pkgs[p].sc], Entries: pkgs[p].n,
-			Source: x.base.snap != nil && x.base.snap.pkgs[p]})
+			Source: x.base.snap != nil && x.base.snap.Pkgs[p]})
 	}
 	return out
 }

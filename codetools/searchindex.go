@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
@@ -182,11 +183,11 @@ type searchIndex struct {
 // say about modules and words. The engine reads nothing else of the
 // index, which keeps the lookups and relations.
 type searchInput struct {
-	entries []entry   // sorted by id
-	snap    *snapshot // nil for none: its modules, package names and go.mod
-	mainMod string    // path of the main module of the build, "" if unknown
-	mods    []modInfo // modules of the build
-	mainPkg string    // import path of the running main package, "" if unknown
+	entries []entry            // sorted by id
+	snap    *snapshot.Snapshot // nil for none: its modules, package names and go.mod
+	mainMod string             // path of the main module of the build, "" if unknown
+	mods    []snapshot.Module  // modules of the build
+	mainPkg string             // import path of the running main package, "" if unknown
 	// words returns, for the scope of each entry, the function that gives
 	// the search words of an entry ("" and false for none; see wordsOf).
 	words func(scopes []scope) func(e *entry) (string, bool)
@@ -237,15 +238,15 @@ func buildSearch(in *searchInput) searchIndex {
 	mods := in.mods
 	if s := in.snap; s != nil {
 		if mainMod == "" {
-			mainMod = s.mainMod
+			mainMod = s.MainMod
 		}
-		mods = append(slices.Clip(mods), s.mods...)
+		mods = append(slices.Clip(mods), s.Mods...)
 	}
 	if in.mainPkg != "" {
 		si.mainPkgs = append(si.mainPkgs, in.mainPkg)
 	}
-	if s := in.snap; s != nil && s.man.MainPackage != "" && s.man.MainPackage != in.mainPkg {
-		si.mainPkgs = append(si.mainPkgs, s.man.MainPackage)
+	if s := in.snap; s != nil && s.Manifest.MainPackage != "" && s.Manifest.MainPackage != in.mainPkg {
+		si.mainPkgs = append(si.mainPkgs, s.Manifest.MainPackage)
 	}
 	pkgScope := map[string]scope{}
 	for i := range entries {
@@ -302,15 +303,15 @@ func buildSearch(in *searchInput) searchIndex {
 // scopeOf returns the scope of package pkg: the main module's packages
 // (and registered entries without a package) are main, the standard
 // library's std, the rest deps.
-func scopeOf(pkg, mainMod string, mods []modInfo) scope {
+func scopeOf(pkg, mainMod string, mods []snapshot.Module) scope {
 	switch {
 	case pkg == "":
 		return scMain
-	case isStdPkg(pkg):
+	case snapshot.IsStdPkg(pkg):
 		return scStd
 	}
-	if m, ok := moduleFor(mods, pkg); ok {
-		if m.path == mainMod {
+	if m, ok := snapshot.ModuleFor(mods, pkg); ok {
+		if m.Path == mainMod {
 			return scMain
 		}
 		return scDeps

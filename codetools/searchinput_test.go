@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"slices"
 	"testing"
 )
@@ -17,7 +18,7 @@ func TestBuildSearchInput(t *testing.T) {
 			{id: "net/http.Serve", pkg: "net/http", kind: kFunc, snap: 2, words: "listen |  | "},
 		},
 		mainMod: "example.com/app",
-		mods:    []modInfo{{path: "example.com/app"}, {path: "example.com/lib", version: "v1.0.0"}},
+		mods:    []snapshot.Module{{Path: "example.com/app"}, {Path: "example.com/lib", Version: "v1.0.0"}},
 		mainPkg: "example.com/app",
 	}
 	in.words = func(scopes []scope) func(e *entry) (string, bool) {

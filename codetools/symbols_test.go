@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -355,7 +356,7 @@ func TestNothingInvented(t *testing.T) {
 				continue
 			}
 			// An external test package (x_test) shares its directory with x.
-			files[displayPath(filepath.Join(p.Dir, name), strings.TrimSuffix(path, "_test"), c.build.mods, c.build.info.MainModule.Path)] = true
+			files[snapshot.DisplayPath(filepath.Join(p.Dir, name), strings.TrimSuffix(path, "_test"), c.build.mods, c.build.info.MainModule.Path)] = true
 		}
 	}
 	x, err := c.index(ctx)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -85,7 +86,7 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 	if err != nil {
 		return 0, err
 	}
-	var se *snapshotError
+	var se *snapshot.Error
 	if b.snap == nil || errors.As(b.snapshotErr, &se) {
 		if b.snapshotErr == nil {
 			return 0, errors.New("WriteVectors: the snapshot was not used")
@@ -198,7 +199,7 @@ func (b *baseIndex) vectors(em Embedder) (*preVectors, string) {
 		if b.snap == nil {
 			return
 		}
-		p.err = p.read(b.snap.fsys)
+		p.err = p.read(b.snap.FS)
 	})
 	switch {
 	case p.err != nil:

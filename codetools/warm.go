@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"runtime/metrics"
 	"time"
 	"unsafe"
@@ -116,13 +117,13 @@ func (b *baseIndex) retained() uint64 {
 		str(v)
 	}
 	if s := b.snap; s != nil {
-		n += uint64(cap(s.files)) * uint64(unsafe.Sizeof(snapFile{}))
-		for i := range s.files {
-			f := &s.files[i]
-			n += uint64(len(f.path) + len(f.name) + len(f.sha256))
-			str(f.display)
+		n += uint64(cap(s.Files)) * uint64(unsafe.Sizeof(snapshot.File{}))
+		for i := range s.Files {
+			f := &s.Files[i]
+			n += uint64(len(f.Path) + len(f.Name) + len(f.SHA256))
+			str(f.Display)
 		}
-		n += uint64(len(s.byKey)+len(s.modOf)+len(s.pkgs)) * mapEntry
+		n += uint64(len(s.ByKey)+len(s.ModOf)+len(s.Pkgs)) * mapEntry
 	}
 	n += uint64(len(b.noSource)) * 16
 	return n
