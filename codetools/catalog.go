@@ -202,6 +202,19 @@ type index struct {
 	vectors vectorCache // an Embedder's vectors of entries (embed.go)
 }
 
+// searcher ranks the entries of an index for code_search and resolves
+// the names code_definition is given (search.go, terms.go, literal.go,
+// files.go, embed.go).
+type searcher struct{ *index }
+
+// navigator answers code_references and the lists of code_definition from
+// the snapshot's references (relations.go, navdef.go).
+type navigator struct{ *index }
+
+// renderer builds the answers of the tools (SearchHit, Reference,
+// Definition) from the entries of an index.
+type renderer struct{ *index }
+
 // baseIndex returns the runtime and snapshot sources, starting their
 // build if needed, or ctx's error if ctx ends first. The build itself is
 // not bound to any caller's context: it runs once, for all of them.

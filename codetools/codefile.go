@@ -175,7 +175,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 			out.NextArguments.EndLine = 0
 		}
 	}
-	out.Consistency = x.consistency(&entry{pkg: sf.Pkg, snap: fi, sources: srcSnapshot})
+	out.Consistency = renderer{x}.consistency(&entry{pkg: sf.Pkg, snap: fi, sources: srcSnapshot})
 	out.Limitations = b.limitations(fileLimitations)
 	return out, nil
 }

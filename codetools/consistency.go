@@ -311,7 +311,7 @@ func orDefault(s, d string) string {
 }
 
 // consistency returns the consistency of entry e.
-func (x *index) consistency(e *entry) Consistency {
+func (x renderer) consistency(e *entry) Consistency {
 	b := x.base
 	switch {
 	case e.snap < 0 && e.sources&srcRegistered != 0 && e.sources&srcRuntime == 0:

@@ -187,7 +187,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	if err == nil && e.member {
-		e, focus = x.memberOwner(e) // members.go
+		e, focus = searcher{x}.memberOwner(e) // members.go
 	}
 	if err != nil {
 		var outside *Definition
@@ -245,7 +245,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	d.Offset = q.Offset
 	if focus != nil {
 		if d.Source == SourceSnapshot {
-			x.focus(focus, e, text)
+			renderer{x}.focus(focus, e, text)
 		}
 		d.Focus = focus
 	}
@@ -254,25 +254,25 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}
 	}
 	d.Documentation, d.DocumentationTruncated = truncateChars(docText, maxDocumentationCharacters)
-	x.linkage(d, e)
+	renderer{x}.linkage(d, e)
 	if e.pkg != "" && e.kind != kTool && e.kind != kDoc {
 		d.Build = c.build.forPackage(e.pkg)
 	}
 	if e.snap >= 0 {
 		d.Snapshot = snapshotProvenance(snap, e)
 	}
-	d.Consistency = x.consistency(e)
-	if err := x.lists(d, e, q.ListOffset); err != nil {
+	d.Consistency = renderer{x}.consistency(e)
+	if err := (renderer{x}).lists(d, e, q.ListOffset); err != nil {
 		return nil, err
 	}
-	d.Limitations = x.definitionLimitations(d)
+	d.Limitations = renderer{x}.definitionLimitations(d)
 	d.caveat = x.base.snapshotErr != nil || x.base.runtimeErr != nil ||
 		d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil
 	return d, nil
 }
 
 // linkage fills Linked, LinkedEvidence and Runtime.
-func (x *index) linkage(d *Definition, e *entry) {
+func (x renderer) linkage(d *Definition, e *entry) {
 	switch {
 	case e.sources&srcRuntime != 0:
 		d.Linked = true
@@ -342,7 +342,7 @@ func itoa(n int) string {
 }
 
 // definitionLimitations explains what the answer rests on.
-func (x *index) definitionLimitations(d *Definition) string {
+func (x renderer) definitionLimitations(d *Definition) string {
 	var b strings.Builder
 	b.WriteString("Evidence is from this process at retrieval time; disk contents and upstream provenance are not verified. ")
 	switch d.Source {

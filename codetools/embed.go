@@ -93,7 +93,7 @@ func splitWords(s string) []string {
 // rerank reorders the rank keys of a term search (best first) by the
 // Embedder's similarities; it returns a note when the Embedder failed or
 // the snapshot's precomputed vectors could not be used.
-func (x *index) rerank(ctx context.Context, em Embedder, query string, keys []uint64) string {
+func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []uint64) string {
 	if em == nil || len(keys) < 2 {
 		return ""
 	}

@@ -70,7 +70,7 @@ type fileEntries struct {
 // most trailing path elements with it (the base name at least), each with
 // its entries by line. It scans the entries: file queries are rare, and an
 // index of files would be kept for them alone.
-func (x *index) filesFor(fq fileQuery) []*fileEntries {
+func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
 	suffix := "/" + base
 	si := &x.search
@@ -109,7 +109,7 @@ func (x *index) filesFor(fq fileQuery) []*fileEntries {
 
 // filesForSlow is filesFor for a catalog of too many files to number: it
 // compares the file of every entry.
-func (x *index) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries {
+func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries {
 	tails := map[string]int{}
 	bestN := 0
 	for i := range x.entries {
@@ -141,7 +141,7 @@ func (x *index) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries {
 }
 
 // sortFiles orders files by path and the entries of each by line.
-func (x *index) sortFiles(best []*fileEntries) []*fileEntries {
+func (x searcher) sortFiles(best []*fileEntries) []*fileEntries {
 	for _, fe := range best {
 		slices.SortFunc(fe.entries, func(a, b int32) int {
 			if d := x.entries[a].line - x.entries[b].line; d != 0 {
@@ -159,7 +159,7 @@ func (x *index) sortFiles(best []*fileEntries) []*fileEntries {
 // encloses the line. Package entries are left out: they are no
 // declaration of one file. It calls add with keys that keep that order and
 // returns the number of matches.
-func (x *index) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
+func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	files := x.filesFor(fq)
 	// Files of the main module first.
 	order := make([]int, len(files))
@@ -172,14 +172,14 @@ func (x *index) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	for _, k := range order {
 		fe := files[k]
 		if fq.line > 0 {
-			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x, i) {
+			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.index, i) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
 			continue
 		}
 		for _, i := range fe.entries {
-			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x, int(i)) {
+			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x.index, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}

@@ -24,12 +24,12 @@ func TestHowForms(t *testing.T) {
 	}
 	x := &index{}
 	x.search.terms = bm25f.NewBuilder(numTermFields).Build()
-	cs := x.queryTerms("how long to wait for the next request")
+	cs := searcher{x}.queryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || !slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("how long: concepts %v, want long with the form timeout", cs)
 	}
-	cs = x.queryTerms("a long name")
+	cs = searcher{x}.queryTerms("a long name")
 	i = slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("long without how: concepts %v, want long without timeout", cs)

@@ -172,11 +172,11 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 		return e, nil, nil
 	}
 	if fq, ok := parseFileQuery(name); ok && fq.line > 0 {
-		return x.resolveFileLine(name, fq)
+		return searcher{x}.resolveFileLine(name, fq)
 	}
 	sym := trimCallArgs(name)
 	if strings.ContainsAny(sym, " \t") {
-		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(name)}
+		return nil, nil, &unknownNameError{name: name, candidates: searcher{x}.candidates(name)}
 	}
 	lq := newLiteralQuery(sym)
 	short := sym
@@ -186,7 +186,7 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 	lo, hi := x.search.namedRange(x, short, false)
 	var exact, fold []int32
 	for _, i := range x.search.byName[lo:hi] {
-		if lq.qualified && !x.qualifies(int(i), sym) {
+		if lq.qualified && !(searcher{x}).qualifies(int(i), sym) {
 			continue
 		}
 		if x.name(int(i)) == short {
@@ -199,19 +199,19 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 	if len(found) == 0 {
 		found = fold
 	}
-	found = x.dropMembers(found)
+	found = searcher{x}.dropMembers(found)
 	switch len(found) {
 	case 0:
-		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(sym)}
+		return nil, nil, &unknownNameError{name: name, candidates: searcher{x}.candidates(sym)}
 	case 1:
 		return &x.entries[found[0]], nil, nil
 	}
-	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: x.ranked(found)}
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x}.ranked(found)}
 }
 
 // resolveFileLine answers a file:line: the declaration that encloses the
 // line in the file the path names best.
-func (x *index) resolveFileLine(name string, fq fileQuery) (*entry, *Focus, error) {
+func (x searcher) resolveFileLine(name string, fq fileQuery) (*entry, *Focus, error) {
 	var found []int32
 	exact := false
 	for _, fe := range x.filesFor(fq) {
@@ -233,7 +233,7 @@ func (x *index) resolveFileLine(name string, fq fileQuery) (*entry, *Focus, erro
 
 // ranked returns up to maxCandidates ids of the given entries, closest
 // first: by scope (main module first), then shorter id.
-func (x *index) ranked(is []int32) []string {
+func (x searcher) ranked(is []int32) []string {
 	top := topK{k: maxCandidates}
 	for _, i := range is {
 		top.push(x.rankKey(tierExact, int(i)))
@@ -248,7 +248,7 @@ func (x *index) ranked(is []int32) []string {
 // candidates returns up to maxCandidates ids close to an unknown name: the
 // literal matches of its last element in every scope, ranked, or else the
 // term matches of its words.
-func (x *index) candidates(name string) []string {
+func (x searcher) candidates(name string) []string {
 	top := topK{k: maxCandidates}
 	f := filter{scopes: allScopes}
 	lq := newLiteralQuery(name)
@@ -266,7 +266,7 @@ func (x *index) candidates(name string) []string {
 }
 
 // focus fills the text and offset of f from the definition text of e.
-func (x *index) focus(f *Focus, e *entry, text string) {
+func (x renderer) focus(f *Focus, e *entry, text string) {
 	if e.snap < 0 || x.base.snap == nil || text == "" {
 		return
 	}

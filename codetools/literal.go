@@ -74,7 +74,7 @@ func packageMatches(pkg, p string) bool {
 const indexBits = 18
 
 // rankKey is the key of a literal match of entry i.
-func (x *index) rankKey(tier int, i int) uint64 {
+func (x searcher) rankKey(tier int, i int) uint64 {
 	e := &x.entries[i]
 	return uint64(tier)<<60 | uint64(x.search.tier[i])<<58 | uint64(unlinked(e))<<57 |
 		uint64(unexported(e))<<56 | uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
@@ -215,18 +215,18 @@ func lowerString(s string) string {
 
 // literal runs a literal query: it calls add with the rank key of every
 // match that f accepts and returns their number.
-func (x *index) literal(lq *literalQuery, f *filter, add func(uint64)) int {
+func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 	si := &x.search
 	total := 0
 	// Qualified names that are no substring of the id (T.M for (*T).M,
 	// main.F) are found by name first; they rank as exact.
 	var quals []int32
 	if lq.qualified {
-		lo, hi := si.namedRange(x, lq.name, false)
+		lo, hi := si.namedRange(x.index, lq.name, false)
 		for _, i := range si.byName[lo:hi] {
 			if x.qualifies(int(i), lq.q) {
 				quals = append(quals, i)
-				if f.match(x, int(i)) {
+				if f.match(x.index, int(i)) {
 					add(x.rankKey(tierExact, int(i)))
 					total++
 				}
@@ -248,7 +248,7 @@ func (x *index) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 		for m >= x.offs[i+1] {
 			i++
 		}
-		if f.match(x, i) && !containsIndex(quals, i) {
+		if f.match(x.index, i) && !containsIndex(quals, i) {
 			add(x.rankKey(x.tier(i, lq), i))
 			total++
 		}
@@ -271,7 +271,7 @@ func containsIndex(s []int32, i int) bool {
 }
 
 // tier classifies a literal match of entry i.
-func (x *index) tier(i int, lq *literalQuery) int {
+func (x searcher) tier(i int, lq *literalQuery) int {
 	e := &x.entries[i]
 	seg := x.hay[x.offs[i]:x.offs[i+1]]
 	lid := seg[:strings.IndexByte(seg, 0)]
@@ -345,7 +345,7 @@ func wordStart(s string, k int) bool {
 // with q at a '.' or '/' boundary, receiver parentheses and stars aside
 // (T.M and (*T).M name the same method), or q is main.<rest> and the entry
 // is in a main package. Letters are compared case-insensitively.
-func (x *index) qualifies(i int, q string) bool {
+func (x searcher) qualifies(i int, q string) bool {
 	e := &x.entries[i]
 	if len(q) > 5 && strings.EqualFold(q[:5], "main.") {
 		for _, mp := range x.search.mainPkgs {
@@ -394,7 +394,7 @@ func isReceiverPunct(c byte) bool { return c == '(' || c == ')' || c == '*' }
 // x.hay at or after pos, or -1. When the needle holds a byte that is rare
 // in the haystack, it scans for that byte and verifies candidates;
 // otherwise it uses strings.Index.
-func (x *index) finder(needle string) func(pos int) int {
+func (x searcher) finder(needle string) func(pos int) int {
 	hay := x.hay
 	rare := 0
 	for j := 1; j < len(needle); j++ {

@@ -13,7 +13,7 @@ package codetools
 // memberOwner returns the type that declares member entry e and a Focus
 // on e's line; e itself, without a Focus, when the type is not in the
 // catalog.
-func (x *index) memberOwner(e *entry) (*entry, *Focus) {
+func (x searcher) memberOwner(e *entry) (*entry, *Focus) {
 	start := nameStart(e)
 	if start < 2 {
 		return e, nil
@@ -28,7 +28,7 @@ func (x *index) memberOwner(e *entry) (*entry, *Focus) {
 // dropMembers drops the fields and interface methods of found when it
 // holds other declarations: a short name means the declaration of that
 // name before a member of another type.
-func (x *index) dropMembers(found []int32) []int32 {
+func (x searcher) dropMembers(found []int32) []int32 {
 	decls := 0
 	for _, i := range found {
 		if !x.entries[i].member {

@@ -89,7 +89,7 @@ func (s *refSym) kindName() string { return symKindName(s.kind) }
 
 // lists fills the lists of a type (methods, implemented interfaces) or a
 // package (files, declarations) into d.
-func (x *index) lists(d *Definition, e *entry, offset int) error {
+func (x renderer) lists(d *Definition, e *entry, offset int) error {
 	var items []relItem
 	switch e.kind {
 	case kType:
@@ -112,7 +112,7 @@ func (x *index) lists(d *Definition, e *entry, offset int) error {
 		} else {
 			t = &refTable{}
 		}
-		items = x.methods(t, target)
+		items = navigator{x.index}.methods(t, target)
 	case kPackage:
 		if s := x.base.snap; s != nil {
 			for i := range s.Files {
@@ -121,7 +121,7 @@ func (x *index) lists(d *Definition, e *entry, offset int) error {
 				}
 			}
 		}
-		items = x.declarations(e.pkg)
+		items = navigator{x.index}.declarations(e.pkg)
 	default:
 		if offset > 0 {
 			return invalidf("listOffset applies to types and packages; %s is a %s", e.id, e.kind)
@@ -151,7 +151,7 @@ func (x *index) lists(d *Definition, e *entry, offset int) error {
 // declarations lists the exported declarations of package pkg (all of a
 // main package's), in go doc's order: constants, variables, functions,
 // types, each by name.
-func (x *index) declarations(pkg string) []relItem {
+func (x navigator) declarations(pkg string) []relItem {
 	lo, hi := x.idRange(pkg + ".")
 	main := slices.Contains(x.search.mainPkgs, pkg)
 	order := [...]int{kConst: 0, kVar: 1, kFunc: 2, kType: 3}

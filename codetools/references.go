@@ -143,7 +143,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	if strings.TrimSpace(q.Name) != target.id {
 		out.RequestedName = echoArg(q.Name)
 	}
-	items, note, err := x.relation(t, target, rel)
+	items, note, err := navigator{x}.relation(t, target, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	}
 	page := items[min(q.Offset, len(items)):min(q.Offset+q.Limit, len(items))]
 	for _, it := range page {
-		out.Items = append(out.Items, x.item(it))
+		out.Items = append(out.Items, renderer{x}.item(it))
 	}
 	if next := q.Offset + len(page); next < len(items) {
 		out.More = true
@@ -268,7 +268,7 @@ func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, er
 }
 
 // item renders a relation item: its id, kind, file:line and the line.
-func (x *index) item(it relItem) Reference {
+func (x renderer) item(it relItem) Reference {
 	r := Reference{ID: it.id, Kind: it.kind, How: it.how, Via: it.via}
 	if it.file >= 0 && x.base.snap != nil && int(it.file) < len(x.base.snap.Files) {
 		r.File = x.base.snap.Files[it.file].Display

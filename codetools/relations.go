@@ -24,7 +24,7 @@ type relItem struct {
 }
 
 // relation computes the items of rel for target, in answer order.
-func (x *index) relation(t *refTable, target *refTarget, rel string) ([]relItem, string, error) {
+func (x navigator) relation(t *refTable, target *refTarget, rel string) ([]relItem, string, error) {
 	k := target.kind
 	isFunc := k == codeindex.SymFunc || k == codeindex.SymMethod
 	isType := k == codeindex.SymType || k == codeindex.SymInterface
@@ -101,7 +101,7 @@ func refHow(k codeindex.RefKind) string {
 }
 
 // siteItem is the item of site si, about declaration sym.
-func (x *index) siteItem(t *refTable, si, sym int32, how, via string) relItem {
+func (x navigator) siteItem(t *refTable, si, sym int32, how, via string) relItem {
 	st := &t.sites[si]
 	return relItem{site: si, sym: sym, id: t.syms[sym].id, how: how, via: via, file: st.file, line: st.line,
 		kind: symKindName(t.syms[sym].kind)}
@@ -109,7 +109,7 @@ func (x *index) siteItem(t *refTable, si, sym int32, how, via string) relItem {
 
 // callers lists the sites that call target or take it as a value, and,
 // for a method, the dynamic calls of the interface methods it implements.
-func (x *index) callers(t *refTable, target *refTarget) []relItem {
+func (x navigator) callers(t *refTable, target *refTarget) []relItem {
 	var items []relItem
 	if target.sym >= 0 {
 		for _, si := range t.sitesTo(target.sym) {
@@ -134,7 +134,7 @@ func (x *index) callers(t *refTable, target *refTarget) []relItem {
 }
 
 // implemented returns the interface methods a concrete method implements.
-func (x *index) implemented(t *refTable, target *refTarget) []int32 {
+func (x navigator) implemented(t *refTable, target *refTarget) []int32 {
 	if target.sym < 0 {
 		return nil
 	}
@@ -157,7 +157,7 @@ func (x *index) implemented(t *refTable, target *refTarget) []int32 {
 
 // callees lists the calls, dynamic calls and function values in the
 // declaration target.
-func (x *index) callees(t *refTable, target *refTarget) []relItem {
+func (x navigator) callees(t *refTable, target *refTarget) []relItem {
 	if target.sym < 0 {
 		return nil
 	}
@@ -175,7 +175,7 @@ func (x *index) callees(t *refTable, target *refTarget) []relItem {
 // interface, the types that implement it; for an interface method, the
 // methods that implement it; for a method, the interface methods it
 // implements.
-func (x *index) implementations(t *refTable, target *refTarget) []relItem {
+func (x navigator) implementations(t *refTable, target *refTarget) []relItem {
 	if target.sym < 0 {
 		return nil
 	}
@@ -218,7 +218,7 @@ func (x *index) implementations(t *refTable, target *refTarget) []relItem {
 
 // methodOf returns the id of method name of type typ (declared, or
 // promoted through an embedded field, then named by via).
-func (x *index) methodOf(t *refTable, typ int32, name string) (id, via string) {
+func (x navigator) methodOf(t *refTable, typ int32, name string) (id, via string) {
 	tid := t.syms[typ].id
 	pkg := t.syms[typ].pkg()
 	tname := tid[len(pkg)+1:]
@@ -237,7 +237,7 @@ func (x *index) methodOf(t *refTable, typ int32, name string) (id, via string) {
 
 // methods lists the methods of a type: those declared on it, then those
 // promoted through its embedded fields; of an interface, its methods.
-func (x *index) methods(t *refTable, target *refTarget) []relItem {
+func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 	var items []relItem
 	tname := target.id
 	if target.kind == codeindex.SymInterface {
@@ -283,7 +283,7 @@ func (x *index) idRange(prefix string) (lo, hi int) {
 }
 
 // declItem is the item of symbol s's declaration.
-func (x *index) declItem(t *refTable, s int32, how, via string) relItem {
+func (x navigator) declItem(t *refTable, s int32, how, via string) relItem {
 	sym := &t.syms[s]
 	if e, ok := x.lookup(sym.id); ok {
 		it := x.entryItem(e, how, via)
@@ -294,7 +294,7 @@ func (x *index) declItem(t *refTable, s int32, how, via string) relItem {
 }
 
 // declItemID is the item of the declaration with the given id.
-func (x *index) declItemID(t *refTable, id, how, via string) relItem {
+func (x navigator) declItemID(t *refTable, id, how, via string) relItem {
 	if s := t.sym(id); s >= 0 {
 		return x.declItem(t, s, how, via)
 	}
@@ -305,12 +305,12 @@ func (x *index) declItemID(t *refTable, id, how, via string) relItem {
 }
 
 // entryItem is the item of a catalog entry's declaration.
-func (x *index) entryItem(e *entry, how, via string) relItem {
+func (x navigator) entryItem(e *entry, how, via string) relItem {
 	return relItem{site: -1, sym: -1, id: e.id, how: how, via: via, file: e.snap, line: e.line, kind: e.kind.String()}
 }
 
 // sortDecls orders declaration items: the main module first, then by id.
-func (x *index) sortDecls(items []relItem) {
+func (x navigator) sortDecls(items []relItem) {
 	mainMod := x.base.mainModule()
 	slices.SortStableFunc(items, func(a, b relItem) int {
 		sa, sb := scopeOfID(a.id, mainMod), scopeOfID(b.id, mainMod)

@@ -314,7 +314,7 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 	for i := q.Offset; i < len(hits) && i < q.Offset+limit; i++ {
 		r := *hits[i].r
 		c.unwrapRoute(ctx, x, &r)
-		res.Results = append(res.Results, x.routeHit(&r))
+		res.Results = append(res.Results, renderer{x}.routeHit(&r))
 	}
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
@@ -324,7 +324,7 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 }
 
 // routeHit is the search hit of a route: its handler's id.
-func (x *index) routeHit(r *route) SearchHit {
+func (x renderer) routeHit(r *route) SearchHit {
 	pattern := r.pattern
 	if r.method != "" {
 		pattern = r.method + " " + pattern

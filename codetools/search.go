@@ -203,16 +203,16 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if c.opts.Embedder != nil {
 		k = max(k, rerankDepth)
 	}
-	keys, total, match, note := x.answer(query, &f, k)
+	keys, total, match, note := searcher{x}.answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := x.rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
+		if n := (searcher{x}).rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}
 	*keys = (*keys)[:min(len(*keys), q.Offset+q.Limit)]
 	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
 	for i := q.Offset; i < len(*keys); i++ {
-		res.Results = append(res.Results, x.hit(keyEntry((*keys)[i])))
+		res.Results = append(res.Results, renderer{x}.hit(keyEntry((*keys)[i])))
 	}
 	*keys = (*keys)[:0]
 	keyPool.Put(keys)
@@ -221,7 +221,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		res.NextOffset = &next
 	}
 	if q.Packages {
-		res.PackageList = x.packageList(&f)
+		res.PackageList = renderer{x}.packageList(&f)
 	}
 	return res, nil
 }
@@ -233,7 +233,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 // library is searched too, and the note says so. It returns the best k
 // rank keys in order (a pooled buffer the caller returns), the number of
 // matches, the match mode and a note.
-func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
+func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
 	keys = keyPool.Get().(*[]uint64)
 	top := topK{k: min(k, len(x.entries)), heap: (*keys)[:0]}
 	defer func() { *keys = top.sorted() }()
@@ -290,7 +290,7 @@ func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total in
 }
 
 // hit returns the search hit of entry i.
-func (x *index) hit(i int) SearchHit {
+func (x renderer) hit(i int) SearchHit {
 	e := &x.entries[i]
 	h := SearchHit{Name: e.id, Kind: e.kind.String(), pkg: e.pkg, doc: firstSentence(trimSubject(e.doc, entryName(e)), maxHitDoc)}
 	if e.file != "" {
@@ -304,7 +304,7 @@ func (x *index) hit(i int) SearchHit {
 
 // packageList lists the packages of the catalog that f accepts, by scope
 // then path.
-func (x *index) packageList(f *filter) []PackageInfo {
+func (x renderer) packageList(f *filter) []PackageInfo {
 	type pkgInfo struct {
 		sc scope
 		n  int

@@ -134,7 +134,7 @@ var howForms = map[string][]string{
 
 // queryTerms returns the concepts of a query: its distinct terms, each with
 // its variants in the catalog.
-func (x *index) queryTerms(query string) []bm25f.Concept {
+func (x searcher) queryTerms(query string) []bm25f.Concept {
 	var out []bm25f.Concept
 	for _, t := range bm25f.Terms(query) {
 		dup := false
@@ -204,7 +204,7 @@ func (x *index) queryTerms(query string) []bm25f.Concept {
 // query words their names hold as written (surfaceBonus). Those raises
 // never lower a score, so only the best max(k, minCandidates) entries
 // need them.
-func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string, f *filter, k int, add func(uint64)) int {
+func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []string, f *filter, k int, add func(uint64)) int {
 	if len(terms) == 0 {
 		return 0
 	}
@@ -227,7 +227,7 @@ func (x *index) termSearch(terms []bm25f.Concept, phrase string, words []string,
 	n := 0
 	for _, d := range s.Touched {
 		i := int(d)
-		if !f.match(x, i) {
+		if !f.match(x.index, i) {
 			continue
 		}
 		n++
@@ -299,7 +299,7 @@ func phraseOf(query string) string {
 
 // holds reports whether the id or documentation of entry i holds the
 // lower-cased phrase.
-func (x *index) holds(i int, phrase string) bool {
+func (x searcher) holds(i int, phrase string) bool {
 	return strings.Contains(x.hay[x.offs[i]:x.offs[i+1]], phrase)
 }
 
@@ -319,7 +319,7 @@ func surfaceWords(query string) []string {
 
 // surfaceWords counts the words that the lower-cased name of entry i
 // holds.
-func (x *index) surfaceWords(i int, words []string) int {
+func (x searcher) surfaceWords(i int, words []string) int {
 	if len(words) == 0 {
 		return 0
 	}
