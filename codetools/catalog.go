@@ -77,7 +77,7 @@ type Catalog struct {
 	optErr    error
 	routes    []route // routes.go
 	dirty     bool
-	current   *index
+	current   *catalogIndex
 	stops     []func() // Register's watches; Close calls them (close.go)
 }
 
@@ -189,8 +189,8 @@ type baseIndex struct {
 	pre preVectors
 }
 
-// index is an immutable search index over all sources.
-type index struct {
+// catalogIndex is an immutable search index over all sources.
+type catalogIndex struct {
 	base    *baseIndex
 	entries []entry     // sorted by id
 	hay     string      // lower-cased id and documentation of each entry
@@ -205,15 +205,15 @@ type index struct {
 // searcher ranks the entries of an index for code_search and resolves
 // the names code_definition is given (search.go, terms.go, literal.go,
 // files.go, embed.go).
-type searcher struct{ *index }
+type searcher struct{ *catalogIndex }
 
 // navigator answers code_references and the lists of code_definition from
 // the snapshot's references (relations.go, navdef.go).
-type navigator struct{ *index }
+type navigator struct{ *catalogIndex }
 
 // renderer builds the answers of the tools (SearchHit, Reference,
 // Definition) from the entries of an index.
-type renderer struct{ *index }
+type renderer struct{ *catalogIndex }
 
 // baseIndex returns the runtime and snapshot sources, starting their
 // build if needed, or ctx's error if ctx ends first. The build itself is
@@ -234,7 +234,7 @@ func (c *Catalog) baseIndex(ctx context.Context) (*baseIndex, error) {
 }
 
 // index returns the current index, building it if needed.
-func (c *Catalog) index(ctx context.Context) (*index, error) {
+func (c *Catalog) index(ctx context.Context) (*catalogIndex, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -384,8 +384,8 @@ func dedupSorted(es []entry) []entry {
 
 // newIndex merges registered documents into the base entries, applies the
 // entry bound and builds the search text.
-func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *index {
-	x := &index{base: b, regs: regs}
+func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogIndex {
+	x := &catalogIndex{base: b, regs: regs}
 	entries := b.entries
 	if len(regs) > 0 {
 		entries = make([]entry, len(b.entries), len(b.entries)+len(regs))
@@ -465,7 +465,7 @@ func rank(e *entry, mainMod string) int {
 }
 
 // buildHaystack builds the lower-cased search text.
-func (x *index) buildHaystack() {
+func (x *catalogIndex) buildHaystack() {
 	n := 0
 	for i := range x.entries {
 		n += len(x.entries[i].id) + len(x.entries[i].doc) + 2
@@ -505,7 +505,7 @@ func writeLower(b *strings.Builder, s string) {
 }
 
 // lookup returns the entry with the given id.
-func (x *index) lookup(id string) (*entry, bool) { return lookupEntry(x.entries, id) }
+func (x *catalogIndex) lookup(id string) (*entry, bool) { return lookupEntry(x.entries, id) }
 
 // lookupEntry returns the entry with the given id of entries, sorted by
 // id.
@@ -520,7 +520,7 @@ func lookupEntry(entries []entry, id string) (*entry, bool) {
 // lookupSymbol returns the declaration a function symbol of the running
 // binary (a closure, method value or wrapper, as a stack trace prints it)
 // was attributed to.
-func (x *index) lookupSymbol(name string) (*entry, bool) {
+func (x *catalogIndex) lookupSymbol(name string) (*entry, bool) {
 	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
 	if !ok || id == "" {
 		return nil, false
@@ -529,7 +529,7 @@ func (x *index) lookupSymbol(name string) (*entry, bool) {
 }
 
 // resolve finds the entry for a name pasted by an agent.
-func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
+func (c *Catalog) resolve(x *catalogIndex, name string) (*entry, bool) {
 	if e, ok := x.lookup(name); ok {
 		return e, true
 	}

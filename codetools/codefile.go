@@ -210,7 +210,7 @@ func splitFileLine(p string) (string, int) {
 // findFile returns the snapshot file a path names: its display path, its
 // location in the snapshot, an absolute build path under a directory the
 // binary's function table names, or its last path elements.
-func (x *index) findFile(p string) (int32, error) {
+func (x *catalogIndex) findFile(p string) (int32, error) {
 	s := x.base.snap
 	raw := p
 	if p == "" {
@@ -272,7 +272,7 @@ func versionless(p string) string {
 // absFile maps an absolute build path to a snapshot file, through the
 // directories of the function table: the directory of a package, or a file
 // below the root of a module whose package directories it names.
-func (x *index) absFile(p string) (int32, bool) {
+func (x *catalogIndex) absFile(p string) (int32, bool) {
 	s := x.base.snap
 	dir, name := path.Dir(p), path.Base(p)
 	if pkg, ok := x.base.dirs[dir]; ok {
@@ -308,7 +308,7 @@ func (x *index) absFile(p string) (int32, bool) {
 }
 
 // fileOf returns the snapshot file name of package (or module) pkg.
-func (x *index) fileOf(pkg, name string) (int32, bool) {
+func (x *catalogIndex) fileOf(pkg, name string) (int32, bool) {
 	s := x.base.snap
 	for i := range s.Files {
 		if s.Files[i].Pkg == pkg && s.Files[i].Name == name {
@@ -319,7 +319,7 @@ func (x *index) fileOf(pkg, name string) (int32, bool) {
 }
 
 // sameName lists up to maxCandidates snapshot files with base name name.
-func (x *index) sameName(name string) []string {
+func (x *catalogIndex) sameName(name string) []string {
 	var out []string
 	for i := range x.base.snap.Files {
 		if f := &x.base.snap.Files[i]; f.Name == name && len(out) < maxCandidates {

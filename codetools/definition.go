@@ -199,7 +199,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.id, Kind: e.kind.String(),
-		Sources: e.sources.names(), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
+		Sources: sourceNames(e.sources), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
 	if q.Name != e.id {
 		d.RequestedName = echoArg(q.Name)
 	}
@@ -362,4 +362,19 @@ func (x renderer) definitionLimitations(d *Definition) string {
 	}
 	x.base.sourceLimitations(&b)
 	return b.String()
+}
+
+// sourceNames returns the names of the sources of s.
+func sourceNames(s sourceSet) []string {
+	out := make([]string, 0, 3) // never nil: encodes as [], not null
+	if s&srcRuntime != 0 {
+		out = append(out, SourceRuntime)
+	}
+	if s&srcSnapshot != 0 {
+		out = append(out, SourceSnapshot)
+	}
+	if s&srcRegistered != 0 {
+		out = append(out, SourceRegistered)
+	}
+	return out
 }

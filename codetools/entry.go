@@ -49,7 +49,9 @@ const (
 	numKinds
 )
 
-var kindNames = [numKinds]string{KindFunc, KindMethod, KindType, KindConst, KindVar, KindPackage, KindTool, KindDoc, KindField}
+// kindNames are the names of the kinds, as the Kind constants of package
+// codetools spell them.
+var kindNames = [numKinds]string{"func", "method", "type", "const", "var", "package", "tool", "doc", "field"}
 
 func (k kind) String() string { return kindNames[k] }
 
@@ -70,19 +72,6 @@ const (
 	srcRegistered
 )
 
-func (s sourceSet) names() []string {
-	out := make([]string, 0, 3) // never nil: encodes as [], not null
-	if s&srcRuntime != 0 {
-		out = append(out, SourceRuntime)
-	}
-	if s&srcSnapshot != 0 {
-		out = append(out, SourceSnapshot)
-	}
-	if s&srcRegistered != 0 {
-		out = append(out, SourceRegistered)
-	}
-	return out
-}
 
 // entry is one compact catalog entry. It holds no syntax trees: snapshot
 // text is addressed by byte spans into the snapshot file.

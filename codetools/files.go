@@ -172,14 +172,14 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	for _, k := range order {
 		fe := files[k]
 		if fq.line > 0 {
-			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.index, i) {
+			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.catalogIndex, i) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
 			continue
 		}
 		for _, i := range fe.entries {
-			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x.index, int(i)) {
+			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x.catalogIndex, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
@@ -192,7 +192,7 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 // whether that is known exactly (from the snapshot's spans) rather than
 // guessed from the function table (the function that starts last before
 // the line). It returns -1 when no declaration does.
-func (x *index) enclosing(fe *fileEntries, line int) (int, bool) {
+func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 	best, after := -1, -1
 	for _, i := range fe.entries {
 		e := &x.entries[i]
@@ -234,7 +234,7 @@ func (x *index) enclosing(fe *fileEntries, line int) (int, bool) {
 
 // spanStartLine returns the line where the snapshot span of e (its doc
 // comment included) starts, counting lines in the snapshot file.
-func (x *index) spanStartLine(e *entry) int {
+func (x *catalogIndex) spanStartLine(e *entry) int {
 	text, err := x.base.snap.ReadSpan(e.snap, 0, e.start)
 	if err != nil {
 		return int(e.line)

@@ -22,7 +22,7 @@ func TestHowForms(t *testing.T) {
 			}
 		}
 	}
-	x := &index{}
+	x := &catalogIndex{}
 	x.search.terms = bm25f.NewBuilder(numTermFields).Build()
 	cs := searcher{x}.queryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })

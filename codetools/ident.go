@@ -166,7 +166,7 @@ type Focus struct {
 // declaration and a Focus on the line. An ambiguous name is an error
 // wrapping ErrAmbiguousName, an unknown one ErrUnknownName; both list up
 // to 10 candidate ids, closest first.
-func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
+func (c *Catalog) resolveName(x *catalogIndex, name string) (*entry, *Focus, error) {
 	name = strings.TrimSpace(name)
 	if e, ok := c.resolve(x, name); ok {
 		return e, nil, nil
@@ -183,7 +183,7 @@ func (c *Catalog) resolveName(x *index, name string) (*entry, *Focus, error) {
 	if lq.qualified {
 		short = lq.name
 	}
-	lo, hi := x.search.namedRange(x, short, false)
+	lo, hi := x.search.namedRange(x.entries, short, false)
 	var exact, fold []int32
 	for _, i := range x.search.byName[lo:hi] {
 		if lq.qualified && !(searcher{x}).qualifies(int(i), sym) {

@@ -108,7 +108,7 @@ func (l *lazyWords) count() (built, first int) {
 // words of an entry of x ("" and false for none). Over a snapshot
 // without words, it first builds the words of the packages of the main
 // scope (scopes holds the scope of each entry), once.
-func (x *index) wordsOf(scopes []scope) func(e *entry) (string, bool) {
+func (x *catalogIndex) wordsOf(scopes []scope) func(e *entry) (string, bool) {
 	s := x.base.snap
 	l := x.base.lazy
 	if l == nil {
@@ -152,7 +152,7 @@ func (x *index) wordsOf(scopes []scope) func(e *entry) (string, bool) {
 // continueWords starts, once, the build of the words of the packages
 // that index x was built without; when they are all built, the catalog
 // builds its index again.
-func (c *Catalog) continueWords(x *index) {
+func (c *Catalog) continueWords(x *catalogIndex) {
 	l := x.base.lazy
 	if l == nil {
 		return
@@ -199,7 +199,7 @@ func (c *Catalog) continueWords(x *index) {
 
 // wordsDone waits until the words of an older snapshot are all built and
 // indexed, or ctx ends.
-func (c *Catalog) wordsDone(ctx context.Context, x *index) error {
+func (c *Catalog) wordsDone(ctx context.Context, x *catalogIndex) error {
 	l := x.base.lazy
 	if l == nil {
 		return nil

@@ -33,7 +33,7 @@ type filter struct {
 	library bool
 }
 
-func (f *filter) match(x *index, i int) bool {
+func (f *filter) match(x *catalogIndex, i int) bool {
 	e := &x.entries[i]
 	if f.kinds != 0 && f.kinds&(1<<e.kind) == 0 {
 		return false
@@ -222,11 +222,11 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 	// main.F) are found by name first; they rank as exact.
 	var quals []int32
 	if lq.qualified {
-		lo, hi := si.namedRange(x.index, lq.name, false)
+		lo, hi := si.namedRange(x.entries, lq.name, false)
 		for _, i := range si.byName[lo:hi] {
 			if x.qualifies(int(i), lq.q) {
 				quals = append(quals, i)
-				if f.match(x.index, int(i)) {
+				if f.match(x.catalogIndex, int(i)) {
 					add(x.rankKey(tierExact, int(i)))
 					total++
 				}
@@ -248,7 +248,7 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 		for m >= x.offs[i+1] {
 			i++
 		}
-		if f.match(x.index, i) && !containsIndex(quals, i) {
+		if f.match(x.catalogIndex, i) && !containsIndex(quals, i) {
 			add(x.rankKey(x.tier(i, lq), i))
 			total++
 		}

@@ -26,7 +26,7 @@ const maxImplements = 50
 // field answers its type with a Focus on its line; a declaration of a
 // package outside the snapshot answers what the references know of it.
 // It returns nils when the name is no such symbol.
-func (c *Catalog) resolveSymbol(x *index, name string, err error) (*entry, *Focus, *Definition) {
+func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*entry, *Focus, *Definition) {
 	if !errors.Is(err, ErrUnknownName) || x.base.snap == nil {
 		return nil, nil, nil
 	}
@@ -66,7 +66,7 @@ func (c *Catalog) resolveSymbol(x *index, name string, err error) (*entry, *Focu
 
 // resolveMember returns the type of the field or interface method whose id
 // is exactly name, with a Focus on its line, or nil.
-func (c *Catalog) resolveMember(x *index, name string) (*entry, *Focus) {
+func (c *Catalog) resolveMember(x *catalogIndex, name string) (*entry, *Focus) {
 	if x.base.snap == nil {
 		return nil, nil
 	}
@@ -112,7 +112,7 @@ func (x renderer) lists(d *Definition, e *entry, offset int) error {
 		} else {
 			t = &refTable{}
 		}
-		items = navigator{x.index}.methods(t, target)
+		items = navigator{x.catalogIndex}.methods(t, target)
 	case kPackage:
 		if s := x.base.snap; s != nil {
 			for i := range s.Files {
@@ -121,7 +121,7 @@ func (x renderer) lists(d *Definition, e *entry, offset int) error {
 				}
 			}
 		}
-		items = navigator{x.index}.declarations(e.pkg)
+		items = navigator{x.catalogIndex}.declarations(e.pkg)
 	default:
 		if offset > 0 {
 			return invalidf("listOffset applies to types and packages; %s is a %s", e.id, e.kind)

@@ -150,7 +150,7 @@ func isIdentByte(c byte) bool {
 
 // exactID returns the entry whose id is s, or that a function symbol s of
 // the running binary (a closure, a method value) was attributed to.
-func (x *index) exactID(s string) (int, bool) {
+func (x *catalogIndex) exactID(s string) (int, bool) {
 	i := sort.Search(len(x.entries), func(i int) bool { return x.entries[i].id >= s })
 	if i < len(x.entries) && x.entries[i].id == s {
 		return i, true

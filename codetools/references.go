@@ -220,7 +220,7 @@ func symKindOf(e *entry) codeindex.SymKind {
 // resolveRef resolves a name for code_references: as code_definition
 // does, then among the symbols of the references (interface methods,
 // fields, declarations of packages outside the snapshot).
-func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, error) {
+func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTarget, error) {
 	if s := t.sym(strings.TrimSpace(name)); s >= 0 {
 		// An exact id: a field or interface method is not the method of
 		// another case that the name resolution would fold it to.

@@ -273,7 +273,7 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 }
 
 // idRange returns the entries whose id starts with prefix.
-func (x *index) idRange(prefix string) (lo, hi int) {
+func (x *catalogIndex) idRange(prefix string) (lo, hi int) {
 	lo, _ = slices.BinarySearchFunc(x.entries, prefix, func(e entry, p string) int { return strings.Compare(e.id, p) })
 	hi = lo
 	for hi < len(x.entries) && strings.HasPrefix(x.entries[hi].id, prefix) {

@@ -355,7 +355,7 @@ func (x renderer) routeHit(r *route) SearchHit {
 }
 
 // resolveSymbolName resolves a function symbol or id to its entry.
-func (x *index) resolveSymbolName(sym string) (*entry, bool) {
+func (x *catalogIndex) resolveSymbolName(sym string) (*entry, bool) {
 	if sym == "" {
 		return nil, false
 	}
@@ -385,7 +385,7 @@ func (x *index) resolveSymbolName(sym string) (*entry, bool) {
 }
 
 // entryIndex returns the index of e in x.entries.
-func (x *index) entryIndex(e *entry) int {
+func (x *catalogIndex) entryIndex(e *entry) int {
 	i, _ := slices.BinarySearchFunc(x.entries, e.id, func(a entry, id string) int { return strings.Compare(a.id, id) })
 	return i
 }

@@ -209,7 +209,7 @@ func exprText(e ast.Expr) string {
 // unwrapRoute reads a route's registration from the snapshot and, when
 // its handler is wrapped in middleware, points the route at the innermost
 // handler. It changes nothing when the registration cannot be read.
-func (c *Catalog) unwrapRoute(ctx context.Context, x *index, r *route) {
+func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *route) {
 	if r.regFile == "" || r.regLine <= 0 {
 		return
 	}
@@ -234,7 +234,7 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *index, r *route) {
 // function of the package (orders), a method value (s.orders: a method
 // of one of the package's types), or a qualified name (store.Get, where
 // the qualifier is an import's last element).
-func (x *index) resolveLocal(pkg, name string) (*entry, bool) {
+func (x *catalogIndex) resolveLocal(pkg, name string) (*entry, bool) {
 	qual, sel, qualified := strings.Cut(name, ".")
 	if !qualified {
 		return x.resolveSymbolName(pkg + "." + name)

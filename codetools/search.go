@@ -127,7 +127,7 @@ const (
 	maxPackageArg = 300
 )
 
-func (x *index) fillCoverage() {
+func (x *catalogIndex) fillCoverage() {
 	c := &x.cov
 	si := &x.search
 	c.Entries = len(x.entries)

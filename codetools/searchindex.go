@@ -194,7 +194,7 @@ type searchInput struct {
 }
 
 // searchInput returns the input of the search engine of x, built with st.
-func (x *index) searchInput(st *buildState) *searchInput {
+func (x *catalogIndex) searchInput(st *buildState) *searchInput {
 	return &searchInput{entries: x.entries, snap: x.base.snap, mainMod: st.info.MainModule.Path,
 		mods: st.mods, mainPkg: st.mainPkg, words: x.wordsOf}
 }
@@ -422,7 +422,7 @@ func trimDomain(pkg string) string {
 }
 
 // name returns the name of entry i (see entryName).
-func (x *index) name(i int) string { return entryNameAt(x.entries, x.search.nameOff, i) }
+func (x *catalogIndex) name(i int) string { return entryNameAt(x.entries, x.search.nameOff, i) }
 
 // entryName returns the name of an entry: the last element of its id (the
 // function, method, type, var or const name), a package's last path
@@ -435,8 +435,8 @@ func nameStart(e *entry) int {
 	switch {
 	case e.kind == kPackage:
 		return strings.LastIndexByte(id, '/') + 1
-	case strings.HasPrefix(id, ToolIDPrefix):
-		return len(ToolIDPrefix)
+	case strings.HasPrefix(id, toolIDPrefix):
+		return len(toolIDPrefix)
 	}
 	tail := strings.LastIndexByte(id, '/') + 1
 	dot := strings.LastIndexByte(id[tail:], '.')
@@ -522,9 +522,9 @@ func hasPrefixFold(s, prefix string) bool {
 
 // namedRange returns the span of si.byName whose names equal name
 // case-insensitively, or, with prefix set, begin with it.
-func (si *searchIndex) namedRange(x *index, name string, prefix bool) (lo, hi int) {
+func (si *searchIndex) namedRange(entries []entry, name string, prefix bool) (lo, hi int) {
 	n := len(si.byName)
-	nameAt := func(i int) string { return x.name(int(si.byName[i])) }
+	nameAt := func(i int) string { return entryNameAt(entries, si.nameOff, int(si.byName[i])) }
 	lo = sort.Search(n, func(i int) bool { return compareFold(nameAt(i), name) >= 0 })
 	if prefix {
 		hi = lo + sort.Search(n-lo, func(i int) bool { return !hasPrefixFold(nameAt(lo+i), name) })
@@ -540,3 +540,6 @@ func b2u8(b bool) uint8 {
 	}
 	return 0
 }
+
+// toolIDPrefix begins the ids of registered tools (ToolIDPrefix).
+const toolIDPrefix = "tool:"

@@ -227,7 +227,7 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	n := 0
 	for _, d := range s.Touched {
 		i := int(d)
-		if !f.match(x.index, i) {
+		if !f.match(x.catalogIndex, i) {
 			continue
 		}
 		n++
