@@ -1,5 +1,7 @@
 package codetools
 
+import "github.com/embedmcp/mcp/codetools/internal/index"
+
 // This file holds the evidence the line table gives about the snapshot:
 // each linked function's file, declaration line and code lines compared
 // with the snapshot's declarations.
@@ -33,49 +35,49 @@ func (d *lineDiff) before(o *lineDiff) bool {
 // check compares the table's file and lines for e's declaration with the
 // snapshot: the declaration line (own code), and that every line of code
 // lies within the declaration.
-func (a *attributor) check(e *entry, file string, decl, minLine, maxLine int32, own bool) {
+func (a *attributor) check(e *index.Entry, file string, decl, minLine, maxLine int32, own bool) {
 	if a.snap == nil || !isGoFile(file) {
 		return
 	}
-	key := a.moduleKey(e.pkg)
+	key := a.moduleKey(e.Pkg)
 	ev := a.evidence[key]
 	if ev == nil {
 		ev = &lineEvidence{}
 		a.evidence[key] = ev
 	}
-	if e.sources&srcSnapshot == 0 {
-		if a.snap.Pkgs[e.pkg] {
+	if e.Sources&index.SrcSnapshot == 0 {
+		if a.snap.Pkgs[e.Pkg] {
 			ev.compared++
-			a.differ(ev, &lineDiff{name: e.id, binFile: a.display(file, e.pkg), binLine: max(decl, minLine), snapFile: a.display(file, e.pkg),
+			a.differ(ev, &lineDiff{name: e.ID, binFile: a.display(file, e.Pkg), binLine: max(decl, minLine), snapFile: a.display(file, e.Pkg),
 				what: "is in the binary but not in the snapshot"})
 		}
 		return
 	}
-	if e.bodyless {
+	if e.Bodyless {
 		return // implemented elsewhere: assembly or go:linkname
 	}
 	ev.compared++
-	sf := &a.snap.Files[e.snap]
-	d := &lineDiff{name: e.id, snapFile: sf.Display, snapLine: e.line, snapStart: e.line, snapEnd: e.endLine,
-		binFile: a.display(file, e.pkg), binLine: decl}
+	sf := &a.snap.Files[e.Snap]
+	d := &lineDiff{name: e.ID, snapFile: sf.Display, snapLine: e.Line, snapStart: e.Line, snapEnd: e.EndLine,
+		binFile: a.display(file, e.Pkg), binLine: decl}
 	switch {
-	case a.snapFileOf(file) != e.snap:
+	case a.snapFileOf(file) != e.Snap:
 		d.binLine = max(decl, minLine)
 		d.what = "is in " + d.binFile + " in the binary, in " + sf.Display + " in the snapshot"
-	case own && decl != e.line:
-		d.what = "is declared at line " + itoa(int(e.line)) + " in the snapshot, line " + itoa(int(decl)) + " in the binary"
-	case minLine > 0 && minLine < e.line && !a.inDecl(e.snap, minLine),
-		maxLine > 0 && maxLine > e.endLine && !a.inDecl(e.snap, maxLine):
+	case own && decl != e.Line:
+		d.what = "is declared at line " + itoa(int(e.Line)) + " in the snapshot, line " + itoa(int(decl)) + " in the binary"
+	case minLine > 0 && minLine < e.Line && !a.inDecl(e.Snap, minLine),
+		maxLine > 0 && maxLine > e.EndLine && !a.inDecl(e.Snap, maxLine):
 		d.binLine = minLine
-		if maxLine > e.endLine {
+		if maxLine > e.EndLine {
 			d.binLine = maxLine
 		}
 		d.what = "has code at line " + itoa(int(d.binLine)) + " in the binary, outside its declaration (lines " +
-			itoa(int(e.line)) + "-" + itoa(int(e.endLine)) + ") in the snapshot"
-	case decl > 0 && !own && (decl < e.line || decl > e.endLine) && !a.inDecl(e.snap, decl):
+			itoa(int(e.Line)) + "-" + itoa(int(e.EndLine)) + ") in the snapshot"
+	case decl > 0 && !own && (decl < e.Line || decl > e.EndLine) && !a.inDecl(e.Snap, decl):
 		d.binLine = decl
 		d.what = "has a closure at line " + itoa(int(decl)) + " in the binary, outside its declaration (lines " +
-			itoa(int(e.line)) + "-" + itoa(int(e.endLine)) + ") in the snapshot"
+			itoa(int(e.Line)) + "-" + itoa(int(e.EndLine)) + ") in the snapshot"
 	default:
 		return
 	}
@@ -92,7 +94,7 @@ func (a *attributor) inDecl(fi int32, line int32) bool {
 		return false
 	}
 	for i := a.decls[fi][0]; i < a.decls[fi][1]; i++ {
-		if e := &a.entries[i]; e.kind != kPackage && line >= e.line && line <= e.endLine {
+		if e := &a.entries[i]; e.Kind != index.KindPackage && line >= e.Line && line <= e.EndLine {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
 
@@ -55,15 +56,15 @@ func (a *attributor) containing(fi int32, line int32, wantVar bool) int32 {
 	best := int32(-1)
 	for i := a.decls[fi][0]; i < a.decls[fi][1]; i++ {
 		e := &a.entries[i]
-		if e.snap != fi || line < e.line || line > e.endLine {
+		if e.Snap != fi || line < e.Line || line > e.EndLine {
 			continue
 		}
-		switch e.kind {
-		case kFunc, kMethod:
+		switch e.Kind {
+		case index.KindFunc, index.KindMethod:
 			if !wantVar {
 				return i
 			}
-		case kVar:
+		case index.KindVar:
 			if wantVar {
 				best = i
 			}
@@ -89,7 +90,7 @@ func (r declRef) id() string {
 // ref returns the declaration of entry i.
 func (a *attributor) ref(i int32) declRef {
 	e := &a.entries[i]
-	return declRef{pkg: e.pkg, name: e.id[len(e.pkg)+1:], full: e.id}
+	return declRef{pkg: e.Pkg, name: e.ID[len(e.Pkg)+1:], full: e.ID}
 }
 
 // resolve returns the declaration a symbol belongs to; its name is "" if
@@ -114,7 +115,7 @@ func (a *attributor) resolve(f *runtimeFunc, sym *gofunc.Symbol) declRef {
 			// Neither reading is known; the snapshot decides, or nothing.
 			if i := a.containing(a.snapFileOf(f.file), int32(f.line), false); i >= 0 {
 				for _, r := range readings {
-					if ref := a.innerID(f, sym.Pkg, r); ref.id() == a.entries[i].id {
+					if ref := a.innerID(f, sym.Pkg, r); ref.id() == a.entries[i].ID {
 						return ref
 					}
 				}

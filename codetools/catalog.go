@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/boundedjson"
 )
@@ -155,7 +156,7 @@ type indexCost struct {
 
 // baseIndex holds the runtime and snapshot sources, built once.
 type baseIndex struct {
-	entries     []entry // sorted by id
+	entries     []index.Entry // sorted by id
 	snap        *snapshot.Snapshot
 	runtimeErr  error
 	snapshotErr error
@@ -192,14 +193,14 @@ type baseIndex struct {
 // catalogIndex is an immutable search index over all sources.
 type catalogIndex struct {
 	base    *baseIndex
-	entries []entry     // sorted by id
-	hay     string      // lower-cased id and documentation of each entry
-	offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
-	freq    [256]uint32 // byte frequencies of hay
+	entries []index.Entry // sorted by id
+	hay     string        // lower-cased id and documentation of each entry
+	offs    []uint32      // entry i occupies hay[offs[i]:offs[i+1]]
+	freq    [256]uint32   // byte frequencies of hay
 	regs    []regDoc
 	cov     Coverage
-	search  searchIndex // ranking, names, files and terms (searchindex.go)
-	vectors vectorCache // an Embedder's vectors of entries (embed.go)
+	search  index.Search // ranking, names, files and terms (searchindex.go)
+	vectors vectorCache  // an Embedder's vectors of entries (embed.go)
 }
 
 // searcher ranks the entries of an index for code_search and resolves
@@ -298,7 +299,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	if rt == nil {
 		rt = &runtimeTable{}
 	}
-	var entries []entry
+	var entries []index.Entry
 	var decls snapDecls
 	if c.opts.Snapshot != nil {
 		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
@@ -321,10 +322,10 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 	}
 	sort.Strings(b.noSource)
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
 	b.entries = dedupSorted(entries)
 	if cap(entries) > len(b.entries)+len(b.entries)/16 {
-		b.entries = append([]entry(nil), b.entries...) // do not keep the slack
+		b.entries = append([]index.Entry(nil), b.entries...) // do not keep the slack
 	}
 	b.aliases, b.inlInto, b.dirs = a.aliases, a.inlInto, a.dirPkg
 	if b.snap != nil {
@@ -371,10 +372,10 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 }
 
 // dedupSorted drops later entries with an id equal to the previous one.
-func dedupSorted(es []entry) []entry {
+func dedupSorted(es []index.Entry) []index.Entry {
 	out := es[:0]
 	for i := range es {
-		if len(out) > 0 && out[len(out)-1].id == es[i].id {
+		if len(out) > 0 && out[len(out)-1].ID == es[i].ID {
 			continue
 		}
 		out = append(out, es[i])
@@ -388,39 +389,39 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	x := &catalogIndex{base: b, regs: regs}
 	entries := b.entries
 	if len(regs) > 0 {
-		entries = make([]entry, len(b.entries), len(b.entries)+len(regs))
+		entries = make([]index.Entry, len(b.entries), len(b.entries)+len(regs))
 		copy(entries, b.entries)
 		added := false
 		for ri, r := range regs {
-			i := sort.Search(len(b.entries), func(i int) bool { return b.entries[i].id >= r.id })
-			if i < len(b.entries) && b.entries[i].id == r.id {
+			i := sort.Search(len(b.entries), func(i int) bool { return b.entries[i].ID >= r.id })
+			if i < len(b.entries) && b.entries[i].ID == r.id {
 				e := &entries[i]
-				e.sources |= srcRegistered
-				e.reg = int32(ri)
+				e.Sources |= index.SrcRegistered
+				e.Reg = int32(ri)
 				if r.Documentation != "" {
-					e.doc = docPrefix(r.Documentation, maxIndexedRegisteredDoc)
+					e.Doc = index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc)
 				}
 				if r.hasK {
-					e.kind = r.kind
+					e.Kind = r.kind
 				}
 				continue
 			}
-			k := kDoc
+			k := index.KindDoc
 			if r.hasK {
 				k = r.kind
 			}
-			entries = append(entries, entry{id: r.id, pkg: r.Package, file: r.File, line: int32(r.Line),
-				doc: docPrefix(r.Documentation, maxIndexedRegisteredDoc), kind: k, sources: srcRegistered, snap: -1, reg: int32(ri)})
+			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, File: r.File, Line: int32(r.Line),
+				Doc: index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc), Kind: k, Sources: index.SrcRegistered, Snap: -1, Reg: int32(ri)})
 			added = true
 		}
 		if added {
-			sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
+			sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
 			entries = dedupSorted(entries)
 		}
 	}
 	x.cov.TruncationRule = truncationRule
 	if len(entries) > max {
-		kept := make([]entry, len(entries))
+		kept := make([]index.Entry, len(entries))
 		copy(kept, entries)
 		mainMod := st.info.MainModule.Path
 		sort.SliceStable(kept, func(i, j int) bool {
@@ -428,17 +429,17 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 			if ri != rj {
 				return ri < rj
 			}
-			return kept[i].id < kept[j].id
+			return kept[i].ID < kept[j].ID
 		})
 		x.cov.Truncated = true
 		x.cov.DroppedEntries = len(kept) - max
 		kept = kept[:max:max]
-		sort.Slice(kept, func(i, j int) bool { return kept[i].id < kept[j].id })
+		sort.Slice(kept, func(i, j int) bool { return kept[i].ID < kept[j].ID })
 		entries = kept
 	}
 	x.entries = entries
 	x.buildHaystack()
-	x.search = buildSearch(x.searchInput(st))
+	x.search = index.BuildSearch(x.searchInput(st))
 	x.fillCoverage()
 	return x
 }
@@ -449,15 +450,15 @@ const truncationRule = "when the catalog exceeds maxEntries, entries are kept in
 	"standard library; ties are broken by id in byte order"
 
 // rank orders entries for truncation; lower ranks are kept first.
-func rank(e *entry, mainMod string) int {
+func rank(e *index.Entry, mainMod string) int {
 	switch {
-	case e.sources&srcRegistered != 0:
+	case e.Sources&index.SrcRegistered != 0:
 		return 0
-	case e.sources&srcSnapshot != 0:
+	case e.Sources&index.SrcSnapshot != 0:
 		return 1
-	case mainMod != "" && (e.pkg == mainMod || strings.HasPrefix(e.pkg, mainMod+"/")):
+	case mainMod != "" && (e.Pkg == mainMod || strings.HasPrefix(e.Pkg, mainMod+"/")):
 		return 2
-	case !snapshot.IsStdPkg(e.pkg):
+	case !snapshot.IsStdPkg(e.Pkg):
 		return 3
 	default:
 		return 4
@@ -468,16 +469,16 @@ func rank(e *entry, mainMod string) int {
 func (x *catalogIndex) buildHaystack() {
 	n := 0
 	for i := range x.entries {
-		n += len(x.entries[i].id) + len(x.entries[i].doc) + 2
+		n += len(x.entries[i].ID) + len(x.entries[i].Doc) + 2
 	}
 	var b strings.Builder
 	b.Grow(n)
 	x.offs = make([]uint32, len(x.entries)+1)
 	for i := range x.entries {
 		x.offs[i] = uint32(b.Len())
-		writeLower(&b, x.entries[i].id)
+		writeLower(&b, x.entries[i].ID)
 		b.WriteByte(0)
-		writeLower(&b, x.entries[i].doc)
+		writeLower(&b, x.entries[i].Doc)
 		b.WriteByte(0)
 	}
 	x.offs[len(x.entries)] = uint32(b.Len())
@@ -505,22 +506,14 @@ func writeLower(b *strings.Builder, s string) {
 }
 
 // lookup returns the entry with the given id.
-func (x *catalogIndex) lookup(id string) (*entry, bool) { return lookupEntry(x.entries, id) }
-
-// lookupEntry returns the entry with the given id of entries, sorted by
-// id.
-func lookupEntry(entries []entry, id string) (*entry, bool) {
-	i := sort.Search(len(entries), func(i int) bool { return entries[i].id >= id })
-	if i < len(entries) && entries[i].id == id {
-		return &entries[i], true
-	}
-	return nil, false
+func (x *catalogIndex) lookup(id string) (*index.Entry, bool) {
+	return index.LookupEntry(x.entries, id)
 }
 
 // lookupSymbol returns the declaration a function symbol of the running
 // binary (a closure, method value or wrapper, as a stack trace prints it)
 // was attributed to.
-func (x *catalogIndex) lookupSymbol(name string) (*entry, bool) {
+func (x *catalogIndex) lookupSymbol(name string) (*index.Entry, bool) {
 	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
 	if !ok || id == "" {
 		return nil, false
@@ -529,7 +522,7 @@ func (x *catalogIndex) lookupSymbol(name string) (*entry, bool) {
 }
 
 // resolve finds the entry for a name pasted by an agent.
-func (c *Catalog) resolve(x *catalogIndex, name string) (*entry, bool) {
+func (c *Catalog) resolve(x *catalogIndex, name string) (*index.Entry, bool) {
 	if e, ok := x.lookup(name); ok {
 		return e, true
 	}
@@ -560,7 +553,7 @@ func (c *Catalog) resolve(x *catalogIndex, name string) (*entry, bool) {
 			// F.G.func1 is also a closure of G inlined into function F,
 			// as the compiler names it (strings.FieldsSeq's iterator
 			// inlined into a caller): the code is F's.
-			if e, ok := x.lookup(sym.pkg + "." + sym.recv); ok && e.kind == kFunc {
+			if e, ok := x.lookup(sym.pkg + "." + sym.recv); ok && e.Kind == index.KindFunc {
 				return e, true
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"path"
 	"strconv"
@@ -175,7 +176,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 			out.NextArguments.EndLine = 0
 		}
 	}
-	out.Consistency = renderer{x}.consistency(&entry{pkg: sf.Pkg, snap: fi, sources: srcSnapshot})
+	out.Consistency = renderer{x}.consistency(&index.Entry{Pkg: sf.Pkg, Snap: fi, Sources: index.SrcSnapshot})
 	out.Limitations = b.limitations(fileLimitations)
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -311,13 +312,13 @@ func orDefault(s, d string) string {
 }
 
 // consistency returns the consistency of entry e.
-func (x renderer) consistency(e *entry) Consistency {
+func (x renderer) consistency(e *index.Entry) Consistency {
 	b := x.base
 	switch {
-	case e.snap < 0 && e.sources&srcRegistered != 0 && e.sources&srcRuntime == 0:
+	case e.Snap < 0 && e.Sources&index.SrcRegistered != 0 && e.Sources&index.SrcRuntime == 0:
 		u := Check{Status: StatusNotApplicable, Reason: "registered entries are not compared with the binary"}
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
-	case e.snap < 0:
+	case e.Snap < 0:
 		reason := "no snapshot source for this entry, so there is nothing to compare"
 		if b.snapshotErr != nil && b.snap == nil {
 			reason = "no snapshot source: " + b.snapshotErr.Error()
@@ -326,7 +327,7 @@ func (x renderer) consistency(e *entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: reason, Lines: u, Version: u}
 	}
 	key := "std"
-	if mi, ok := b.snap.ModOf[e.pkg]; ok {
+	if mi, ok := b.snap.ModOf[e.Pkg]; ok {
 		key = b.snap.Manifest.Modules[mi].Path
 	}
 	m := b.modules[key]
@@ -335,9 +336,9 @@ func (x renderer) consistency(e *entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
 	}
 	out := Consistency{Status: m.status, Reason: m.reason, Lines: m.lines, Version: m.version, FirstDifference: m.first}
-	if !b.snap.Verify(e.snap) {
+	if !b.snap.Verify(e.Snap) {
 		out.Status = StatusStale
-		out.Reason = "the snapshot file " + b.snap.Files[e.snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
+		out.Reason = "the snapshot file " + b.snap.Files[e.Snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 	"time"
@@ -179,14 +180,14 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, err
 	}
 	e, focus, err := c.resolveName(x, q.Name)
-	if err == nil && e.id != strings.TrimSpace(q.Name) {
+	if err == nil && e.ID != strings.TrimSpace(q.Name) {
 		// A field or an interface method of that exact id comes before a
 		// declaration the name was folded to.
 		if me, mf := c.resolveMember(x, q.Name); me != nil {
 			e, focus = me, mf
 		}
 	}
-	if err == nil && e.member {
+	if err == nil && e.Member {
 		e, focus = searcher{x}.memberOwner(e) // members.go
 	}
 	if err != nil {
@@ -198,22 +199,22 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 			return nil, err
 		}
 	}
-	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.id, Kind: e.kind.String(),
-		Sources: sourceNames(e.sources), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
-	if q.Name != e.id {
+	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.ID, Kind: e.Kind.String(),
+		Sources: sourceNames(e.Sources), SourceFile: e.File, Line: int(e.Line), PackageKey: e.Pkg}
+	if q.Name != e.ID {
 		d.RequestedName = echoArg(q.Name)
 	}
 	var reg *regDoc
-	if e.reg >= 0 {
-		reg = &x.regs[e.reg]
+	if e.Reg >= 0 {
+		reg = &x.regs[e.Reg]
 	}
 	snap := x.base.snap
 	var text, docText string
 	switch {
 	case reg != nil && reg.Definition != "":
 		text, d.Source = reg.Definition, SourceRegistered
-	case e.snap >= 0:
-		text, err = snap.ReadSpan(e.snap, e.start, e.end)
+	case e.Snap >= 0:
+		text, err = snap.ReadSpan(e.Snap, e.Start, e.End)
 		if err != nil {
 			return nil, err
 		}
@@ -225,8 +226,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	}
 	if reg != nil && reg.Documentation != "" {
 		docText = reg.Documentation
-	} else if e.snap >= 0 && e.docEnd > e.docBeg {
-		raw, err := snap.ReadSpan(e.snap, e.docBeg, e.docEnd)
+	} else if e.Snap >= 0 && e.DocEnd > e.DocBeg {
+		raw, err := snap.ReadSpan(e.Snap, e.DocBeg, e.DocEnd)
 		if err != nil {
 			return nil, err
 		}
@@ -240,7 +241,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	d.Definition, d.DefinitionCharacters = chunk(text, q.Offset, q.MaxCharacters)
 	if q.Offset > d.DefinitionCharacters {
 		return nil, invalidf("offset %d is past the end of the definition of %s (%d characters)",
-			q.Offset, e.id, d.DefinitionCharacters)
+			q.Offset, e.ID, d.DefinitionCharacters)
 	}
 	d.Offset = q.Offset
 	if focus != nil {
@@ -251,14 +252,14 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	}
 	if next := q.Offset + utf8.RuneCountInString(d.Definition); next < d.DefinitionCharacters {
 		d.More = true
-		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}
+		d.NextArguments = &NextArguments{Name: e.ID, Offset: next, MaxCharacters: q.MaxCharacters}
 	}
 	d.Documentation, d.DocumentationTruncated = truncateChars(docText, maxDocumentationCharacters)
 	renderer{x}.linkage(d, e)
-	if e.pkg != "" && e.kind != kTool && e.kind != kDoc {
-		d.Build = c.build.forPackage(e.pkg)
+	if e.Pkg != "" && e.Kind != index.KindTool && e.Kind != index.KindDoc {
+		d.Build = c.build.forPackage(e.Pkg)
 	}
-	if e.snap >= 0 {
+	if e.Snap >= 0 {
 		d.Snapshot = snapshotProvenance(snap, e)
 	}
 	d.Consistency = renderer{x}.consistency(e)
@@ -272,24 +273,24 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 }
 
 // linkage fills Linked, LinkedEvidence and Runtime.
-func (x renderer) linkage(d *Definition, e *entry) {
+func (x renderer) linkage(d *Definition, e *index.Entry) {
 	switch {
-	case e.sources&srcRuntime != 0:
+	case e.Sources&index.SrcRuntime != 0:
 		d.Linked = true
-		loc := &RuntimeLocation{File: e.rtFile, Line: int(e.rtLine), Exact: e.rt.exact(),
-			Closures: e.rt&rtClosure != 0, Inlined: e.rt&rtInlined != 0}
+		loc := &RuntimeLocation{File: e.RtFile, Line: int(e.RtLine), Exact: e.Linkage.Exact(),
+			Closures: e.Linkage&index.RtClosure != 0, Inlined: e.Linkage&index.RtInlined != 0}
 		var how []string
-		if e.rt&rtForeign != 0 {
+		if e.Linkage&index.RtForeign != 0 {
 			how = append(how, "listed in the function table of the running executable, outside any Go package: C code (cgo, the race detector's runtime) or a file-local assembly function, with no Go declaration")
 		}
-		if e.rt&rtOwn != 0 {
+		if e.Linkage&index.RtOwn != 0 {
 			how = append(how, "listed in the function table of the running executable")
 		}
-		if e.rt&rtClosure != 0 {
+		if e.Linkage&index.RtClosure != 0 {
 			how = append(how, "closures, method values or wrappers of it are linked")
 		}
-		if e.rt&rtInlined != 0 {
-			loc.InlinedInto = x.base.inlInto[e.id]
+		if e.Linkage&index.RtInlined != 0 {
+			loc.InlinedInto = x.base.inlInto[e.ID]
 			s := "its body is inlined"
 			if loc.InlinedInto != "" {
 				s += " (into " + loc.InlinedInto + ", among others)"
@@ -298,7 +299,7 @@ func (x renderer) linkage(d *Definition, e *entry) {
 		}
 		d.LinkedEvidence = strings.Join(how, "; ")
 		d.Runtime = loc
-	case e.kind == kFunc || e.kind == kMethod:
+	case e.Kind == index.KindFunc || e.Kind == index.KindMethod:
 		if err := x.base.runtimeErr; err != nil {
 			d.LinkedEvidence = "unknown: the function table could not be read: " + err.Error()
 		} else {
@@ -309,11 +310,11 @@ func (x renderer) linkage(d *Definition, e *entry) {
 	}
 }
 
-func snapshotProvenance(s *snapshot.Snapshot, e *entry) *SnapshotProvenance {
-	f := &s.Files[e.snap]
+func snapshotProvenance(s *snapshot.Snapshot, e *index.Entry) *SnapshotProvenance {
+	f := &s.Files[e.Snap]
 	p := &SnapshotProvenance{MainPackage: s.Manifest.MainPackage, GoVersion: s.Manifest.GoVersion, GOOS: s.Manifest.GOOS,
 		GOARCH: s.Manifest.GOARCH, Tags: s.Manifest.Tags, File: f.Display, FileSHA256: f.SHA256}
-	if mi, ok := s.ModOf[e.pkg]; ok {
+	if mi, ok := s.ModOf[e.Pkg]; ok {
 		m := s.Manifest.Modules[mi]
 		p.Module = &SnapshotModule{Path: m.Path, Version: m.Version, Sum: m.Sum, Replace: m.Replace, Local: m.Local, Main: m.Main}
 	}
@@ -365,15 +366,15 @@ func (x renderer) definitionLimitations(d *Definition) string {
 }
 
 // sourceNames returns the names of the sources of s.
-func sourceNames(s sourceSet) []string {
+func sourceNames(s index.SourceSet) []string {
 	out := make([]string, 0, 3) // never nil: encodes as [], not null
-	if s&srcRuntime != 0 {
+	if s&index.SrcRuntime != 0 {
 		out = append(out, SourceRuntime)
 	}
-	if s&srcSnapshot != 0 {
+	if s&index.SrcSnapshot != 0 {
 		out = append(out, SourceSnapshot)
 	}
-	if s&srcRegistered != 0 {
+	if s&index.SrcRegistered != 0 {
 		out = append(out, SourceRegistered)
 	}
 	return out

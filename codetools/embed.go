@@ -3,6 +3,7 @@ package codetools
 import (
 	"context"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"math"
 	"strings"
 	"sync"
@@ -50,19 +51,19 @@ type vectorCache struct {
 
 // embedText returns the text of an entry given to an Embedder: the words
 // of its name and type, its kind and the start of its documentation.
-func embedText(e *entry) string {
+func embedText(e *index.Entry) string {
 	var b strings.Builder
-	if r := receiverOf(e); r != "" {
+	if r := index.ReceiverOf(e); r != "" {
 		b.WriteString(strings.Join(splitWords(r), " "))
 		b.WriteByte(' ')
 	}
-	b.WriteString(strings.Join(splitWords(entryName(e)), " "))
+	b.WriteString(strings.Join(splitWords(index.EntryName(e)), " "))
 	b.WriteString(" (")
-	b.WriteString(e.kind.String())
+	b.WriteString(e.Kind.String())
 	b.WriteString(")")
-	if e.doc != "" {
+	if e.Doc != "" {
 		b.WriteString(": ")
-		b.WriteString(e.doc)
+		b.WriteString(e.Doc)
 	}
 	return cutText(b.String(), maxEmbedText)
 }

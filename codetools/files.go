@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,13 +75,13 @@ func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
 	suffix := "/" + base
 	si := &x.search
-	if si.fileNo == nil {
+	if si.FileNo == nil {
 		return x.filesForSlow(fq, base, suffix)
 	}
 	// The files whose base name matches, and how well each does.
-	tail := make([]int, len(si.fileNames))
+	tail := make([]int, len(si.FileNames))
 	bestN := 0
-	for k, f := range si.fileNames {
+	for k, f := range si.FileNames {
 		if f != "" && (f == base || strings.HasSuffix(f, suffix)) {
 			tail[k] = commonTail(f, fq.path)
 			bestN = max(bestN, tail[k])
@@ -93,12 +94,12 @@ func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 	var best []*fileEntries
 	for k, n := range tail {
 		if n == bestN {
-			fe := &fileEntries{path: si.fileNames[k]}
+			fe := &fileEntries{path: si.FileNames[k]}
 			byNo[uint16(k)] = fe
 			best = append(best, fe)
 		}
 	}
-	for i, n := range si.fileNo {
+	for i, n := range si.FileNo {
 		if tail[n] == bestN {
 			fe := byNo[n]
 			fe.entries = append(fe.entries, int32(i))
@@ -113,7 +114,7 @@ func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries
 	tails := map[string]int{}
 	bestN := 0
 	for i := range x.entries {
-		f := x.entries[i].file
+		f := x.entries[i].File
 		if _, seen := tails[f]; seen || f == "" || f != base && !strings.HasSuffix(f, suffix) {
 			continue
 		}
@@ -126,7 +127,7 @@ func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries
 	files := map[string]*fileEntries{}
 	var best []*fileEntries
 	for i := range x.entries {
-		f := x.entries[i].file
+		f := x.entries[i].File
 		if n, ok := tails[f]; ok && n == bestN {
 			fe := files[f]
 			if fe == nil {
@@ -144,7 +145,7 @@ func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries
 func (x searcher) sortFiles(best []*fileEntries) []*fileEntries {
 	for _, fe := range best {
 		slices.SortFunc(fe.entries, func(a, b int32) int {
-			if d := x.entries[a].line - x.entries[b].line; d != 0 {
+			if d := x.entries[a].Line - x.entries[b].Line; d != 0 {
 				return int(d)
 			}
 			return int(a - b)
@@ -166,7 +167,7 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	for k := range order {
 		order[k] = k
 	}
-	fileScope := func(fe *fileEntries) scope { return x.search.scope[fe.entries[0]] }
+	fileScope := func(fe *fileEntries) index.Scope { return x.search.Scope[fe.entries[0]] }
 	sortStable(order, func(a, b int) bool { return fileScope(files[a]) < fileScope(files[b]) })
 	n := 0
 	for _, k := range order {
@@ -179,7 +180,7 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 			continue
 		}
 		for _, i := range fe.entries {
-			if x.entries[i].kind != kPackage && !x.entries[i].member && f.match(x.catalogIndex, int(i)) {
+			if x.entries[i].Kind != index.KindPackage && !x.entries[i].Member && f.match(x.catalogIndex, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
@@ -196,16 +197,16 @@ func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 	best, after := -1, -1
 	for _, i := range fe.entries {
 		e := &x.entries[i]
-		if e.kind == kPackage || e.member || e.endLine == 0 {
+		if e.Kind == index.KindPackage || e.Member || e.EndLine == 0 {
 			continue
 		}
 		switch {
-		case int(e.line) <= line && line <= int(e.endLine):
+		case int(e.Line) <= line && line <= int(e.EndLine):
 			// The innermost: the one that starts last (a spec of a group).
-			if best < 0 || e.line >= x.entries[best].line {
+			if best < 0 || e.Line >= x.entries[best].Line {
 				best = int(i)
 			}
-		case int(e.line) > line && int(e.endLine) >= line && after < 0:
+		case int(e.Line) > line && int(e.EndLine) >= line && after < 0:
 			// The line is in the doc comment or the group's header.
 			after = int(i)
 		}
@@ -216,7 +217,7 @@ func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 	// A line within a doc comment belongs to the declaration it documents
 	// when its span starts before the line.
 	if after >= 0 {
-		if e := &x.entries[after]; e.snap >= 0 && x.base.snap != nil && x.spanStartLine(e) <= line {
+		if e := &x.entries[after]; e.Snap >= 0 && x.base.snap != nil && x.spanStartLine(e) <= line {
 			return after, true
 		}
 	}
@@ -224,8 +225,8 @@ func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 	guess := -1
 	for _, i := range fe.entries {
 		e := &x.entries[i]
-		if (e.kind == kFunc || e.kind == kMethod) && e.endLine == 0 && e.line > 0 && int(e.line) <= line &&
-			(guess < 0 || e.line > x.entries[guess].line) {
+		if (e.Kind == index.KindFunc || e.Kind == index.KindMethod) && e.EndLine == 0 && e.Line > 0 && int(e.Line) <= line &&
+			(guess < 0 || e.Line > x.entries[guess].Line) {
 			guess = int(i)
 		}
 	}
@@ -234,10 +235,10 @@ func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 
 // spanStartLine returns the line where the snapshot span of e (its doc
 // comment included) starts, counting lines in the snapshot file.
-func (x *catalogIndex) spanStartLine(e *entry) int {
-	text, err := x.base.snap.ReadSpan(e.snap, 0, e.start)
+func (x *catalogIndex) spanStartLine(e *index.Entry) int {
+	text, err := x.base.snap.ReadSpan(e.Snap, 0, e.Start)
 	if err != nil {
-		return int(e.line)
+		return int(e.Line)
 	}
 	return strings.Count(text, "\n") + 1
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
@@ -23,7 +24,7 @@ func TestHowForms(t *testing.T) {
 		}
 	}
 	x := &catalogIndex{}
-	x.search.terms = bm25f.NewBuilder(numTermFields).Build()
+	x.search.Terms = bm25f.NewBuilder(index.NumTermFields).Build()
 	cs := searcher{x}.queryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || !slices.Contains(cs[i].Terms, "timeout") {

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 )
 
 // symbol is a parsed Go symbol name.
@@ -166,7 +167,7 @@ type Focus struct {
 // declaration and a Focus on the line. An ambiguous name is an error
 // wrapping ErrAmbiguousName, an unknown one ErrUnknownName; both list up
 // to 10 candidate ids, closest first.
-func (c *Catalog) resolveName(x *catalogIndex, name string) (*entry, *Focus, error) {
+func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focus, error) {
 	name = strings.TrimSpace(name)
 	if e, ok := c.resolve(x, name); ok {
 		return e, nil, nil
@@ -183,9 +184,9 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*entry, *Focus, err
 	if lq.qualified {
 		short = lq.name
 	}
-	lo, hi := x.search.namedRange(x.entries, short, false)
+	lo, hi := x.search.NamedRange(x.entries, short, false)
 	var exact, fold []int32
-	for _, i := range x.search.byName[lo:hi] {
+	for _, i := range x.search.ByName[lo:hi] {
 		if lq.qualified && !(searcher{x}).qualifies(int(i), sym) {
 			continue
 		}
@@ -211,7 +212,7 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*entry, *Focus, err
 
 // resolveFileLine answers a file:line: the declaration that encloses the
 // line in the file the path names best.
-func (x searcher) resolveFileLine(name string, fq fileQuery) (*entry, *Focus, error) {
+func (x searcher) resolveFileLine(name string, fq fileQuery) (*index.Entry, *Focus, error) {
 	var found []int32
 	exact := false
 	for _, fe := range x.filesFor(fq) {
@@ -240,7 +241,7 @@ func (x searcher) ranked(is []int32) []string {
 	}
 	var out []string
 	for _, k := range top.sorted() {
-		out = append(out, x.entries[keyEntry(k)].id)
+		out = append(out, x.entries[keyEntry(k)].ID)
 	}
 	return out
 }
@@ -260,14 +261,14 @@ func (x searcher) candidates(name string) []string {
 	}
 	var out []string
 	for _, k := range top.sorted() {
-		out = append(out, x.entries[keyEntry(k)].id)
+		out = append(out, x.entries[keyEntry(k)].ID)
 	}
 	return out
 }
 
 // focus fills the text and offset of f from the definition text of e.
-func (x renderer) focus(f *Focus, e *entry, text string) {
-	if e.snap < 0 || x.base.snap == nil || text == "" {
+func (x renderer) focus(f *Focus, e *index.Entry, text string) {
+	if e.Snap < 0 || x.base.snap == nil || text == "" {
 		return
 	}
 	start := x.spanStartLine(e)

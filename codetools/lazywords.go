@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
@@ -108,12 +109,12 @@ func (l *lazyWords) count() (built, first int) {
 // words of an entry of x ("" and false for none). Over a snapshot
 // without words, it first builds the words of the packages of the main
 // scope (scopes holds the scope of each entry), once.
-func (x *catalogIndex) wordsOf(scopes []scope) func(e *entry) (string, bool) {
+func (x *catalogIndex) wordsOf(scopes []index.Scope) func(e *index.Entry) (string, bool) {
 	s := x.base.snap
 	l := x.base.lazy
 	if l == nil {
-		return func(e *entry) (string, bool) {
-			return e.words, e.words != "" || e.snap >= 0 && s != nil && s.Words
+		return func(e *index.Entry) (string, bool) {
+			return e.Words, e.Words != "" || e.Snap >= 0 && s != nil && s.Words
 		}
 	}
 	l.mu.Lock()
@@ -122,8 +123,8 @@ func (x *catalogIndex) wordsOf(scopes []scope) func(e *entry) (string, bool) {
 	if first {
 		main := map[string]bool{}
 		for i := range x.entries {
-			if e := &x.entries[i]; scopes[i] == scMain && e.snap >= 0 && e.kind != kPackage {
-				main[e.pkg] = true
+			if e := &x.entries[i]; scopes[i] == index.ScopeMain && e.Snap >= 0 && e.Kind != index.KindPackage {
+				main[e.Pkg] = true
 			}
 		}
 		for p := range main {
@@ -139,12 +140,12 @@ func (x *catalogIndex) wordsOf(scopes []scope) func(e *entry) (string, bool) {
 		built[p] = m
 	}
 	l.mu.Unlock()
-	return func(e *entry) (string, bool) {
-		m, ok := built[e.pkg]
-		if !ok || e.snap < 0 {
+	return func(e *index.Entry) (string, bool) {
+		m, ok := built[e.Pkg]
+		if !ok || e.Snap < 0 {
 			return "", false
 		}
-		w, ok := m[e.id]
+		w, ok := m[e.ID]
 		return w, ok
 	}
 }
@@ -162,11 +163,11 @@ func (c *Catalog) continueWords(x *catalogIndex) {
 		tier := map[string]uint8{}
 		for i := range x.entries {
 			e := &x.entries[i]
-			if e.snap < 0 || e.kind == kPackage || x.search.scope[i] == scStd {
+			if e.Snap < 0 || e.Kind == index.KindPackage || x.search.Scope[i] == index.ScopeStd {
 				continue
 			}
-			if t, ok := tier[e.pkg]; !ok || x.search.tier[i] < t {
-				tier[e.pkg] = x.search.tier[i]
+			if t, ok := tier[e.Pkg]; !ok || x.search.Tier[i] < t {
+				tier[e.Pkg] = x.search.Tier[i]
 			}
 		}
 		l.mu.Lock()

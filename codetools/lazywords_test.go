@@ -108,7 +108,7 @@ func TestLazyWords(t *testing.T) {
 
 	a, _ := withWords.index(ctx)
 	b, _ := old.index(ctx)
-	if a == nil || b == nil || !reflect.DeepEqual(a.search.terms, b.search.terms) || a.search.termStats != b.search.termStats {
+	if a == nil || b == nil || !reflect.DeepEqual(a.search.Terms, b.search.Terms) || a.search.TermStats != b.search.TermStats {
 		t.Error("the term index built lazily differs from the one over the snapshot's words")
 	}
 	for _, q := range lazyQueries {

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"strings"
 	"sync"
 	"unicode"
@@ -35,13 +36,13 @@ type filter struct {
 
 func (f *filter) match(x *catalogIndex, i int) bool {
 	e := &x.entries[i]
-	if f.kinds != 0 && f.kinds&(1<<e.kind) == 0 {
+	if f.kinds != 0 && f.kinds&(1<<e.Kind) == 0 {
 		return false
 	}
-	if !f.scopes.has(x.search.scope[i]) {
+	if !f.scopes.has(x.search.Scope[i]) {
 		return false
 	}
-	return f.pkg == "" || packageMatches(e.pkg, f.pkg)
+	return f.pkg == "" || packageMatches(e.Pkg, f.pkg)
 }
 
 // packageMatches reports whether import path pkg is p, under p, or holds
@@ -76,43 +77,8 @@ const indexBits = 18
 // rankKey is the key of a literal match of entry i.
 func (x searcher) rankKey(tier int, i int) uint64 {
 	e := &x.entries[i]
-	return uint64(tier)<<60 | uint64(x.search.tier[i])<<58 | uint64(unlinked(e))<<57 |
-		uint64(unexported(e))<<56 | uint64(min(len(e.id), 1<<12-1))<<indexBits | uint64(i)
-}
-
-// unexported is 1 for a declaration outside its package's API: an
-// unexported name, or a method or member of an unexported type; 0
-// otherwise. Between equal matches of a name in the same prior, the API
-// comes first ((*PortRange).Validate before (*nilGenerator).Validate):
-// a name pasted or asked for is most often the one callers use.
-func unexported(e *entry) int {
-	n := entryName(e)
-	if e.kind == kPackage || n == "" {
-		return 0
-	}
-	if r := receiverOf(e); r != "" && !isExported(r) || !isExported(n) {
-		return 1
-	}
-	return 0
-}
-
-// isExported reports whether a Go name is exported (begins with an
-// upper-case letter).
-func isExported(name string) bool {
-	r, _ := utf8.DecodeRuneInString(name)
-	return unicode.IsUpper(r)
-}
-
-// unlinked is 1 for a function or method that is not in the running
-// binary's function table (inlined everywhere, removed by the linker, or
-// not part of this build), and for a struct field or interface method; 0
-// otherwise: between equal matches, the code that runs comes first, and
-// a declaration before a member of the same name.
-func unlinked(e *entry) int {
-	if e.member || (e.kind == kFunc || e.kind == kMethod) && e.sources&srcRuntime == 0 {
-		return 1
-	}
-	return 0
+	return uint64(tier)<<60 | uint64(x.search.Tier[i])<<58 | uint64(index.Unlinked(e))<<57 |
+		uint64(index.Unexported(e))<<56 | uint64(min(len(e.ID), 1<<12-1))<<indexBits | uint64(i)
 }
 
 // termKey is the key of a term match of score s (≥ 0).
@@ -222,8 +188,8 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 	// main.F) are found by name first; they rank as exact.
 	var quals []int32
 	if lq.qualified {
-		lo, hi := si.namedRange(x.entries, lq.name, false)
-		for _, i := range si.byName[lo:hi] {
+		lo, hi := si.NamedRange(x.entries, lq.name, false)
+		for _, i := range si.ByName[lo:hi] {
 			if x.qualifies(int(i), lq.q) {
 				quals = append(quals, i)
 				if f.match(x.catalogIndex, int(i)) {
@@ -275,10 +241,10 @@ func (x searcher) tier(i int, lq *literalQuery) int {
 	e := &x.entries[i]
 	seg := x.hay[x.offs[i]:x.offs[i+1]]
 	lid := seg[:strings.IndexByte(seg, 0)]
-	ns := int(x.search.nameOff[i])
-	name := e.id[ns:]
+	ns := int(x.search.NameOff[i])
+	name := e.ID[ns:]
 	var lname string
-	if len(lid) == len(e.id) {
+	if len(lid) == len(e.ID) {
 		lname = lid[ns:]
 	} else {
 		lname = strings.ToLower(name) // non-ASCII id: offsets differ
@@ -348,17 +314,17 @@ func wordStart(s string, k int) bool {
 func (x searcher) qualifies(i int, q string) bool {
 	e := &x.entries[i]
 	if len(q) > 5 && strings.EqualFold(q[:5], "main.") {
-		for _, mp := range x.search.mainPkgs {
-			if e.pkg == mp && len(e.id) > len(mp) && matchTail(e.id[len(mp)+1:], q[5:], true) {
+		for _, mp := range x.search.MainPkgs {
+			if e.Pkg == mp && len(e.ID) > len(mp) && matchTail(e.ID[len(mp)+1:], q[5:], true) {
 				return true
 			}
 		}
 	}
-	if name, ok := x.search.pkgNames[e.pkg]; ok && len(q) > len(name)+1 && q[len(name)] == '.' &&
-		strings.EqualFold(q[:len(name)], name) && len(e.id) > len(e.pkg)+1 {
-		return matchTail(e.id[len(e.pkg)+1:], q[len(name)+1:], true)
+	if name, ok := x.search.PkgNames[e.Pkg]; ok && len(q) > len(name)+1 && q[len(name)] == '.' &&
+		strings.EqualFold(q[:len(name)], name) && len(e.ID) > len(e.Pkg)+1 {
+		return matchTail(e.ID[len(e.Pkg)+1:], q[len(name)+1:], true)
 	}
-	return matchTail(e.id, q, false)
+	return matchTail(e.ID, q, false)
 }
 
 // matchTail compares id and q from their ends, ignoring '(', ')' and '*'
@@ -381,7 +347,7 @@ func matchTail(id, q string, whole bool) bool {
 		}
 		a, na := utf8.DecodeLastRuneInString(id[:i])
 		b, nb := utf8.DecodeLastRuneInString(q[:j])
-		if lowerRune(a) != lowerRune(b) {
+		if index.LowerRune(a) != index.LowerRune(b) {
 			return false
 		}
 		i, j = i-na, j-nb

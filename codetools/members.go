@@ -1,5 +1,7 @@
 package codetools
 
+import "github.com/embedmcp/mcp/codetools/internal/index"
+
 // Struct fields and interface methods are entries of their own (kind
 // field, and method for an interface's methods; id pkg.Type.Member), read
 // from the snapshot's index (codeindex.Field, codeindex.InterfaceMethod):
@@ -13,16 +15,16 @@ package codetools
 // memberOwner returns the type that declares member entry e and a Focus
 // on e's line; e itself, without a Focus, when the type is not in the
 // catalog.
-func (x searcher) memberOwner(e *entry) (*entry, *Focus) {
-	start := nameStart(e)
+func (x searcher) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
+	start := index.NameStart(e)
 	if start < 2 {
 		return e, nil
 	}
-	owner, ok := x.lookup(e.id[:start-1])
+	owner, ok := x.lookup(e.ID[:start-1])
 	if !ok {
 		return e, nil
 	}
-	return owner, &Focus{Line: int(e.line), Exact: true}
+	return owner, &Focus{Line: int(e.Line), Exact: true}
 }
 
 // dropMembers drops the fields and interface methods of found when it
@@ -31,7 +33,7 @@ func (x searcher) memberOwner(e *entry) (*entry, *Focus) {
 func (x searcher) dropMembers(found []int32) []int32 {
 	decls := 0
 	for _, i := range found {
-		if !x.entries[i].member {
+		if !x.entries[i].Member {
 			decls++
 		}
 	}
@@ -40,7 +42,7 @@ func (x searcher) dropMembers(found []int32) []int32 {
 	}
 	out := found[:0]
 	for _, i := range found {
-		if !x.entries[i].member {
+		if !x.entries[i].Member {
 			out = append(out, i)
 		}
 	}

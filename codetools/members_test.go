@@ -38,8 +38,8 @@ func TestFieldEntries(t *testing.T) {
 	x, _ := c.index(ctx)
 	i, _ := x.exactID("example.com/app.Config.MaxConns")
 	e := &x.entries[i]
-	d, err := c.Definition(ctx, DefinitionQuery{Name: "x.go:" + itoa(int(e.line))})
+	d, err := c.Definition(ctx, DefinitionQuery{Name: "x.go:" + itoa(int(e.Line))})
 	if err != nil || d.Name != "example.com/app.Config" {
-		t.Errorf("x.go:%d: %v %v", e.line, d, err)
+		t.Errorf("x.go:%d: %v %v", e.Line, d, err)
 	}
 }

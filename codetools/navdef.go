@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -26,7 +27,7 @@ const maxImplements = 50
 // field answers its type with a Focus on its line; a declaration of a
 // package outside the snapshot answers what the references know of it.
 // It returns nils when the name is no such symbol.
-func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*entry, *Focus, *Definition) {
+func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index.Entry, *Focus, *Definition) {
 	if !errors.Is(err, ErrUnknownName) || x.base.snap == nil {
 		return nil, nil, nil
 	}
@@ -66,7 +67,7 @@ func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*entry
 
 // resolveMember returns the type of the field or interface method whose id
 // is exactly name, with a Focus on its line, or nil.
-func (c *Catalog) resolveMember(x *catalogIndex, name string) (*entry, *Focus) {
+func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Focus) {
 	if x.base.snap == nil {
 		return nil, nil
 	}
@@ -89,14 +90,14 @@ func (s *refSym) kindName() string { return symKindName(s.kind) }
 
 // lists fills the lists of a type (methods, implemented interfaces) or a
 // package (files, declarations) into d.
-func (x renderer) lists(d *Definition, e *entry, offset int) error {
+func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 	var items []relItem
-	switch e.kind {
-	case kType:
+	switch e.Kind {
+	case index.KindType:
 		t, _ := x.base.refTable()
-		target := &refTarget{id: e.id, sym: -1, e: e, kind: codeindex.SymType}
+		target := &refTarget{id: e.ID, sym: -1, e: e, kind: codeindex.SymType}
 		if t != nil {
-			if target.sym = t.sym(e.id); target.sym >= 0 {
+			if target.sym = t.sym(e.ID); target.sym >= 0 {
 				target.kind = t.syms[target.sym].kind
 				for _, im := range t.implsOfType(target.sym) {
 					if len(d.Implements) == maxImplements {
@@ -113,23 +114,23 @@ func (x renderer) lists(d *Definition, e *entry, offset int) error {
 			t = &refTable{}
 		}
 		items = navigator{x.catalogIndex}.methods(t, target)
-	case kPackage:
+	case index.KindPackage:
 		if s := x.base.snap; s != nil {
 			for i := range s.Files {
-				if s.Files[i].Pkg == e.pkg && len(d.Files) < maxFiles {
+				if s.Files[i].Pkg == e.Pkg && len(d.Files) < maxFiles {
 					d.Files = append(d.Files, s.Files[i].Display)
 				}
 			}
 		}
-		items = navigator{x.catalogIndex}.declarations(e.pkg)
+		items = navigator{x.catalogIndex}.declarations(e.Pkg)
 	default:
 		if offset > 0 {
-			return invalidf("listOffset applies to types and packages; %s is a %s", e.id, e.kind)
+			return invalidf("listOffset applies to types and packages; %s is a %s", e.ID, e.Kind)
 		}
 		return nil
 	}
 	if offset > len(items) {
-		return invalidf("listOffset %d is past the %d items of %s", offset, len(items), e.id)
+		return invalidf("listOffset %d is past the %d items of %s", offset, len(items), e.ID)
 	}
 	d.ListTotal = len(items)
 	page := items[offset:min(offset+maxListed, len(items))]
@@ -137,7 +138,7 @@ func (x renderer) lists(d *Definition, e *entry, offset int) error {
 	for _, it := range page {
 		list = append(list, x.item(it))
 	}
-	if e.kind == kType {
+	if e.Kind == index.KindType {
 		d.Methods = list
 	} else {
 		d.Declarations = list
@@ -153,28 +154,28 @@ func (x renderer) lists(d *Definition, e *entry, offset int) error {
 // types, each by name.
 func (x navigator) declarations(pkg string) []relItem {
 	lo, hi := x.idRange(pkg + ".")
-	main := slices.Contains(x.search.mainPkgs, pkg)
-	order := [...]int{kConst: 0, kVar: 1, kFunc: 2, kType: 3}
-	var es []*entry
+	main := slices.Contains(x.search.MainPkgs, pkg)
+	order := [...]int{index.KindConst: 0, index.KindVar: 1, index.KindFunc: 2, index.KindType: 3}
+	var es []*index.Entry
 	for i := lo; i < hi; i++ {
 		e := &x.entries[i]
-		if e.pkg != pkg {
+		if e.Pkg != pkg {
 			continue
 		}
-		switch e.kind {
-		case kConst, kVar, kFunc, kType:
+		switch e.Kind {
+		case index.KindConst, index.KindVar, index.KindFunc, index.KindType:
 		default:
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(e.id[len(pkg)+1:]); main || unicode.IsUpper(r) {
+		if r, _ := utf8.DecodeRuneInString(e.ID[len(pkg)+1:]); main || unicode.IsUpper(r) {
 			es = append(es, e)
 		}
 	}
-	slices.SortStableFunc(es, func(a, b *entry) int {
-		if d := order[a.kind] - order[b.kind]; d != 0 {
+	slices.SortStableFunc(es, func(a, b *index.Entry) int {
+		if d := order[a.Kind] - order[b.Kind]; d != 0 {
 			return d
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(a.ID, b.ID)
 	})
 	items := make([]relItem, len(es))
 	for i, e := range es {

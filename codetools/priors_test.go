@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -120,7 +121,7 @@ func TestPriors(t *testing.T) {
 	if got := ids(search(t, c, SearchQuery{Query: "handler that serves mcp"})); len(got) == 0 || got[0] != "github.com/embedmcp/mcp.Handler" {
 		t.Errorf("handler that serves mcp: %q", got)
 	}
-	if got := parseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
+	if got := index.ParseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
 		t.Errorf("parseRequires: %v", got)
 	}
 }
@@ -185,19 +186,19 @@ func TestSnapshotWithoutWords(t *testing.T) {
 // types.
 func TestUnexportedLast(t *testing.T) {
 	for _, c := range []struct {
-		e    entry
+		e    index.Entry
 		want int
 	}{
-		{entry{id: "example.com/p.(*PortRange).Validate", kind: kMethod}, 0},
-		{entry{id: "example.com/p.(*nilGenerator).Validate", kind: kMethod}, 1},
-		{entry{id: "example.com/p.validate", kind: kFunc}, 1},
-		{entry{id: "example.com/p.New", kind: kFunc}, 0},
-		{entry{id: "example.com/p.Config.MaxRetries", kind: kField, member: true}, 0},
-		{entry{id: "example.com/p.stats.Keys", kind: kField, member: true}, 1},
-		{entry{id: "example.com/p", kind: kPackage}, 0},
+		{index.Entry{ID: "example.com/p.(*PortRange).Validate", Kind: index.KindMethod}, 0},
+		{index.Entry{ID: "example.com/p.(*nilGenerator).Validate", Kind: index.KindMethod}, 1},
+		{index.Entry{ID: "example.com/p.validate", Kind: index.KindFunc}, 1},
+		{index.Entry{ID: "example.com/p.New", Kind: index.KindFunc}, 0},
+		{index.Entry{ID: "example.com/p.Config.MaxRetries", Kind: index.KindField, Member: true}, 0},
+		{index.Entry{ID: "example.com/p.stats.Keys", Kind: index.KindField, Member: true}, 1},
+		{index.Entry{ID: "example.com/p", Kind: index.KindPackage}, 0},
 	} {
-		if got := unexported(&c.e); got != c.want {
-			t.Errorf("unexported(%s) = %d, want %d", c.e.id, got, c.want)
+		if got := index.Unexported(&c.e); got != c.want {
+			t.Errorf("unexported(%s) = %d, want %d", c.e.ID, got, c.want)
 		}
 	}
 }

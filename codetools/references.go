@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -167,8 +168,8 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 // the references, an entry of the catalog, or both.
 type refTarget struct {
 	id   string
-	sym  int32  // in the reference table, -1 if it takes part in none
-	e    *entry // nil for interface methods, fields and symbols outside the catalog
+	sym  int32        // in the reference table, -1 if it takes part in none
+	e    *index.Entry // nil for interface methods, fields and symbols outside the catalog
 	kind codeindex.SymKind
 }
 
@@ -197,21 +198,21 @@ func symKindName(k codeindex.SymKind) string {
 }
 
 // symKindOf returns the reference kind of a catalog entry.
-func symKindOf(e *entry) codeindex.SymKind {
+func symKindOf(e *index.Entry) codeindex.SymKind {
 	switch {
-	case e.member && e.kind == kMethod:
+	case e.Member && e.Kind == index.KindMethod:
 		return codeindex.SymAbstract
-	case e.kind == kField:
+	case e.Kind == index.KindField:
 		return codeindex.SymField
 	}
-	switch e.kind {
-	case kMethod:
+	switch e.Kind {
+	case index.KindMethod:
 		return codeindex.SymMethod
-	case kType:
+	case index.KindType:
 		return codeindex.SymType
-	case kVar:
+	case index.KindVar:
 		return codeindex.SymVar
-	case kConst:
+	case index.KindConst:
 		return codeindex.SymConst
 	}
 	return codeindex.SymFunc
@@ -230,16 +231,16 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTar
 	}
 	e, _, err := c.resolveName(x, name)
 	if err == nil {
-		if e.kind == kPackage || e.kind == kTool || e.kind == kDoc {
+		if e.Kind == index.KindPackage || e.Kind == index.KindTool || e.Kind == index.KindDoc {
 			return nil, invalidf("%s is a %s: code_references answers for functions, methods, types, variables, constants, "+
-				"fields and interface methods", e.id, e.kind)
+				"fields and interface methods", e.ID, e.Kind)
 		}
-		r := &refTarget{id: e.id, sym: t.sym(e.id), e: e, kind: symKindOf(e)}
+		r := &refTarget{id: e.ID, sym: t.sym(e.ID), e: e, kind: symKindOf(e)}
 		if r.sym >= 0 {
 			r.kind = t.syms[r.sym].kind
 		} else if r.kind == codeindex.SymMethod {
 			// A method spelled with the other receiver form in the table.
-			if sym, ok := parseSymbol(e.id, "", nil); ok {
+			if sym, ok := parseSymbol(e.ID, "", nil); ok {
 				if s := t.sym(sym.altID()); s >= 0 {
 					r.sym = s
 				}
@@ -274,8 +275,8 @@ func (x renderer) item(it relItem) Reference {
 		r.File = x.base.snap.Files[it.file].Display
 		r.Line = int(it.line)
 		r.Text = x.base.lineText(it.file, it.line)
-	} else if e, ok := x.lookup(it.id); ok && e.file != "" {
-		r.File, r.Line = e.file, int(e.line)
+	} else if e, ok := x.lookup(it.id); ok && e.File != "" {
+		r.File, r.Line = e.File, int(e.Line)
 	}
 	if r.Kind == "" {
 		r.Kind = "symbol"

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
@@ -116,9 +117,9 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	// Answer order of the sites of each symbol: main module first, then by
 	// file and line.
 	mainMod := b.mainModule()
-	scopeOfFile := make([]scope, len(s.Files))
+	scopeOfFile := make([]index.Scope, len(s.Files))
 	for i := range s.Files {
-		scopeOfFile[i] = scopeOf(s.Files[i].Pkg, mainMod, s.Mods)
+		scopeOfFile[i] = index.ScopeOf(s.Files[i].Pkg, mainMod, s.Mods)
 	}
 	for k := 0; k < n; k++ {
 		list := t.byTo[t.toOff[k]:t.toOff[k+1]]

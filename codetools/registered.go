@@ -3,6 +3,7 @@ package codetools
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 )
@@ -45,7 +46,7 @@ const ToolIDPrefix = "tool:"
 // regDoc is a validated registered document.
 type regDoc struct {
 	id   string
-	kind kind
+	kind index.Kind
 	hasK bool
 	Doc
 }
@@ -73,9 +74,9 @@ func (c *Catalog) validateDoc(d Doc) (regDoc, error) {
 		}
 	}
 	if d.Kind != "" {
-		k, ok := parseKind(d.Kind)
+		k, ok := index.ParseKind(d.Kind)
 		if !ok {
-			return regDoc{}, invalidf("registered kind %q is not one of %s", d.Kind, strings.Join(kindNames[:], ", "))
+			return regDoc{}, invalidf("registered kind %q is not one of %s", d.Kind, strings.Join(index.KindNames[:], ", "))
 		}
 		r.kind, r.hasK = k, true
 	}
@@ -114,7 +115,7 @@ func toolDoc(t ToolDoc) regDoc {
 	if t.Title != "" {
 		doc = t.Title + ". " + doc
 	}
-	return regDoc{id: ToolIDPrefix + t.Name, kind: kTool, hasK: true,
+	return regDoc{id: ToolIDPrefix + t.Name, kind: index.KindTool, hasK: true,
 		Doc: Doc{Name: ToolIDPrefix + t.Name, Kind: KindTool, Documentation: doc, Definition: def.String()}}
 }
 

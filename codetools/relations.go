@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
@@ -42,7 +43,7 @@ func (x navigator) relation(t *refTable, target *refTarget, rel string) ([]relIt
 		if k == codeindex.SymAbstract || k == codeindex.SymField {
 			return nil, "", notFor("declarations with a body or an initializer")
 		}
-		if target.e == nil || target.e.snap < 0 {
+		if target.e == nil || target.e.Snap < 0 {
 			return nil, target.id + " is not declared in the snapshot, so its body was not analysed", nil
 		}
 		return x.callees(t, target), "", nil
@@ -254,7 +255,7 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 			lo, hi := x.idRange(prefix)
 			for i := lo; i < hi; i++ {
 				e := &x.entries[i]
-				if e.kind == kMethod && !strings.Contains(e.id[len(prefix):], ".") {
+				if e.Kind == index.KindMethod && !strings.Contains(e.ID[len(prefix):], ".") {
 					items = append(items, x.entryItem(e, "declared", ""))
 				}
 			}
@@ -274,9 +275,9 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 
 // idRange returns the entries whose id starts with prefix.
 func (x *catalogIndex) idRange(prefix string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(x.entries, prefix, func(e entry, p string) int { return strings.Compare(e.id, p) })
+	lo, _ = slices.BinarySearchFunc(x.entries, prefix, func(e index.Entry, p string) int { return strings.Compare(e.ID, p) })
 	hi = lo
-	for hi < len(x.entries) && strings.HasPrefix(x.entries[hi].id, prefix) {
+	for hi < len(x.entries) && strings.HasPrefix(x.entries[hi].ID, prefix) {
 		hi++
 	}
 	return lo, hi
@@ -305,8 +306,8 @@ func (x navigator) declItemID(t *refTable, id, how, via string) relItem {
 }
 
 // entryItem is the item of a catalog entry's declaration.
-func (x navigator) entryItem(e *entry, how, via string) relItem {
-	return relItem{site: -1, sym: -1, id: e.id, how: how, via: via, file: e.snap, line: e.line, kind: e.kind.String()}
+func (x navigator) entryItem(e *index.Entry, how, via string) relItem {
+	return relItem{site: -1, sym: -1, id: e.ID, how: how, via: via, file: e.Snap, line: e.Line, kind: e.Kind.String()}
 }
 
 // sortDecls orders declaration items: the main module first, then by id.
@@ -322,14 +323,14 @@ func (x navigator) sortDecls(items []relItem) {
 }
 
 // scopeOfID returns the scope of the package of an id.
-func scopeOfID(id, mainMod string) scope {
-	e := entry{id: id}
-	pkg := strings.TrimSuffix(id[:nameStart(&e)], ".")
+func scopeOfID(id, mainMod string) index.Scope {
+	e := index.Entry{ID: id}
+	pkg := strings.TrimSuffix(id[:index.NameStart(&e)], ".")
 	switch {
 	case snapshot.IsStdPkg(pkg):
-		return scStd
+		return index.ScopeStd
 	case mainMod != "" && (pkg == mainMod || strings.HasPrefix(pkg, mainMod+"/")):
-		return scMain
+		return index.ScopeMain
 	}
-	return scDeps
+	return index.ScopeDeps
 }

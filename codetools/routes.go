@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"net/http"
 	"reflect"
 	"runtime"
@@ -337,13 +338,13 @@ func (x renderer) routeHit(r *route) SearchHit {
 		h.doc += "; " + w
 	}
 	if e, ok := x.resolveSymbolName(r.symbol); ok {
-		h.Name, h.Kind, h.pkg = e.id, e.kind.String(), e.pkg
+		h.Name, h.Kind, h.pkg = e.ID, e.Kind.String(), e.Pkg
 		h.At = x.hit(x.entryIndex(e)).At
 	} else if s, ok := parseSymbol(r.symbol, "", nil); ok {
 		// Not in the catalog: its declaration's id, folded as code_definition
 		// folds a stack-trace symbol.
-		if s.pkg == "main" && len(x.search.mainPkgs) > 0 {
-			s.pkg = x.search.mainPkgs[0]
+		if s.pkg == "main" && len(x.search.MainPkgs) > 0 {
+			s.pkg = x.search.MainPkgs[0]
 		}
 		h.Name = s.id()
 	}
@@ -355,7 +356,7 @@ func (x renderer) routeHit(r *route) SearchHit {
 }
 
 // resolveSymbolName resolves a function symbol or id to its entry.
-func (x *catalogIndex) resolveSymbolName(sym string) (*entry, bool) {
+func (x *catalogIndex) resolveSymbolName(sym string) (*index.Entry, bool) {
 	if sym == "" {
 		return nil, false
 	}
@@ -366,7 +367,7 @@ func (x *catalogIndex) resolveSymbolName(sym string) (*entry, bool) {
 		return e, true
 	}
 	if s, ok := parseSymbol(sym, "", nil); ok {
-		for _, pkg := range append([]string{s.pkg}, x.search.mainPkgs...) {
+		for _, pkg := range append([]string{s.pkg}, x.search.MainPkgs...) {
 			if s.pkg != "main" && pkg != s.pkg {
 				continue
 			}
@@ -385,8 +386,8 @@ func (x *catalogIndex) resolveSymbolName(sym string) (*entry, bool) {
 }
 
 // entryIndex returns the index of e in x.entries.
-func (x *catalogIndex) entryIndex(e *entry) int {
-	i, _ := slices.BinarySearchFunc(x.entries, e.id, func(a entry, id string) int { return strings.Compare(a.id, id) })
+func (x *catalogIndex) entryIndex(e *index.Entry) int {
+	i, _ := slices.BinarySearchFunc(x.entries, e.ID, func(a index.Entry, id string) int { return strings.Compare(a.ID, id) })
 	return i
 }
 

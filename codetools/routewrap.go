@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"go/ast"
 	"go/parser"
 	"net/http"
@@ -226,7 +227,7 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *route) {
 		return // a function literal: the handler's own closure line stands
 	}
 	if e, ok := x.resolveLocal(ft.Package, reg.inner); ok {
-		r.symbol, r.file, r.line, r.note = e.id, "", 0, ""
+		r.symbol, r.file, r.line, r.note = e.ID, "", 0, ""
 	}
 }
 
@@ -234,7 +235,7 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *route) {
 // function of the package (orders), a method value (s.orders: a method
 // of one of the package's types), or a qualified name (store.Get, where
 // the qualifier is an import's last element).
-func (x *catalogIndex) resolveLocal(pkg, name string) (*entry, bool) {
+func (x *catalogIndex) resolveLocal(pkg, name string) (*index.Entry, bool) {
 	qual, sel, qualified := strings.Cut(name, ".")
 	if !qualified {
 		return x.resolveSymbolName(pkg + "." + name)
@@ -242,14 +243,14 @@ func (x *catalogIndex) resolveLocal(pkg, name string) (*entry, bool) {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		qual, sel = name[:i], name[i+1:]
 	}
-	var found *entry
+	var found *index.Entry
 	for i := range x.entries {
 		e := &x.entries[i]
 		switch {
-		case e.pkg == pkg && (strings.HasSuffix(e.id, ")."+sel) || strings.HasSuffix(e.id, "."+sel) && strings.Count(e.id[len(pkg):], ".") == 2):
+		case e.Pkg == pkg && (strings.HasSuffix(e.ID, ")."+sel) || strings.HasSuffix(e.ID, "."+sel) && strings.Count(e.ID[len(pkg):], ".") == 2):
 			// A method of a type of the package.
 			return e, true
-		case found == nil && e.id == e.pkg+"."+sel && (e.pkg == qual || strings.HasSuffix(e.pkg, "/"+qual)):
+		case found == nil && e.ID == e.Pkg+"."+sel && (e.Pkg == qual || strings.HasSuffix(e.Pkg, "/"+qual)):
 			found = e
 		}
 	}

@@ -97,8 +97,8 @@ func TestRuntimeSource(t *testing.T) {
 	x, _ := c.index(ctx)
 	wd, _ := os.Getwd()
 	for _, e := range x.entries {
-		if snapshot.IsAbs(e.file) || strings.Contains(e.file, wd) {
-			t.Fatalf("%s has absolute file %q", e.id, e.file)
+		if snapshot.IsAbs(e.File) || strings.Contains(e.File, wd) {
+			t.Fatalf("%s has absolute file %q", e.ID, e.File)
 		}
 	}
 	if d.Build == nil || d.Build.GoVersion != runtime.Version() {

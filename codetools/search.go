@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
@@ -131,8 +132,8 @@ func (x *catalogIndex) fillCoverage() {
 	c := &x.cov
 	si := &x.search
 	c.Entries = len(x.entries)
-	c.Main, c.Deps, c.Std = si.counts[scMain], si.counts[scDeps], si.counts[scStd]
-	c.Packages = si.packages
+	c.Main, c.Deps, c.Std = si.Counts[index.ScopeMain], si.Counts[index.ScopeDeps], si.Counts[index.ScopeStd]
+	c.Packages = si.Packages
 	b := x.base
 	c.NoSnapshot = b.snap == nil
 	if !c.Truncated {
@@ -177,16 +178,16 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		return res, err // routes.go
 	}
 	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
-	f.library = f.pkg != "" || namesLibrary(query)
+	f.library = f.pkg != "" || index.NamesLibrary(query)
 	var ok bool
 	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
 		return nil, invalidf("unknown scope %q: use main, deps, std, all or routes (default: main and deps)", echoArg(q.Scope))
 	}
 	if strings.TrimSpace(q.Kind) != "" {
 		for _, k := range strings.Split(q.Kind, ",") {
-			kk, ok := parseKind(strings.TrimSpace(k))
+			kk, ok := index.ParseKind(strings.TrimSpace(k))
 			if !ok {
-				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(kindNames[:], ", "))
+				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(index.KindNames[:], ", "))
 			}
 			f.kinds |= 1 << kk
 		}
@@ -244,7 +245,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	}
 	widen := func(run func(*filter) int) int {
 		n := run(f)
-		if n == 0 && f.widen && f.scopes == defaultScopes && x.search.counts[scStd] > 0 {
+		if n == 0 && f.widen && f.scopes == defaultScopes && x.search.Counts[index.ScopeStd] > 0 {
 			wide := *f
 			wide.scopes = allScopes
 			if n = run(&wide); n > 0 {
@@ -266,9 +267,9 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 		// A fully qualified id, as a stack trace or pprof prints it,
 		// finds its declaration in any scope.
 		if i, ok := x.exactID(literal); ok {
-			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.kind) != 0) && (f.pkg == "" || packageMatches(e.pkg, f.pkg)) {
+			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.Kind) != 0) && (f.pkg == "" || packageMatches(e.Pkg, f.pkg)) {
 				top.push(x.rankKey(0, i))
-				if !f.scopes.has(x.search.scope[i]) {
+				if !f.scopes.has(x.search.Scope[i]) {
 					f.scopes = allScopes
 				}
 				return keys, 1, MatchLiteral, note
@@ -292,11 +293,11 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 // hit returns the search hit of entry i.
 func (x renderer) hit(i int) SearchHit {
 	e := &x.entries[i]
-	h := SearchHit{Name: e.id, Kind: e.kind.String(), pkg: e.pkg, doc: firstSentence(trimSubject(e.doc, entryName(e)), maxHitDoc)}
-	if e.file != "" {
-		h.At = path.Base(e.file)
-		if e.line > 0 {
-			h.At += ":" + strconv.Itoa(int(e.line))
+	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(e.Doc, index.EntryName(e)), maxHitDoc)}
+	if e.File != "" {
+		h.At = path.Base(e.File)
+		if e.Line > 0 {
+			h.At += ":" + strconv.Itoa(int(e.Line))
 		}
 	}
 	return h
@@ -306,22 +307,22 @@ func (x renderer) hit(i int) SearchHit {
 // then path.
 func (x renderer) packageList(f *filter) []PackageInfo {
 	type pkgInfo struct {
-		sc scope
+		sc index.Scope
 		n  int
 	}
 	pkgs := map[string]*pkgInfo{}
 	var order []string
 	for i := range x.entries {
 		e := &x.entries[i]
-		sc := x.search.scope[i]
-		if e.pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.pkg, f.pkg) {
+		sc := x.search.Scope[i]
+		if e.Pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.Pkg, f.pkg) {
 			continue
 		}
-		p := pkgs[e.pkg]
+		p := pkgs[e.Pkg]
 		if p == nil {
 			p = &pkgInfo{sc: sc}
-			pkgs[e.pkg] = p
-			order = append(order, e.pkg)
+			pkgs[e.Pkg] = p
+			order = append(order, e.Pkg)
 		}
 		p.n++
 	}

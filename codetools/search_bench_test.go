@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -106,7 +107,7 @@ func traceLine(tb testing.TB, c *Catalog) string {
 		tb.Fatal(err)
 	}
 	e := &x.entries[len(x.entries)/2]
-	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.file, e.line+1)
+	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.File, e.Line+1)
 }
 
 func BenchmarkSearchFileLine(b *testing.B) {
@@ -131,13 +132,13 @@ func benchDefinition(b *testing.B, name string) {
 func BenchmarkDefinitionID(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, x.entries[len(x.entries)/2].id)
+	benchDefinition(b, x.entries[len(x.entries)/2].ID)
 }
 
 func BenchmarkDefinitionShortName(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, entryName(&x.entries[len(x.entries)/3]))
+	benchDefinition(b, index.EntryName(&x.entries[len(x.entries)/3]))
 }
 
 func BenchmarkDefinitionFileLine(b *testing.B) {

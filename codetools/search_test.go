@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -438,9 +439,9 @@ func TestTruncation(t *testing.T) {
 	// runtime-only entries (fmt.Println, onlyInBinary) go first.
 	var ids []string
 	for _, e := range x.entries {
-		ids = append(ids, e.id)
-		if e.sources&(srcRegistered|srcSnapshot) == 0 {
-			t.Errorf("runtime-only entry %s kept while snapshot entries were dropped", e.id)
+		ids = append(ids, e.ID)
+		if e.Sources&(index.SrcRegistered|index.SrcSnapshot) == 0 {
+			t.Errorf("runtime-only entry %s kept while snapshot entries were dropped", e.ID)
 		}
 	}
 	want := []string{"example.com/fixture", "example.com/fixture.(*List).Push", "example.com/fixture.(*T).Ptr", "tool:zz_tool", "zz notes"}

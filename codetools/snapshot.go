@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
@@ -19,7 +20,7 @@ type snapDecls [][2]int32
 // s.warning.
 //
 // The entry slice has room for extra more entries.
-func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (s *snapshot.Snapshot, entries []entry, decls snapDecls, err error) {
+func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (s *snapshot.Snapshot, entries []index.Entry, decls snapDecls, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
@@ -39,7 +40,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (
 	cur := int32(-1)
 	sized := func(n int) {
 		// The count sizes the table; a damaged index cannot make it huge.
-		entries = make([]entry, 0, min(n, 4*DefaultMaxEntries)+extra)
+		entries = make([]index.Entry, 0, min(n, 4*DefaultMaxEntries)+extra)
 	}
 	err = s.ReadDecls(sized, func(fi int32, d *codeindex.Decl, buf []byte) {
 		if fi != cur {
@@ -50,27 +51,27 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(sf.Pkg) {
 			return // members of the standard library: not worth their memory (members.go)
 		}
-		e := entry{pkg: sf.Pkg, file: sf.Display, kind: declKind(d.Kind), sources: srcSnapshot, snap: fi,
-			start: d.Start, end: d.End, line: d.Line, endLine: d.EndLine, reg: -1, bodyless: d.Bodyless, words: d.Words,
-			member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
+		e := index.Entry{Pkg: sf.Pkg, File: sf.Display, Kind: declKind(d.Kind), Sources: index.SrcSnapshot, Snap: fi,
+			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless, Words: d.Words,
+			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		if snapshot.IsStdPkg(sf.Pkg) {
-			e.words = "" // the search index takes no source words of the standard library (buildTerms)
+			e.Words = "" // the search index takes no source words of the standard library (buildTerms)
 		}
 		if d.DocEnd > d.DocStart {
-			e.docBeg, e.docEnd = d.DocStart, d.DocEnd
-			e.doc, scratch = docString(buf[d.DocStart:d.DocEnd], maxIndexedDoc, scratch)
+			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
+			e.Doc, scratch = index.DocString(buf[d.DocStart:d.DocEnd], index.MaxIndexedDoc, scratch)
 		}
 		if d.Kind == codeindex.Package {
-			e.id = sf.Pkg
+			e.ID = sf.Pkg
 			if j, seen := pkgEntry[sf.Pkg]; seen {
-				if entries[j].docEnd == 0 {
+				if entries[j].DocEnd == 0 {
 					entries[j] = e
 				}
 				return
 			}
 			pkgEntry[sf.Pkg] = len(entries)
 		} else {
-			e.id = declID(sf.Pkg, d.Name)
+			e.ID = declID(sf.Pkg, d.Name)
 		}
 		entries = append(entries, e)
 		decls[fi][1] = int32(len(entries))
@@ -86,21 +87,21 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (
 	return s, entries, decls, nil
 }
 
-func declKind(k codeindex.Kind) kind {
+func declKind(k codeindex.Kind) index.Kind {
 	switch k {
 	case codeindex.Method, codeindex.InterfaceMethod:
-		return kMethod
+		return index.KindMethod
 	case codeindex.Field:
-		return kField
+		return index.KindField
 	case codeindex.Type:
-		return kType
+		return index.KindType
 	case codeindex.Const:
-		return kConst
+		return index.KindConst
 	case codeindex.Var:
-		return kVar
+		return index.KindVar
 	case codeindex.Package:
-		return kPackage
+		return index.KindPackage
 	default:
-		return kFunc
+		return index.KindFunc
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/bm25f"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
@@ -62,8 +63,8 @@ func kindPrior(attr uint8) float64 {
 	if attr&(1<<5) != 0 {
 		return memberPrior
 	}
-	switch kind(attr & 15) {
-	case kConst, kVar, kPackage:
+	switch index.Kind(attr & 15) {
+	case index.KindConst, index.KindVar, index.KindPackage:
 		return 0.8
 	}
 	return 1
@@ -95,30 +96,6 @@ const memberPrior = 0.6
 // top 3.
 const settingPrior = 0.85
 
-// settingWords are the terms a setting's name holds (as
-// internal/bm25f normalises them): bounds, sizes, counts of attempts,
-// periods and durations.
-var settingWords = map[string]bool{
-	"maximum": true, "minimum": true, "limit": true, "size": true, "timeout": true, "interval": true,
-	"period": true, "duration": true, "ttl": true, "lifetim": true, "deadlin": true, "retri": true,
-	"quota": true, "threshold": true, "capaciti": true, "delai": true,
-}
-
-// isSetting reports whether a member of this name is a setting: exported,
-// with a word of settingWords in its name (MaxRecipients, ReadTimeout,
-// ClientsMaximum, SysTopicResendInterval).
-func isSetting(name string) bool {
-	if name == "" || name[0] < 'A' || name[0] > 'Z' {
-		return false
-	}
-	for _, t := range bm25f.Terms(name) {
-		if settingWords[t] {
-			return true
-		}
-	}
-	return false
-}
-
 // howForms are the forms a word after "how" takes in the names of
 // settings (as internal/bm25f normalises them): how long is a timeout or
 // a duration, how many a maximum or a count, how much or how big a size.
@@ -144,15 +121,15 @@ func (x searcher) queryTerms(query string) []bm25f.Concept {
 		if dup {
 			continue
 		}
-		c := bm25f.Concept{Terms: []string{t, joinedMark + t}, Weights: []float64{1, 1}}
-		for _, v := range x.search.terms.Variants(t, variantMinStem, variantMaxExt, maxVariants) {
+		c := bm25f.Concept{Terms: []string{t, index.JoinedMark + t}, Weights: []float64{1, 1}}
+		for _, v := range x.search.Terms.Variants(t, variantMinStem, variantMaxExt, maxVariants) {
 			c.Terms = append(c.Terms, v)
 			c.Weights = append(c.Weights, variantWeight)
 		}
 		for _, r := range bm25f.Related(t) {
 			c.Terms = append(c.Terms, r)
 			c.Weights = append(c.Weights, synonymWeight)
-			for _, v := range x.search.terms.Variants(r, variantMinStem, variantMaxExt, maxVariants) {
+			for _, v := range x.search.Terms.Variants(r, variantMinStem, variantMaxExt, maxVariants) {
 				c.Terms = append(c.Terms, v)
 				c.Weights = append(c.Weights, synonymWeight*variantWeight)
 			}
@@ -184,7 +161,7 @@ func (x searcher) queryTerms(query string) []bm25f.Concept {
 	ws := bm25f.Terms(query)
 	for i := 1; i < len(ws) && len(out) < bm25f.MaxQueryTerms; i++ {
 		b := codeindex.Bigram(ws[i-1], ws[i])
-		if x.search.terms.DocFreq(b) > 0 {
+		if x.search.Terms.DocFreq(b) > 0 {
 			out = append(out, bm25f.Concept{Terms: []string{b}, Weights: []float64{bigramWeight}})
 		}
 	}
@@ -208,8 +185,8 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	if len(terms) == 0 {
 		return 0
 	}
-	ix := x.search.terms
-	st := x.search.termStats
+	ix := x.search.Terms
+	st := x.search.TermStats
 	// The words come first, then the pairs of adjacent words (queryTerms).
 	nw := 0
 	for nw < len(terms) && !strings.Contains(terms[nw].Terms[0], "+") {
@@ -231,30 +208,30 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 			continue
 		}
 		n++
-		a := x.search.attr[i]
-		tier := x.search.tier[i]
-		if f.library && tier == tierLibrary && x.search.scope[i] != scStd {
-			tier = tierDirect
+		a := x.search.Attr[i]
+		tier := x.search.Tier[i]
+		if f.library && tier == index.TierLibrary && x.search.Scope[i] != index.ScopeStd {
+			tier = index.TierDirect
 		}
 		share := 0.0
 		for m := s.Matched[d] & words1; m != 0; m &= m - 1 {
 			share += cw[bits.TrailingZeros64(m)]
 		}
 		base := s.Score[d] * share / cwSum *
-			kindPrior(a) * (1 - unlinkedPenalty*float64(a>>4&1)) * tierWeight[tier]
-		if a&(1<<7) != 0 && tier == tierIndirect {
+			kindPrior(a) * (1 - unlinkedPenalty*float64(a>>4&1)) * index.TierWeight[tier]
+		if a&(1<<7) != 0 && tier == index.TierIndirect {
 			base *= internalPrior
 		}
-		if isUnused(x.search.unused, i) {
+		if isUnused(x.search.Unused, i) {
 			base *= unusedPrior
 		}
-		if tier == tierLibrary && x.search.scope[i] != scStd {
-			base *= libraryPrior
+		if tier == index.TierLibrary && x.search.Scope[i] != index.ScopeStd {
+			base *= index.LibraryPrior
 		}
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
-		cands.push(termKey(base, x.search.tier[i], 0, i))
+		cands.push(termKey(base, x.search.Tier[i], 0, i))
 	}
 	all := words1
 	for _, key := range cands.heap {
@@ -264,7 +241,7 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 			score *= phraseBoost
 		}
 		score *= 1 + surfaceBonus*float64(x.surfaceWords(i, words))
-		add(termKey(score, x.search.tier[i], len(x.entries[i].id), i))
+		add(termKey(score, x.search.Tier[i], len(x.entries[i].ID), i))
 	}
 	*buf = cands.heap[:0]
 	return n
@@ -325,10 +302,10 @@ func (x searcher) surfaceWords(i int, words []string) int {
 	}
 	e := &x.entries[i]
 	seg := x.hay[x.offs[i]:x.offs[i+1]]
-	if len(seg) < len(e.id) {
+	if len(seg) < len(e.ID) {
 		return 0
 	}
-	name := seg[x.search.nameOff[i]:len(e.id)]
+	name := seg[x.search.NameOff[i]:len(e.ID)]
 	n := 0
 	for _, w := range words {
 		if strings.Contains(name, w) {

@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"testing"
 )
 
@@ -9,42 +10,42 @@ import (
 // fields; a type with a linked method, an interface, a function and the
 // standard library's types are not; without a function table nothing is.
 func TestUnusedTypes(t *testing.T) {
-	e := func(id string, k kind, member, linked bool) entry {
-		en := entry{id: id, pkg: "example.com/lib", kind: k, member: member}
+	e := func(id string, k index.Kind, member, linked bool) index.Entry {
+		en := index.Entry{ID: id, Pkg: "example.com/lib", Kind: k, Member: member}
 		if linked {
-			en.sources = srcRuntime
+			en.Sources = index.SrcRuntime
 		}
 		return en
 	}
-	entries := []entry{
-		e("example.com/lib.(*Client).Dial", kMethod, false, false),
-		e("example.com/lib.(*Server).Serve", kMethod, false, true),
-		e("example.com/lib.(*Server).idle", kMethod, false, false),
-		e("example.com/lib.Client", kType, false, false),
-		e("example.com/lib.Client.Timeout", kField, true, false),
-		e("example.com/lib.Handler", kType, false, false),
-		e("example.com/lib.Handler.Handle", kMethod, true, false),
-		e("example.com/lib.NewClient", kFunc, false, false),
-		e("example.com/lib.Server", kType, false, false),
-		e("example.com/lib.Server.Addr", kField, true, false),
-		{id: "net/http.(*Client).Do", pkg: "net/http", kind: kMethod},
-		{id: "net/http.Client", pkg: "net/http", kind: kType},
+	entries := []index.Entry{
+		e("example.com/lib.(*Client).Dial", index.KindMethod, false, false),
+		e("example.com/lib.(*Server).Serve", index.KindMethod, false, true),
+		e("example.com/lib.(*Server).idle", index.KindMethod, false, false),
+		e("example.com/lib.Client", index.KindType, false, false),
+		e("example.com/lib.Client.Timeout", index.KindField, true, false),
+		e("example.com/lib.Handler", index.KindType, false, false),
+		e("example.com/lib.Handler.Handle", index.KindMethod, true, false),
+		e("example.com/lib.NewClient", index.KindFunc, false, false),
+		e("example.com/lib.Server", index.KindType, false, false),
+		e("example.com/lib.Server.Addr", index.KindField, true, false),
+		{ID: "net/http.(*Client).Do", Pkg: "net/http", Kind: index.KindMethod},
+		{ID: "net/http.Client", Pkg: "net/http", Kind: index.KindType},
 	}
-	scopes := make([]scope, len(entries))
-	scopes[len(scopes)-1], scopes[len(scopes)-2] = scStd, scStd
-	set := unusedTypes(entries, scopes)
+	scopes := make([]index.Scope, len(entries))
+	scopes[len(scopes)-1], scopes[len(scopes)-2] = index.ScopeStd, index.ScopeStd
+	set := index.UnusedTypes(entries, scopes)
 	want := map[string]bool{
 		"example.com/lib.(*Client).Dial": true, "example.com/lib.Client": true, "example.com/lib.Client.Timeout": true,
 	}
 	for i := range entries {
-		if got := isUnused(set, i); got != want[entries[i].id] {
-			t.Errorf("%s: unused %v, want %v", entries[i].id, got, want[entries[i].id])
+		if got := isUnused(set, i); got != want[entries[i].ID] {
+			t.Errorf("%s: unused %v, want %v", entries[i].ID, got, want[entries[i].ID])
 		}
 	}
 	for i := range entries {
-		entries[i].sources = 0
+		entries[i].Sources = 0
 	}
-	if set := unusedTypes(entries, scopes); set != nil {
+	if set := index.UnusedTypes(entries, scopes); set != nil {
 		t.Errorf("without a linked entry: %v, want nil", set)
 	}
 }
@@ -54,42 +55,42 @@ func TestUnusedTypes(t *testing.T) {
 // in unusedPkgRatio is; a smaller package, or one used enough, is judged
 // by its types alone.
 func TestUnusedPackages(t *testing.T) {
-	var entries []entry
-	var scopes []scope
-	add := func(pkg, name string, k kind, linked bool) {
-		en := entry{id: pkg + "." + name, pkg: pkg, kind: k}
+	var entries []index.Entry
+	var scopes []index.Scope
+	add := func(pkg, name string, k index.Kind, linked bool) {
+		en := index.Entry{ID: pkg + "." + name, Pkg: pkg, Kind: k}
 		if linked {
-			en.sources = srcRuntime
+			en.Sources = index.SrcRuntime
 		}
 		entries = append(entries, en)
-		scopes = append(scopes, scDeps)
+		scopes = append(scopes, index.ScopeDeps)
 	}
 	funcs := func(pkg string, n, linked int) {
 		for i := range n {
-			add(pkg, fmt.Sprintf("F%03d", i), kFunc, i < linked)
+			add(pkg, fmt.Sprintf("F%03d", i), index.KindFunc, i < linked)
 		}
 	}
-	funcs("example.com/dead", unusedPkgMinFuncs, 0)
-	add("example.com/dead", "Limit", kConst, false)
-	funcs("example.com/barely", 2*unusedPkgRatio, 1)
-	add("example.com/barely", "NL_CMD_DISCONNECT", kConst, false)
-	add("example.com/barely", "ErrClosed", kVar, false)
-	add("example.com/barely", "Options", kType, false)
-	funcs("example.com/used", 2*unusedPkgRatio, 3)
-	add("example.com/used", "MaxSize", kConst, false)
-	funcs("example.com/small", unusedPkgMinFuncs-1, 0)
-	add("example.com/small", "Version", kConst, false)
-	set := unusedTypes(entries, scopes)
+	funcs("example.com/dead", index.UnusedPkgMinFuncs, 0)
+	add("example.com/dead", "Limit", index.KindConst, false)
+	funcs("example.com/barely", 2*index.UnusedPkgRatio, 1)
+	add("example.com/barely", "NL_CMD_DISCONNECT", index.KindConst, false)
+	add("example.com/barely", "ErrClosed", index.KindVar, false)
+	add("example.com/barely", "Options", index.KindType, false)
+	funcs("example.com/used", 2*index.UnusedPkgRatio, 3)
+	add("example.com/used", "MaxSize", index.KindConst, false)
+	funcs("example.com/small", index.UnusedPkgMinFuncs-1, 0)
+	add("example.com/small", "Version", index.KindConst, false)
+	set := index.UnusedTypes(entries, scopes)
 	for i, e := range entries {
 		want := false
-		switch e.pkg {
+		switch e.Pkg {
 		case "example.com/dead":
 			want = true
 		case "example.com/barely":
-			want = e.kind == kConst || e.kind == kVar
+			want = e.Kind == index.KindConst || e.Kind == index.KindVar
 		}
 		if got := isUnused(set, i); got != want {
-			t.Errorf("%s: unused %v, want %v", e.id, got, want)
+			t.Errorf("%s: unused %v, want %v", e.ID, got, want)
 		}
 	}
 }

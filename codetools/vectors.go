@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -93,9 +94,9 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 		}
 		return 0, b.snapshotErr
 	}
-	var ids []*entry
+	var ids []*index.Entry
 	for i := range b.entries {
-		if b.entries[i].sources&srcSnapshot != 0 {
+		if b.entries[i].Sources&index.SrcSnapshot != 0 {
 			ids = append(ids, &b.entries[i])
 		}
 	}
@@ -125,7 +126,7 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 			if len(v) != dim {
 				return 0, fmt.Errorf("the Embedder answered vectors of %d and %d dimensions", dim, len(v))
 			}
-			id := batch[j].id
+			id := batch[j].ID
 			body = binary.AppendUvarint(body, uint64(len(id)))
 			body = append(body, id...)
 			body = binary.LittleEndian.AppendUint64(body, textHash(texts[j]))
@@ -298,10 +299,10 @@ func (p *preVectors) record(off int32) (string, int) {
 
 // lookup returns the precomputed vector of e, if the file holds one for
 // its current text.
-func (p *preVectors) lookup(e *entry) ([]byte, bool) {
+func (p *preVectors) lookup(e *index.Entry) ([]byte, bool) {
 	k, found := sort.Find(len(p.recs), func(k int) int {
 		id, _ := p.record(p.recs[k])
-		return strings.Compare(e.id, id)
+		return strings.Compare(e.ID, id)
 	})
 	if !found {
 		return nil, false

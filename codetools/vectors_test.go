@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -112,7 +113,7 @@ func TestPrecomputedVectors(t *testing.T) {
 	x, _ := c.index(ctx)
 	notInFile := 0
 	for _, id := range words {
-		if i, ok := x.exactID(id); ok && x.entries[i].sources&srcSnapshot == 0 {
+		if i, ok := x.exactID(id); ok && x.entries[i].Sources&index.SrcSnapshot == 0 {
 			notInFile++
 		}
 	}

@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"runtime/metrics"
 	"time"
@@ -93,7 +94,7 @@ func allocatedBytes() uint64 {
 // at their length (interned strings once), maps at about twice their
 // keys and values.
 func (b *baseIndex) retained() uint64 {
-	n := uint64(cap(b.entries)) * uint64(unsafe.Sizeof(entry{}))
+	n := uint64(cap(b.entries)) * uint64(unsafe.Sizeof(index.Entry{}))
 	seen := map[string]bool{}
 	str := func(s string) {
 		if s != "" && !seen[s] {
@@ -103,10 +104,10 @@ func (b *baseIndex) retained() uint64 {
 	}
 	for i := range b.entries {
 		e := &b.entries[i]
-		n += uint64(len(e.id) + len(e.doc))
-		str(e.pkg)
-		str(e.file)
-		str(e.rtFile)
+		n += uint64(len(e.ID) + len(e.Doc))
+		str(e.Pkg)
+		str(e.File)
+		str(e.RtFile)
 	}
 	const mapEntry = 2 * 2 * 16 // two string headers, twice over
 	for k, v := range b.aliases {

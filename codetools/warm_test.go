@@ -231,7 +231,7 @@ func TestPackagesSelection(t *testing.T) {
 		}
 		out := map[string]bool{}
 		for _, e := range x.entries {
-			out[e.pkg] = true
+			out[e.Pkg] = true
 		}
 		return out
 	}

@@ -1,140 +1,114 @@
-package codetools
+package index
 
 import (
 	"bytes"
+	"github.com/embedmcp/mcp/internal/boundedjson"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
-// Kinds of catalog entries.
-const (
-	KindFunc    = "func"
-	KindMethod  = "method"
-	KindType    = "type"
-	KindConst   = "const"
-	KindVar     = "var"
-	KindPackage = "package"
-	KindTool    = "tool"
-	KindDoc     = "doc"
-	// KindField is a field of a struct type (id pkg.Type.Field); its
-	// definition is the struct's.
-	KindField = "field"
-)
-
-// Sources of catalog entries.
-const (
-	SourceRuntime    = "runtime"
-	SourceSnapshot   = "snapshot"
-	SourceRegistered = "registered"
-	// SourceReferences marks a declaration of a package outside the
-	// snapshot, known only because the snapshot's code refers to it.
-	SourceReferences = "references"
-)
-
-type kind uint8
+type Kind uint8
 
 const (
-	kFunc kind = iota
-	kMethod
-	kType
-	kConst
-	kVar
-	kPackage
-	kTool
-	kDoc
-	kField
+	KindFunc Kind = iota
+	KindMethod
+	KindType
+	KindConst
+	KindVar
+	KindPackage
+	KindTool
+	KindDoc
+	KindField
 	numKinds
 )
 
-// kindNames are the names of the kinds, as the Kind constants of package
+// KindNames are the names of the kinds, as the Kind constants of package
 // codetools spell them.
-var kindNames = [numKinds]string{"func", "method", "type", "const", "var", "package", "tool", "doc", "field"}
+var KindNames = [numKinds]string{"func", "method", "type", "const", "var", "package", "tool", "doc", "field"}
 
-func (k kind) String() string { return kindNames[k] }
+func (k Kind) String() string { return KindNames[k] }
 
-func parseKind(s string) (kind, bool) {
-	for i, n := range kindNames {
+func ParseKind(s string) (Kind, bool) {
+	for i, n := range KindNames {
 		if n == s {
-			return kind(i), true
+			return Kind(i), true
 		}
 	}
 	return 0, false
 }
 
-type sourceSet uint8
+type SourceSet uint8
 
 const (
-	srcRuntime sourceSet = 1 << iota
-	srcSnapshot
-	srcRegistered
+	SrcRuntime SourceSet = 1 << iota
+	SrcSnapshot
+	SrcRegistered
 )
 
-
-// entry is one compact catalog entry. It holds no syntax trees: snapshot
+// Entry is one compact catalog entry. It holds no syntax trees: snapshot
 // text is addressed by byte spans into the snapshot file.
-type entry struct {
-	id   string
-	pkg  string // interned import path
-	file string // interned display path of the definition
-	doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+type Entry struct {
+	ID   string
+	Pkg  string // interned import path
+	File string // interned display path of the definition
+	Doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
 	// words are the search words mcpsnapshot computed (codeindex.Words),
 	// read by the term index each time it is built.
-	words  string
-	rtFile string // interned display path of the runtime evidence
+	Words  string
+	RtFile string // interned display path of the runtime evidence
 
-	line    int32 // line of the declaration (snapshot) or of the runtime evidence
-	endLine int32 // last line of the declaration (snapshot), 0 if unknown
-	rtLine  int32 // runtime line, 0 if not linked
-	snap    int32 // snapshot file index, -1 if none
-	start   int32 // definition span in the snapshot file
-	end     int32
-	docBeg  int32 // documentation span in the snapshot file
-	docEnd  int32
-	reg     int32 // registered document index, -1 if none
-	kind    kind
-	sources sourceSet
+	Line    int32 // line of the declaration (snapshot) or of the runtime evidence
+	EndLine int32 // last line of the declaration (snapshot), 0 if unknown
+	RtLine  int32 // runtime line, 0 if not linked
+	Snap    int32 // snapshot file index, -1 if none
+	Start   int32 // definition span in the snapshot file
+	End     int32
+	DocBeg  int32 // documentation span in the snapshot file
+	DocEnd  int32
+	Reg     int32 // registered document index, -1 if none
+	Kind    Kind
+	Sources SourceSet
 	// rt says how the declaration is linked into the running binary.
-	rt rtLink
+	Linkage rtLink
 	// bodyless marks a function declared without a body (assembly,
 	// go:linkname).
-	bodyless bool
+	Bodyless bool
 	// member marks a struct field (kField) or an interface method
 	// (kMethod, id pkg.Iface.Method): its span is its type's.
-	member bool
+	Member bool
 }
 
-// rtLink records the evidence that a declaration is linked.
+// Linkage records the evidence that a declaration is linked.
 type rtLink uint8
 
 const (
 	// rtOwn: the declaration's own code is a function of the table, and
 	// rtLine is its declaration line.
-	rtOwn rtLink = 1 << iota
+	RtOwn rtLink = 1 << iota
 	// rtClosure: closures, method values or wrappers of it are.
-	rtClosure
+	RtClosure
 	// rtInlined: its body was inlined into other functions.
-	rtInlined
+	RtInlined
 	// rtDeclLine: rtLine is the declaration line (from an inline tree).
-	rtDeclLine
+	RtDeclLine
 	// rtForeign: a function without Go line information (C).
-	rtForeign
+	RtForeign
 )
 
-// exact reports whether rtLine is the declaration line.
-func (l rtLink) exact() bool { return l&(rtOwn|rtDeclLine) != 0 }
+// Exact reports whether rtLine is the declaration line.
+func (l rtLink) Exact() bool { return l&(RtOwn|RtDeclLine) != 0 }
 
 // Bounds on the documentation bytes kept per entry for search.
 const (
-	maxIndexedDoc           = 512
-	maxIndexedRegisteredDoc = 8192
+	MaxIndexedDoc           = 512
+	MaxIndexedRegisteredDoc = 8192
 )
 
-// docPrefix returns the first max bytes of doc with runs of white space
+// DocPrefix returns the first max bytes of doc with runs of white space
 // collapsed, never splitting a UTF-8 sequence.
-func docPrefix(doc string, max int) string {
+func DocPrefix(doc string, max int) string {
 	doc = strings.Join(strings.Fields(doc), " ")
 	if len(doc) <= max {
 		return doc
@@ -142,12 +116,12 @@ func docPrefix(doc string, max int) string {
 	return boundedjson.Truncate(doc, max)
 }
 
-// docString returns the text of a doc comment span (the raw comment
+// DocString returns the text of a doc comment span (the raw comment
 // lines of the source) as go/ast's CommentGroup.Text would give it, with
 // runs of white space collapsed and cut to at most max bytes. Directive
 // lines (//go:noinline, //line, //export) are left out. It builds the
 // text in scratch and returns scratch for reuse.
-func docString(raw []byte, max int, scratch []byte) (string, []byte) {
+func DocString(raw []byte, max int, scratch []byte) (string, []byte) {
 	b := scratch[:0]
 	space := false
 	put := func(text []byte) {
@@ -221,4 +195,14 @@ func isDirective(c []byte) bool {
 		}
 	}
 	return true
+}
+
+// LookupEntry returns the entry with the given id of entries, sorted by
+// id.
+func LookupEntry(entries []Entry, id string) (*Entry, bool) {
+	i := sort.Search(len(entries), func(i int) bool { return entries[i].ID >= id })
+	if i < len(entries) && entries[i].ID == id {
+		return &entries[i], true
+	}
+	return nil, false
 }
