@@ -154,8 +154,26 @@ type indexCost struct {
 	alloc uint64
 }
 
-// baseIndex holds the runtime and snapshot sources, built once.
+// baseIndex holds the runtime and snapshot sources, built once: what the
+// index reads of them (indexBase) and what the tools report of them.
 type baseIndex struct {
+	*indexBase
+	// modules holds the consistency of each snapshot module, by module
+	// path ("std" for the standard library).
+	modules map[string]*moduleCheck
+	stats   BuildStats
+	// refs are the snapshot's references, read on first use (refs.go).
+	refsOnce sync.Once
+	refs     *refTable
+	refsErr  error
+	// pre are the snapshot's precomputed vectors, read on the first
+	// rerank (vectors.go).
+	pre preVectors
+}
+
+// indexBase holds the entries of the runtime and snapshot sources and
+// what the index reads of the sources.
+type indexBase struct {
 	entries     []index.Entry // sorted by id
 	snap        *snapshot.Snapshot
 	runtimeErr  error
@@ -168,49 +186,45 @@ type baseIndex struct {
 	// inlInto maps the id of a declaration inlined somewhere to one
 	// function it was inlined into.
 	inlInto map[string]string
-	// modules holds the consistency of each snapshot module, by module
-	// path ("std" for the standard library).
-	modules map[string]*moduleCheck
-	stats   BuildStats
 	// dirs maps a source directory of the build, as the function table
 	// names it, to its package (for absolute file paths).
 	dirs map[string]string
-
-	// refs are the snapshot's references, read on first use (refs.go).
-	refsOnce sync.Once
-	refs     *refTable
-	refsErr  error
 	// lines caches the line offsets of snapshot files (lines.go).
 	lines lineCache
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
 	lazy *lazyWords
-	// pre are the snapshot's precomputed vectors, read on the first
-	// rerank (vectors.go).
-	pre preVectors
 }
 
-// catalogIndex is an immutable search index over all sources.
+// catalogIndex is an immutable search index over all sources: the
+// entries and their search structures (coreIndex), with the registered
+// documents, the coverage and the vectors the tools answer with.
 type catalogIndex struct {
+	*coreIndex
 	base    *baseIndex
+	regs    []regDoc
+	cov     Coverage
+	vectors vectorCache // an Embedder's vectors of entries (embed.go)
+}
+
+// coreIndex is the entries of a catalog and their search structures.
+type coreIndex struct {
+	base    *indexBase
 	entries []index.Entry // sorted by id
 	hay     string        // lower-cased id and documentation of each entry
 	offs    []uint32      // entry i occupies hay[offs[i]:offs[i+1]]
 	freq    [256]uint32   // byte frequencies of hay
-	regs    []regDoc
-	cov     Coverage
-	search  index.Search // ranking, names, files and terms (searchindex.go)
-	vectors vectorCache  // an Embedder's vectors of entries (embed.go)
+	search  index.Search  // ranking, names, files and terms (searchindex.go)
 }
 
 // searcher ranks the entries of an index for code_search and resolves
 // the names code_definition is given (search.go, terms.go, literal.go,
 // files.go, embed.go).
-type searcher struct{ *catalogIndex }
+type searcher struct{ *coreIndex }
 
 // navigator answers code_references and the lists of code_definition from
 // the snapshot's references (relations.go, navdef.go).
-type navigator struct{ *catalogIndex }
+type navigator struct{ *coreIndex }
 
 // renderer builds the answers of the tools (SearchHit, Reference,
 // Definition) from the entries of an index.
@@ -286,10 +300,10 @@ func (c *Catalog) mainPackage(s *snapshot.Snapshot) string {
 func (c *Catalog) buildBase() (b *baseIndex) {
 	start := time.Now()
 	alloc0 := allocatedBytes()
-	b = &baseIndex{}
+	b = &baseIndex{indexBase: &indexBase{}}
 	defer func() {
 		if r := recover(); r != nil {
-			*b = baseIndex{runtimeErr: fmt.Errorf("building the catalog: %v", r)}
+			*b = baseIndex{indexBase: &indexBase{runtimeErr: fmt.Errorf("building the catalog: %v", r)}}
 		}
 		c.finish(b, start, alloc0)
 	}()
@@ -386,7 +400,7 @@ func dedupSorted(es []index.Entry) []index.Entry {
 // newIndex merges registered documents into the base entries, applies the
 // entry bound and builds the search text.
 func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogIndex {
-	x := &catalogIndex{base: b, regs: regs}
+	x := &catalogIndex{coreIndex: &coreIndex{base: b.indexBase}, base: b, regs: regs}
 	entries := b.entries
 	if len(regs) > 0 {
 		entries = make([]index.Entry, len(b.entries), len(b.entries)+len(regs))
@@ -466,7 +480,7 @@ func rank(e *index.Entry, mainMod string) int {
 }
 
 // buildHaystack builds the lower-cased search text.
-func (x *catalogIndex) buildHaystack() {
+func (x *coreIndex) buildHaystack() {
 	n := 0
 	for i := range x.entries {
 		n += len(x.entries[i].ID) + len(x.entries[i].Doc) + 2
@@ -506,14 +520,14 @@ func writeLower(b *strings.Builder, s string) {
 }
 
 // lookup returns the entry with the given id.
-func (x *catalogIndex) lookup(id string) (*index.Entry, bool) {
+func (x *coreIndex) lookup(id string) (*index.Entry, bool) {
 	return index.LookupEntry(x.entries, id)
 }
 
 // lookupSymbol returns the declaration a function symbol of the running
 // binary (a closure, method value or wrapper, as a stack trace prints it)
 // was attributed to.
-func (x *catalogIndex) lookupSymbol(name string) (*index.Entry, bool) {
+func (x *coreIndex) lookupSymbol(name string) (*index.Entry, bool) {
 	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
 	if !ok || id == "" {
 		return nil, false

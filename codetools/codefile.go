@@ -273,7 +273,7 @@ func versionless(p string) string {
 // absFile maps an absolute build path to a snapshot file, through the
 // directories of the function table: the directory of a package, or a file
 // below the root of a module whose package directories it names.
-func (x *catalogIndex) absFile(p string) (int32, bool) {
+func (x *coreIndex) absFile(p string) (int32, bool) {
 	s := x.base.snap
 	dir, name := path.Dir(p), path.Base(p)
 	if pkg, ok := x.base.dirs[dir]; ok {
@@ -309,7 +309,7 @@ func (x *catalogIndex) absFile(p string) (int32, bool) {
 }
 
 // fileOf returns the snapshot file name of package (or module) pkg.
-func (x *catalogIndex) fileOf(pkg, name string) (int32, bool) {
+func (x *coreIndex) fileOf(pkg, name string) (int32, bool) {
 	s := x.base.snap
 	for i := range s.Files {
 		if s.Files[i].Pkg == pkg && s.Files[i].Name == name {
@@ -320,7 +320,7 @@ func (x *catalogIndex) fileOf(pkg, name string) (int32, bool) {
 }
 
 // sameName lists up to maxCandidates snapshot files with base name name.
-func (x *catalogIndex) sameName(name string) []string {
+func (x *coreIndex) sameName(name string) []string {
 	var out []string
 	for i := range x.base.snap.Files {
 		if f := &x.base.snap.Files[i]; f.Name == name && len(out) < maxCandidates {

@@ -93,18 +93,19 @@ func splitWords(s string) []string {
 
 // rerank reorders the rank keys of a term search (best first) by the
 // Embedder's similarities; it returns a note when the Embedder failed or
-// the snapshot's precomputed vectors could not be used.
-func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []uint64) string {
+// the snapshot's precomputed vectors could not be used. The vectors of
+// candidates are kept in cache; pre reads the snapshot's precomputed ones.
+func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []uint64,
+	cache *vectorCache, pre func(Embedder) (*preVectors, string)) string {
 	if em == nil || len(keys) < 2 {
 		return ""
 	}
 	keys = keys[:min(len(keys), rerankDepth)]
-	pre, note := x.base.vectors(em)
+	pv, note := pre(em)
 	// Each candidate's vector: kept from an earlier query, precomputed,
 	// or to be embedded now (missing).
 	vecs := make([][]float32, len(keys))
 	quant := make([][]byte, len(keys))
-	cache := &x.vectors
 	cache.mu.Lock()
 	if cache.vecs == nil {
 		cache.vecs = map[int32][]float32{}
@@ -117,8 +118,8 @@ func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []
 			vecs[j] = v
 			continue
 		}
-		if pre != nil {
-			if q, ok := pre.lookup(&x.entries[i]); ok {
+		if pv != nil {
+			if q, ok := pv.lookup(&x.entries[i]); ok {
 				quant[j] = q
 				continue
 			}
@@ -140,10 +141,10 @@ func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []
 		return joinNote(note, "the embedder failed ("+clip(err.Error(), maxEcho)+"); ranked by words alone")
 	}
 	qv := got[0]
-	if pre != nil && pre.dim != len(qv) {
+	if pv != nil && pv.dim != len(qv) {
 		// Vectors of another model of the same name: never again.
-		pre.off.Store(true)
-		return joinNote(note, fmt.Sprintf("precomputed vectors not used: %d dimensions, the embedder's %d; ranked by words alone", pre.dim, len(qv)))
+		pv.off.Store(true)
+		return joinNote(note, fmt.Sprintf("precomputed vectors not used: %d dimensions, the embedder's %d; ranked by words alone", pv.dim, len(qv)))
 	}
 	cache.mu.Lock()
 	for n, j := range missing {

@@ -173,14 +173,14 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	for _, k := range order {
 		fe := files[k]
 		if fq.line > 0 {
-			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.catalogIndex, i) {
+			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.coreIndex, i) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
 			continue
 		}
 		for _, i := range fe.entries {
-			if x.entries[i].Kind != index.KindPackage && !x.entries[i].Member && f.match(x.catalogIndex, int(i)) {
+			if x.entries[i].Kind != index.KindPackage && !x.entries[i].Member && f.match(x.coreIndex, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
@@ -193,7 +193,7 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 // whether that is known exactly (from the snapshot's spans) rather than
 // guessed from the function table (the function that starts last before
 // the line). It returns -1 when no declaration does.
-func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
+func (x *coreIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 	best, after := -1, -1
 	for _, i := range fe.entries {
 		e := &x.entries[i]
@@ -235,7 +235,7 @@ func (x *catalogIndex) enclosing(fe *fileEntries, line int) (int, bool) {
 
 // spanStartLine returns the line where the snapshot span of e (its doc
 // comment included) starts, counting lines in the snapshot file.
-func (x *catalogIndex) spanStartLine(e *index.Entry) int {
+func (x *coreIndex) spanStartLine(e *index.Entry) int {
 	text, err := x.base.snap.ReadSpan(e.Snap, 0, e.Start)
 	if err != nil {
 		return int(e.Line)

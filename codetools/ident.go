@@ -173,11 +173,11 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 		return e, nil, nil
 	}
 	if fq, ok := parseFileQuery(name); ok && fq.line > 0 {
-		return searcher{x}.resolveFileLine(name, fq)
+		return searcher{x.coreIndex}.resolveFileLine(name, fq)
 	}
 	sym := trimCallArgs(name)
 	if strings.ContainsAny(sym, " \t") {
-		return nil, nil, &unknownNameError{name: name, candidates: searcher{x}.candidates(name)}
+		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.coreIndex}.candidates(name)}
 	}
 	lq := newLiteralQuery(sym)
 	short := sym
@@ -187,7 +187,7 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 	lo, hi := x.search.NamedRange(x.entries, short, false)
 	var exact, fold []int32
 	for _, i := range x.search.ByName[lo:hi] {
-		if lq.qualified && !(searcher{x}).qualifies(int(i), sym) {
+		if lq.qualified && !(searcher{x.coreIndex}).qualifies(int(i), sym) {
 			continue
 		}
 		if x.name(int(i)) == short {
@@ -200,14 +200,14 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 	if len(found) == 0 {
 		found = fold
 	}
-	found = searcher{x}.dropMembers(found)
+	found = searcher{x.coreIndex}.dropMembers(found)
 	switch len(found) {
 	case 0:
-		return nil, nil, &unknownNameError{name: name, candidates: searcher{x}.candidates(sym)}
+		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.coreIndex}.candidates(sym)}
 	case 1:
 		return &x.entries[found[0]], nil, nil
 	}
-	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x}.ranked(found)}
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x.coreIndex}.ranked(found)}
 }
 
 // resolveFileLine answers a file:line: the declaration that encloses the

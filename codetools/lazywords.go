@@ -109,7 +109,7 @@ func (l *lazyWords) count() (built, first int) {
 // words of an entry of x ("" and false for none). Over a snapshot
 // without words, it first builds the words of the packages of the main
 // scope (scopes holds the scope of each entry), once.
-func (x *catalogIndex) wordsOf(scopes []index.Scope) func(e *index.Entry) (string, bool) {
+func (x *coreIndex) wordsOf(scopes []index.Scope) func(e *index.Entry) (string, bool) {
 	s := x.base.snap
 	l := x.base.lazy
 	if l == nil {

@@ -19,7 +19,7 @@ const maxCachedFiles = 128
 
 // lineStarts returns the byte offsets at which the lines of snapshot file
 // fi start, followed by the file's size.
-func (b *baseIndex) lineStarts(fi int32) ([]int32, error) {
+func (b *indexBase) lineStarts(fi int32) ([]int32, error) {
 	c := &b.lines
 	c.mu.Lock()
 	starts, ok := c.files[fi]
@@ -54,7 +54,7 @@ func (b *baseIndex) lineStarts(fi int32) ([]int32, error) {
 
 // lineText returns line n of snapshot file fi without its line end and
 // leading white space, cut to maxEcho bytes; "" if it cannot be read.
-func (b *baseIndex) lineText(fi, n int32) string {
+func (b *indexBase) lineText(fi, n int32) string {
 	if b.snap == nil || fi < 0 {
 		return ""
 	}

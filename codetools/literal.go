@@ -34,7 +34,7 @@ type filter struct {
 	library bool
 }
 
-func (f *filter) match(x *catalogIndex, i int) bool {
+func (f *filter) match(x *coreIndex, i int) bool {
 	e := &x.entries[i]
 	if f.kinds != 0 && f.kinds&(1<<e.Kind) == 0 {
 		return false
@@ -192,7 +192,7 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 		for _, i := range si.ByName[lo:hi] {
 			if x.qualifies(int(i), lq.q) {
 				quals = append(quals, i)
-				if f.match(x.catalogIndex, int(i)) {
+				if f.match(x.coreIndex, int(i)) {
 					add(x.rankKey(tierExact, int(i)))
 					total++
 				}
@@ -214,7 +214,7 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 		for m >= x.offs[i+1] {
 			i++
 		}
-		if f.match(x.catalogIndex, i) && !containsIndex(quals, i) {
+		if f.match(x.coreIndex, i) && !containsIndex(quals, i) {
 			add(x.rankKey(x.tier(i, lq), i))
 			total++
 		}

@@ -113,7 +113,7 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 		} else {
 			t = &refTable{}
 		}
-		items = navigator{x.catalogIndex}.methods(t, target)
+		items = navigator{x.coreIndex}.methods(t, target)
 	case index.KindPackage:
 		if s := x.base.snap; s != nil {
 			for i := range s.Files {
@@ -122,7 +122,7 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 				}
 			}
 		}
-		items = navigator{x.catalogIndex}.declarations(e.Pkg)
+		items = navigator{x.coreIndex}.declarations(e.Pkg)
 	default:
 		if offset > 0 {
 			return invalidf("listOffset applies to types and packages; %s is a %s", e.ID, e.Kind)

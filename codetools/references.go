@@ -144,7 +144,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	if strings.TrimSpace(q.Name) != target.id {
 		out.RequestedName = echoArg(q.Name)
 	}
-	items, note, err := navigator{x}.relation(t, target, rel)
+	items, note, err := navigator{x.coreIndex}.relation(t, target, rel)
 	if err != nil {
 		return nil, err
 	}

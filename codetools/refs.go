@@ -147,7 +147,7 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 }
 
 // mainModule returns the path of the host's main module.
-func (b *baseIndex) mainModule() string {
+func (b *indexBase) mainModule() string {
 	if b.snap != nil && b.snap.MainMod != "" {
 		return b.snap.MainMod
 	}

@@ -274,7 +274,7 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 }
 
 // idRange returns the entries whose id starts with prefix.
-func (x *catalogIndex) idRange(prefix string) (lo, hi int) {
+func (x *coreIndex) idRange(prefix string) (lo, hi int) {
 	lo, _ = slices.BinarySearchFunc(x.entries, prefix, func(e index.Entry, p string) int { return strings.Compare(e.ID, p) })
 	hi = lo
 	for hi < len(x.entries) && strings.HasPrefix(x.entries[hi].ID, prefix) {

@@ -356,7 +356,7 @@ func (x renderer) routeHit(r *route) SearchHit {
 }
 
 // resolveSymbolName resolves a function symbol or id to its entry.
-func (x *catalogIndex) resolveSymbolName(sym string) (*index.Entry, bool) {
+func (x *coreIndex) resolveSymbolName(sym string) (*index.Entry, bool) {
 	if sym == "" {
 		return nil, false
 	}
@@ -386,7 +386,7 @@ func (x *catalogIndex) resolveSymbolName(sym string) (*index.Entry, bool) {
 }
 
 // entryIndex returns the index of e in x.entries.
-func (x *catalogIndex) entryIndex(e *index.Entry) int {
+func (x *coreIndex) entryIndex(e *index.Entry) int {
 	i, _ := slices.BinarySearchFunc(x.entries, e.ID, func(a index.Entry, id string) int { return strings.Compare(a.ID, id) })
 	return i
 }

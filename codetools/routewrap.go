@@ -235,7 +235,7 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *route) {
 // function of the package (orders), a method value (s.orders: a method
 // of one of the package's types), or a qualified name (store.Get, where
 // the qualifier is an import's last element).
-func (x *catalogIndex) resolveLocal(pkg, name string) (*index.Entry, bool) {
+func (x *coreIndex) resolveLocal(pkg, name string) (*index.Entry, bool) {
 	qual, sel, qualified := strings.Cut(name, ".")
 	if !qualified {
 		return x.resolveSymbolName(pkg + "." + name)

@@ -204,9 +204,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if c.opts.Embedder != nil {
 		k = max(k, rerankDepth)
 	}
-	keys, total, match, note := searcher{x}.answer(query, &f, k)
+	keys, total, match, note := searcher{x.coreIndex}.answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := (searcher{x}).rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
+		if n := (searcher{x.coreIndex}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors, x.base.vectors); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}

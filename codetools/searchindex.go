@@ -88,4 +88,4 @@ func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
 }
 
 // name returns the name of entry i (see entryName).
-func (x *catalogIndex) name(i int) string { return index.EntryNameAt(x.entries, x.search.NameOff, i) }
+func (x *coreIndex) name(i int) string { return index.EntryNameAt(x.entries, x.search.NameOff, i) }

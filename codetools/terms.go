@@ -204,7 +204,7 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	n := 0
 	for _, d := range s.Touched {
 		i := int(d)
-		if !f.match(x.catalogIndex, i) {
+		if !f.match(x.coreIndex, i) {
 			continue
 		}
 		n++
