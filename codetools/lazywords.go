@@ -158,6 +158,18 @@ func (c *Catalog) continueWords(x *catalogIndex) {
 	if l == nil {
 		return
 	}
+	l.continueAll(x.coreIndex, func() {
+		c.mu.Lock()
+		c.dirty = true
+		c.mu.Unlock()
+		c.index(context.Background()) // a background context does not end
+	})
+}
+
+// continueAll builds, once and in the background, the words of the
+// packages of x outside the standard library that are not built yet, best
+// prior first, then calls rebuild.
+func (l *lazyWords) continueAll(x *coreIndex, rebuild func()) {
 	l.once.Do(func() {
 		// The packages outside the standard library, best prior first.
 		tier := map[string]uint8{}
@@ -190,10 +202,7 @@ func (c *Catalog) continueWords(x *catalogIndex) {
 			for _, p := range pending {
 				l.build(p)
 			}
-			c.mu.Lock()
-			c.dirty = true
-			c.mu.Unlock()
-			c.index(context.Background()) // a background context does not end
+			rebuild()
 		}()
 	})
 }
@@ -201,10 +210,14 @@ func (c *Catalog) continueWords(x *catalogIndex) {
 // wordsDone waits until the words of an older snapshot are all built and
 // indexed, or ctx ends.
 func (c *Catalog) wordsDone(ctx context.Context, x *catalogIndex) error {
-	l := x.base.lazy
-	if l == nil {
-		return nil
+	if l := x.base.lazy; l != nil {
+		return l.wait(ctx)
 	}
+	return nil
+}
+
+// wait waits until every package is built and indexed, or ctx ends.
+func (l *lazyWords) wait(ctx context.Context) error {
 	select {
 	case <-l.done:
 		return nil

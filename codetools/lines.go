@@ -13,6 +13,10 @@ type lineCache struct {
 	files map[int32][]int32
 }
 
+// maxEcho bounds how much of an argument an error repeats, and of a line
+// an answer quotes.
+const maxEcho = 200
+
 // maxCachedFiles bounds the files whose line starts a catalog keeps; the
 // cache is emptied when it is full.
 const maxCachedFiles = 128

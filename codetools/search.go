@@ -120,8 +120,6 @@ const (
 	MaxQueryBytes = 1000
 	// maxListedPackages bounds SearchResult.PackageList.
 	maxListedPackages = 200
-	// maxEcho bounds how much of an argument an error repeats.
-	maxEcho = 200
 	// maxHitDoc bounds the documentation of a hit in the listing.
 	maxHitDoc = 48
 	// maxPackageArg bounds SearchQuery.Package.
