@@ -180,7 +180,7 @@ func (a *attributor) callee(name string) calleeInfo {
 	}
 	pkg := a.pkgOf(sym.Pkg)
 	r := sym.Readings()[0]
-	return calleeInfo{id: declID(pkg, r.Outer), pkg: pkg, name: r.Outer, own: true}
+	return calleeInfo{id: index.DeclID(pkg, r.Outer), pkg: pkg, name: r.Outer, own: true}
 }
 
 // inlinedClosure returns the declaration of an inlined closure, such as
@@ -198,19 +198,19 @@ func (a *attributor) inlinedClosure(f *inlinedFunc) calleeInfo {
 	if len(sym.Readings()) > 1 {
 		t, _, _ := strings.Cut(r.Outer, ".")
 		switch {
-		case a.types[declID(pkg, t)]:
-		case a.funcs[declID(pkg, sym.Readings()[1].Outer)]:
+		case a.types[index.DeclID(pkg, t)]:
+		case a.funcs[index.DeclID(pkg, sym.Readings()[1].Outer)]:
 			r = sym.Readings()[1]
 		default:
 			return calleeInfo{}
 		}
 	}
 	if len(r.Inner) == 0 {
-		return calleeInfo{id: declID(pkg, r.Outer), pkg: pkg, name: r.Outer}
+		return calleeInfo{id: index.DeclID(pkg, r.Outer), pkg: pkg, name: r.Outer}
 	}
 	if fp, ok := a.dirPkg[fileDir(f.file)]; ok {
 		for _, want := range r.Inner {
-			if id := declID(fp, want); a.funcs[id] {
+			if id := index.DeclID(fp, want); a.funcs[id] {
 				return calleeInfo{id: id, pkg: fp, name: want}
 			}
 		}
@@ -239,7 +239,7 @@ func (a *attributor) learn(syms []gofunc.Symbol, ok []bool, callees []calleeInfo
 	noteType := func(pkg, method string) {
 		t, _, _ := strings.Cut(method, ".")
 		t = strings.TrimSuffix(strings.TrimPrefix(t, "(*"), ")")
-		a.types[declID(pkg, t)] = true
+		a.types[index.DeclID(pkg, t)] = true
 	}
 	for i := range syms {
 		a.realByName[gofunc.StripTypeArgs(a.rt.funcs[i].name)] = int32(i)
@@ -250,7 +250,7 @@ func (a *attributor) learn(syms []gofunc.Symbol, ok []bool, callees []calleeInfo
 		if r.Method {
 			noteType(syms[i].Pkg, r.Outer)
 		}
-		a.funcs[declID(syms[i].Pkg, r.Outer)] = true
+		a.funcs[index.DeclID(syms[i].Pkg, r.Outer)] = true
 		vote(a.rt.funcs[i].file, syms[i].Pkg)
 	}
 	for i, c := range callees {

@@ -84,7 +84,7 @@ func (r declRef) id() string {
 	case r.pkg == "":
 		return r.name // a function outside any Go package
 	}
-	return declID(r.pkg, r.name)
+	return index.DeclID(r.pkg, r.name)
 }
 
 // ref returns the declaration of entry i.
@@ -107,9 +107,9 @@ func (a *attributor) resolve(f *runtimeFunc, sym *gofunc.Symbol) declRef {
 		a0, a1 := readings[0], readings[1]
 		t, _, _ := strings.Cut(a0.Outer, ".")
 		switch {
-		case a.types[declID(sym.Pkg, t)]:
+		case a.types[index.DeclID(sym.Pkg, t)]:
 			readings = readings[:1]
-		case a.funcs[declID(sym.Pkg, a1.Outer)]:
+		case a.funcs[index.DeclID(sym.Pkg, a1.Outer)]:
 			readings = readings[1:]
 		default:
 			// Neither reading is known; the snapshot decides, or nothing.
@@ -151,7 +151,7 @@ func (a *attributor) innerID(f *runtimeFunc, pkg string, r gofunc.Reading) declR
 	}
 	if fp, ok := a.dirPkg[fileDir(f.file)]; ok {
 		for _, want := range r.Inner {
-			if id := declID(fp, want); a.funcs[id] || a.isEntry(id) {
+			if id := index.DeclID(fp, want); a.funcs[id] || a.isEntry(id) {
 				return declRef{pkg: fp, name: want}
 			}
 		}

@@ -157,7 +157,7 @@ type indexCost struct {
 // baseIndex holds the runtime and snapshot sources, built once: what the
 // index reads of them (indexBase) and what the tools report of them.
 type baseIndex struct {
-	*indexBase
+	*index.Base
 	// modules holds the consistency of each snapshot module, by module
 	// path ("std" for the standard library).
 	modules map[string]*moduleCheck
@@ -171,60 +171,25 @@ type baseIndex struct {
 	pre preVectors
 }
 
-// indexBase holds the entries of the runtime and snapshot sources and
-// what the index reads of the sources.
-type indexBase struct {
-	entries     []index.Entry // sorted by id
-	snap        *snapshot.Snapshot
-	runtimeErr  error
-	snapshotErr error
-	noSource    []string // packages with runtime entries but no snapshot source
-	// aliases maps function symbols of closures, wrappers and method
-	// values, as linked and as the runtime prints them, to the id of their
-	// declaration ("" for a printed name two declarations share).
-	aliases map[string]string
-	// inlInto maps the id of a declaration inlined somewhere to one
-	// function it was inlined into.
-	inlInto map[string]string
-	// dirs maps a source directory of the build, as the function table
-	// names it, to its package (for absolute file paths).
-	dirs map[string]string
-	// lines caches the line offsets of snapshot files (lines.go).
-	lines lineCache
-	// lazy builds the search words of a snapshot written without them
-	// (lazywords.go); nil otherwise.
-	lazy *lazyWords
-}
-
 // catalogIndex is an immutable search index over all sources: the
 // entries and their search structures (coreIndex), with the registered
 // documents, the coverage and the vectors the tools answer with.
 type catalogIndex struct {
-	*coreIndex
+	*index.Index
 	base    *baseIndex
 	regs    []regDoc
 	cov     Coverage
 	vectors vectorCache // an Embedder's vectors of entries (embed.go)
 }
 
-// coreIndex is the entries of a catalog and their search structures.
-type coreIndex struct {
-	base    *indexBase
-	entries []index.Entry // sorted by id
-	hay     string        // lower-cased id and documentation of each entry
-	offs    []uint32      // entry i occupies hay[offs[i]:offs[i+1]]
-	freq    [256]uint32   // byte frequencies of hay
-	search  index.Search  // ranking, names, files and terms (searchindex.go)
-}
-
 // searcher ranks the entries of an index for code_search and resolves
 // the names code_definition is given (search.go, terms.go, literal.go,
 // files.go, embed.go).
-type searcher struct{ *coreIndex }
+type searcher struct{ *index.Index }
 
 // navigator answers code_references and the lists of code_definition from
 // the snapshot's references (relations.go, navdef.go).
-type navigator struct{ *coreIndex }
+type navigator struct{ *index.Index }
 
 // renderer builds the answers of the tools (SearchHit, Reference,
 // Definition) from the entries of an index.
@@ -300,50 +265,50 @@ func (c *Catalog) mainPackage(s *snapshot.Snapshot) string {
 func (c *Catalog) buildBase() (b *baseIndex) {
 	start := time.Now()
 	alloc0 := allocatedBytes()
-	b = &baseIndex{indexBase: &indexBase{}}
+	b = &baseIndex{Base: &index.Base{}}
 	defer func() {
 		if r := recover(); r != nil {
-			*b = baseIndex{indexBase: &indexBase{runtimeErr: fmt.Errorf("building the catalog: %v", r)}}
+			*b = baseIndex{Base: &index.Base{RuntimeErr: fmt.Errorf("building the catalog: %v", r)}}
 		}
 		c.finish(b, start, alloc0)
 	}()
 	in := snapshot.Interner{}
 	rt, err := c.loadRuntime()
-	b.runtimeErr = err
+	b.RuntimeErr = err
 	if rt == nil {
 		rt = &runtimeTable{}
 	}
 	var entries []index.Entry
 	var decls snapDecls
 	if c.opts.Snapshot != nil {
-		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
+		b.Snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
 		switch {
 		case err != nil:
-			b.snapshotErr = &snapshot.Error{Err: err}
-		case b.snap.Warning != nil:
-			b.snapshotErr = b.snap.Warning
+			b.SnapshotErr = &snapshot.Error{Err: err}
+		case b.Snap.Warning != nil:
+			b.SnapshotErr = b.Snap.Warning
 		}
 	}
-	a := &attributor{c: c, in: in, snap: b.snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.snap)}
+	a := &attributor{c: c, in: in, snap: b.Snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.Snap)}
 	a.run(rt)
 	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
 	b.stats.UnattributedFunctions = a.unresolved
 	rt = nil
 	entries = a.entries
 	for p := range a.rtPkgs {
-		if b.snap == nil || !b.snap.Pkgs[p] {
-			b.noSource = append(b.noSource, p)
+		if b.Snap == nil || !b.Snap.Pkgs[p] {
+			b.NoSource = append(b.NoSource, p)
 		}
 	}
-	sort.Strings(b.noSource)
+	sort.Strings(b.NoSource)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
-	b.entries = dedupSorted(entries)
-	if cap(entries) > len(b.entries)+len(b.entries)/16 {
-		b.entries = append([]index.Entry(nil), b.entries...) // do not keep the slack
+	b.Entries = dedupSorted(entries)
+	if cap(entries) > len(b.Entries)+len(b.Entries)/16 {
+		b.Entries = append([]index.Entry(nil), b.Entries...) // do not keep the slack
 	}
-	b.aliases, b.inlInto, b.dirs = a.aliases, a.inlInto, a.dirPkg
-	if b.snap != nil {
-		b.stats.SnapshotFiles = b.snap.GoFiles
+	b.Aliases, b.InlInto, b.Dirs = a.aliases, a.inlInto, a.dirPkg
+	if b.Snap != nil {
+		b.stats.SnapshotFiles = b.Snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)
 		n := 0
 		for _, d := range decls {
@@ -351,37 +316,37 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 		b.stats.SnapshotDeclarations = n
 	}
-	b.modules = c.checkModules(b.snap, a.evidence)
-	b.lazy = newLazyWords(b.snap)
+	b.modules = c.checkModules(b.Snap, a.evidence)
+	b.Lazy = index.NewLazyWords(b.Snap)
 	return b
 }
 
 // finish records the build's cost and logs it.
 func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	st := &b.stats
-	st.Entries = len(b.entries)
+	st.Entries = len(b.Entries)
 	st.Duration = time.Since(start)
 	st.AllocatedBytes = allocatedBytes() - alloc0
 	st.RetainedBytes = b.retained()
-	if b.snapshotErr != nil {
-		st.SnapshotError = b.snapshotErr.Error()
+	if b.SnapshotErr != nil {
+		st.SnapshotError = b.SnapshotErr.Error()
 	}
-	if b.runtimeErr != nil {
-		st.RuntimeError = b.runtimeErr.Error()
+	if b.RuntimeErr != nil {
+		st.RuntimeError = b.RuntimeErr.Error()
 	}
 	attrs := []any{"entries", st.Entries, "duration", st.Duration.Round(time.Millisecond),
 		"allocatedBytes", st.AllocatedBytes, "retainedBytes", st.RetainedBytes}
 	c.logger.Info("codetools: catalog sources built", attrs...)
-	if b.snapshotErr != nil {
+	if b.SnapshotErr != nil {
 		var se *snapshot.Error
-		if errors.As(b.snapshotErr, &se) {
-			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.snapshotErr)
+		if errors.As(b.SnapshotErr, &se) {
+			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.SnapshotErr)
 		} else {
-			c.logger.Warn("codetools: some snapshot files were left out", "error", b.snapshotErr)
+			c.logger.Warn("codetools: some snapshot files were left out", "error", b.SnapshotErr)
 		}
 	}
-	if b.runtimeErr != nil {
-		c.logger.Warn("codetools: the function table could not be read", "error", b.runtimeErr)
+	if b.RuntimeErr != nil {
+		c.logger.Warn("codetools: the function table could not be read", "error", b.RuntimeErr)
 	}
 }
 
@@ -400,15 +365,15 @@ func dedupSorted(es []index.Entry) []index.Entry {
 // newIndex merges registered documents into the base entries, applies the
 // entry bound and builds the search text.
 func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogIndex {
-	x := &catalogIndex{coreIndex: &coreIndex{base: b.indexBase}, base: b, regs: regs}
-	entries := b.entries
+	x := &catalogIndex{Index: &index.Index{Base: b.Base}, base: b, regs: regs}
+	entries := b.Entries
 	if len(regs) > 0 {
-		entries = make([]index.Entry, len(b.entries), len(b.entries)+len(regs))
-		copy(entries, b.entries)
+		entries = make([]index.Entry, len(b.Entries), len(b.Entries)+len(regs))
+		copy(entries, b.Entries)
 		added := false
 		for ri, r := range regs {
-			i := sort.Search(len(b.entries), func(i int) bool { return b.entries[i].ID >= r.id })
-			if i < len(b.entries) && b.entries[i].ID == r.id {
+			i := sort.Search(len(b.Entries), func(i int) bool { return b.Entries[i].ID >= r.id })
+			if i < len(b.Entries) && b.Entries[i].ID == r.id {
 				e := &entries[i]
 				e.Sources |= index.SrcRegistered
 				e.Reg = int32(ri)
@@ -451,9 +416,9 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 		sort.Slice(kept, func(i, j int) bool { return kept[i].ID < kept[j].ID })
 		entries = kept
 	}
-	x.entries = entries
-	x.buildHaystack()
-	x.search = index.BuildSearch(x.searchInput(st))
+	x.Entries = entries
+	x.BuildHaystack()
+	x.Search = index.BuildSearch(x.searchInput(st))
 	x.fillCoverage()
 	return x
 }
@@ -479,95 +444,39 @@ func rank(e *index.Entry, mainMod string) int {
 	}
 }
 
-// buildHaystack builds the lower-cased search text.
-func (x *coreIndex) buildHaystack() {
-	n := 0
-	for i := range x.entries {
-		n += len(x.entries[i].ID) + len(x.entries[i].Doc) + 2
-	}
-	var b strings.Builder
-	b.Grow(n)
-	x.offs = make([]uint32, len(x.entries)+1)
-	for i := range x.entries {
-		x.offs[i] = uint32(b.Len())
-		writeLower(&b, x.entries[i].ID)
-		b.WriteByte(0)
-		writeLower(&b, x.entries[i].Doc)
-		b.WriteByte(0)
-	}
-	x.offs[len(x.entries)] = uint32(b.Len())
-	x.hay = b.String()
-	for i := 0; i < len(x.hay); i++ {
-		x.freq[x.hay[i]]++
-	}
-}
-
-// writeLower writes the lower-case form of s.
-func writeLower(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			b.WriteString(strings.ToLower(s))
-			return
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-}
-
-// lookup returns the entry with the given id.
-func (x *coreIndex) lookup(id string) (*index.Entry, bool) {
-	return index.LookupEntry(x.entries, id)
-}
-
-// lookupSymbol returns the declaration a function symbol of the running
-// binary (a closure, method value or wrapper, as a stack trace prints it)
-// was attributed to.
-func (x *coreIndex) lookupSymbol(name string) (*index.Entry, bool) {
-	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
-	if !ok || id == "" {
-		return nil, false
-	}
-	return x.lookup(id)
-}
-
 // resolve finds the entry for a name pasted by an agent.
 func (c *Catalog) resolve(x *catalogIndex, name string) (*index.Entry, bool) {
-	if e, ok := x.lookup(name); ok {
+	if e, ok := x.Lookup(name); ok {
 		return e, true
 	}
-	if e, ok := x.lookupSymbol(name); ok {
+	if e, ok := x.LookupSymbol(name); ok {
 		return e, true
 	}
 	isPkg := func(p string) bool {
-		return c.build.isModulePath(p) || (x.base.snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.snap.Pkgs[p])
+		return c.build.isModulePath(p) || (x.base.Snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.Snap.Pkgs[p])
 	}
 	mainPkgs := []string{c.build.mainPkg}
-	if s := x.base.snap; s != nil && s.Manifest.MainPackage != c.build.mainPkg {
+	if s := x.base.Snap; s != nil && s.Manifest.MainPackage != c.build.mainPkg {
 		mainPkgs = append(mainPkgs, s.Manifest.MainPackage)
 	}
 	for _, mp := range mainPkgs {
-		sym, ok := parseSymbol(name, mp, isPkg)
+		sym, ok := index.ParseSymbol(name, mp, isPkg)
 		if !ok {
 			continue
 		}
-		if e, ok := x.lookup(sym.id()); ok {
+		if e, ok := x.Lookup(sym.ID()); ok {
 			return e, true
 		}
-		if alt := sym.altID(); alt != "" {
-			if e, ok := x.lookup(alt); ok {
+		if alt := sym.AltID(); alt != "" {
+			if e, ok := x.Lookup(alt); ok {
 				return e, true
 			}
 		}
-		if sym.recv != "" && !sym.ptr && sym.closure {
+		if sym.Recv != "" && !sym.Ptr && sym.Closure {
 			// F.G.func1 is also a closure of G inlined into function F,
 			// as the compiler names it (strings.FieldsSeq's iterator
 			// inlined into a caller): the code is F's.
-			if e, ok := x.lookup(sym.pkg + "." + sym.recv); ok && e.Kind == index.KindFunc {
+			if e, ok := x.Lookup(sym.Pkg + "." + sym.Recv); ok && e.Kind == index.KindFunc {
 				return e, true
 			}
 		}
@@ -580,26 +489,26 @@ const maxErrorText = 400
 
 // sourceLimitations adds to b why a source is missing or partial.
 func (b *baseIndex) sourceLimitations(w *strings.Builder) {
-	if b.snapshotErr != nil {
+	if b.SnapshotErr != nil {
 		var se *snapshot.Error
-		if errors.As(b.snapshotErr, &se) {
+		if errors.As(b.SnapshotErr, &se) {
 			w.WriteString(" The embedded source snapshot is not used, so answers come from the binary alone: ")
 		} else {
 			w.WriteString(" Some files of the source snapshot were left out: ")
 		}
-		w.WriteString(clip(b.snapshotErr.Error(), maxErrorText))
+		w.WriteString(clip(b.SnapshotErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
-	if b.runtimeErr != nil {
+	if b.RuntimeErr != nil {
 		w.WriteString(" The function table of the binary could not be read: ")
-		w.WriteString(clip(b.runtimeErr.Error(), maxErrorText))
+		w.WriteString(clip(b.RuntimeErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
 }
 
 // limitations returns text followed by why a source is missing.
 func (b *baseIndex) limitations(text string) string {
-	if b.snapshotErr == nil && b.runtimeErr == nil {
+	if b.SnapshotErr == nil && b.RuntimeErr == nil {
 		return text
 	}
 	var w strings.Builder

@@ -114,10 +114,10 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 		return nil, err
 	}
 	b := x.base
-	if b.snap == nil {
+	if b.Snap == nil {
 		why := "no source snapshot is embedded"
-		if b.snapshotErr != nil {
-			why = clip(b.snapshotErr.Error(), maxErrorText)
+		if b.SnapshotErr != nil {
+			why = clip(b.SnapshotErr.Error(), maxErrorText)
 		}
 		return nil, &notInSnapshotError{path: q.Path, why: why}
 	}
@@ -126,9 +126,9 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if err != nil {
 		return nil, err
 	}
-	starts, err := b.lineStarts(fi)
+	starts, err := b.LineStarts(fi)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", b.snap.Files[fi].Display, err)
+		return nil, fmt.Errorf("reading %s: %w", b.Snap.Files[fi].Display, err)
 	}
 	total := len(starts) - 1
 	start, end := q.StartLine, q.EndLine
@@ -137,12 +137,12 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	}
 	start = max(start, 1)
 	if start > total {
-		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.snap.Files[fi].Display, total)
+		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.Snap.Files[fi].Display, total)
 	}
 	if end == 0 || end > total {
 		end = total
 	}
-	sf := &b.snap.Files[fi]
+	sf := &b.Snap.Files[fi]
 	out := &FileText{Server: c.opts.Server, Path: sf.Display, Package: sf.Pkg, StartLine: start, TotalLines: total, SHA256: sf.SHA256}
 	if strings.TrimSpace(q.Path) != sf.Display {
 		out.RequestedPath = echoArg(q.Path)
@@ -156,7 +156,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if hi-starts[start-1] > MaxFileBytes {
 		hi, out.LineCut = starts[start-1]+MaxFileBytes, true
 	}
-	text, err := b.snap.ReadSpan(fi, starts[start-1], hi)
+	text, err := b.Snap.ReadSpan(fi, starts[start-1], hi)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func splitFileLine(p string) (string, int) {
 // location in the snapshot, an absolute build path under a directory the
 // binary's function table names, or its last path elements.
 func (x *catalogIndex) findFile(p string) (int32, error) {
-	s := x.base.snap
+	s := x.base.Snap
 	raw := p
 	if p == "" {
 		return -1, invalidf("path must not be empty")
@@ -223,11 +223,11 @@ func (x *catalogIndex) findFile(p string) (int32, error) {
 		}
 	}
 	if snapshot.IsAbs(p) {
-		if fi, ok := x.absFile(path.Clean(p)); ok {
+		if fi, ok := x.AbsFile(path.Clean(p)); ok {
 			return fi, nil
 		}
 		return -1, &notInSnapshotError{path: raw, why: "no package of the snapshot was built from that directory",
-			candidates: x.sameName(path.Base(p))}
+			candidates: x.SameName(path.Base(p))}
 	}
 	p = path.Clean(p)
 	if p == ".." || strings.HasPrefix(p, "../") || p == "." {
@@ -241,12 +241,12 @@ func (x *catalogIndex) findFile(p string) (int32, error) {
 	}
 	switch len(found) {
 	case 0:
-		return -1, &notInSnapshotError{path: raw, candidates: x.sameName(path.Base(p))}
+		return -1, &notInSnapshotError{path: raw, candidates: x.SameName(path.Base(p))}
 	case 1:
 		return found[0], nil
 	}
-	ids := make([]string, 0, maxCandidates)
-	for _, fi := range found[:min(len(found), maxCandidates)] {
+	ids := make([]string, 0, index.MaxCandidates)
+	for _, fi := range found[:min(len(found), index.MaxCandidates)] {
 		ids = append(ids, s.Files[fi].Display)
 	}
 	return -1, &ambiguousNameError{name: raw, n: len(found), candidates: ids, why: fmt.Sprintf("%d files of the snapshot end with that path", len(found))}
@@ -268,66 +268,6 @@ func versionless(p string) string {
 		return p[:at]
 	}
 	return p[:at] + p[at+end:]
-}
-
-// absFile maps an absolute build path to a snapshot file, through the
-// directories of the function table: the directory of a package, or a file
-// below the root of a module whose package directories it names.
-func (x *coreIndex) absFile(p string) (int32, bool) {
-	s := x.base.snap
-	dir, name := path.Dir(p), path.Base(p)
-	if pkg, ok := x.base.dirs[dir]; ok {
-		if fi, ok := x.fileOf(pkg, name); ok {
-			return fi, true
-		}
-	}
-	// The root of each module (or GOROOT/src), from a package directory.
-	for d, pkg := range x.base.dirs {
-		rel := "/" + pkg
-		if m, ok := snapshot.ModuleFor(s.Mods, pkg); ok && !snapshot.IsStdPkg(pkg) {
-			rel = strings.TrimPrefix(pkg, m.Path)
-			root := strings.TrimSuffix(d, rel)
-			if (rel == "" || strings.HasSuffix(d, rel)) && strings.HasPrefix(p, root+"/") {
-				sub := path.Dir(strings.TrimPrefix(p, root+"/"))
-				pkgOf := m.Path
-				if sub != "." {
-					pkgOf += "/" + sub
-				}
-				if fi, ok := x.fileOf(pkgOf, name); ok {
-					return fi, true
-				}
-			}
-			continue
-		}
-		if root := strings.TrimSuffix(d, rel); root != d && strings.HasPrefix(p, root+"/") {
-			if fi, ok := x.fileOf(path.Dir(strings.TrimPrefix(p, root+"/")), name); ok {
-				return fi, true
-			}
-		}
-	}
-	return -1, false
-}
-
-// fileOf returns the snapshot file name of package (or module) pkg.
-func (x *coreIndex) fileOf(pkg, name string) (int32, bool) {
-	s := x.base.snap
-	for i := range s.Files {
-		if s.Files[i].Pkg == pkg && s.Files[i].Name == name {
-			return int32(i), true
-		}
-	}
-	return -1, false
-}
-
-// sameName lists up to maxCandidates snapshot files with base name name.
-func (x *coreIndex) sameName(name string) []string {
-	var out []string
-	for i := range x.base.snap.Files {
-		if f := &x.base.snap.Files[i]; f.Name == name && len(out) < maxCandidates {
-			out = append(out, f.Display)
-		}
-	}
-	return out
 }
 
 // Listing returns the answer as text: a header, then the lines, each

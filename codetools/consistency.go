@@ -320,15 +320,15 @@ func (x renderer) consistency(e *index.Entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
 	case e.Snap < 0:
 		reason := "no snapshot source for this entry, so there is nothing to compare"
-		if b.snapshotErr != nil && b.snap == nil {
-			reason = "no snapshot source: " + b.snapshotErr.Error()
+		if b.SnapshotErr != nil && b.Snap == nil {
+			reason = "no snapshot source: " + b.SnapshotErr.Error()
 		}
 		u := Check{Status: StatusNotApplicable, Reason: reason}
 		return Consistency{Status: StatusUnverified, Reason: reason, Lines: u, Version: u}
 	}
 	key := "std"
-	if mi, ok := b.snap.ModOf[e.Pkg]; ok {
-		key = b.snap.Manifest.Modules[mi].Path
+	if mi, ok := b.Snap.ModOf[e.Pkg]; ok {
+		key = b.Snap.Manifest.Modules[mi].Path
 	}
 	m := b.modules[key]
 	if m == nil {
@@ -336,9 +336,9 @@ func (x renderer) consistency(e *index.Entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
 	}
 	out := Consistency{Status: m.status, Reason: m.reason, Lines: m.lines, Version: m.version, FirstDifference: m.first}
-	if !b.snap.Verify(e.Snap) {
+	if !b.Snap.Verify(e.Snap) {
 		out.Status = StatusStale
-		out.Reason = "the snapshot file " + b.snap.Files[e.Snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
+		out.Reason = "the snapshot file " + b.Snap.Files[e.Snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
 	}
 	return out
 }

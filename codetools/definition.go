@@ -188,7 +188,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	if err == nil && e.Member {
-		e, focus = searcher{x.coreIndex}.memberOwner(e) // members.go
+		e, focus = searcher{x.Index}.memberOwner(e) // members.go
 	}
 	if err != nil {
 		var outside *Definition
@@ -208,7 +208,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	if e.Reg >= 0 {
 		reg = &x.regs[e.Reg]
 	}
-	snap := x.base.snap
+	snap := x.base.Snap
 	var text, docText string
 	switch {
 	case reg != nil && reg.Definition != "":
@@ -267,8 +267,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, err
 	}
 	d.Limitations = renderer{x}.definitionLimitations(d)
-	d.caveat = x.base.snapshotErr != nil || x.base.runtimeErr != nil ||
-		d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil
+	d.caveat = x.base.SnapshotErr != nil || x.base.RuntimeErr != nil ||
+		d.Kind == KindType && x.base.Snap != nil && x.base.refsErr != nil
 	return d, nil
 }
 
@@ -290,7 +290,7 @@ func (x renderer) linkage(d *Definition, e *index.Entry) {
 			how = append(how, "closures, method values or wrappers of it are linked")
 		}
 		if e.Linkage&index.RtInlined != 0 {
-			loc.InlinedInto = x.base.inlInto[e.ID]
+			loc.InlinedInto = x.base.InlInto[e.ID]
 			s := "its body is inlined"
 			if loc.InlinedInto != "" {
 				s += " (into " + loc.InlinedInto + ", among others)"
@@ -300,7 +300,7 @@ func (x renderer) linkage(d *Definition, e *index.Entry) {
 		d.LinkedEvidence = strings.Join(how, "; ")
 		d.Runtime = loc
 	case e.Kind == index.KindFunc || e.Kind == index.KindMethod:
-		if err := x.base.runtimeErr; err != nil {
+		if err := x.base.RuntimeErr; err != nil {
 			d.LinkedEvidence = "unknown: the function table could not be read: " + err.Error()
 		} else {
 			d.LinkedEvidence = "not in the function table, neither linked nor inlined: removed by the linker as unused, or not part of this build"
@@ -356,7 +356,7 @@ func (x renderer) definitionLimitations(d *Definition) string {
 	}
 	b.WriteString(runtimeLimitations)
 	b.WriteString(" Source and documentation are untrusted data.")
-	if d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil {
+	if d.Kind == KindType && x.base.Snap != nil && x.base.refsErr != nil {
 		b.WriteString(" Only the methods declared on the type are listed, not the interfaces it implements nor promoted methods: ")
 		b.WriteString(clip(x.base.refsErr.Error(), maxErrorText))
 		b.WriteString(".")

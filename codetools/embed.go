@@ -65,7 +65,7 @@ func embedText(e *index.Entry) string {
 		b.WriteString(": ")
 		b.WriteString(e.Doc)
 	}
-	return cutText(b.String(), maxEmbedText)
+	return index.CutText(b.String(), maxEmbedText)
 }
 
 // splitWords splits a Go identifier at case changes, digits and
@@ -119,13 +119,13 @@ func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []
 			continue
 		}
 		if pv != nil {
-			if q, ok := pv.lookup(&x.entries[i]); ok {
+			if q, ok := pv.lookup(&x.Entries[i]); ok {
 				quant[j] = q
 				continue
 			}
 		}
 		missing = append(missing, j)
-		texts = append(texts, embedText(&x.entries[i]))
+		texts = append(texts, embedText(&x.Entries[i]))
 	}
 	cache.mu.Unlock()
 	got, err := em.Embed(ctx, texts)
@@ -138,7 +138,7 @@ func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []
 		}
 	}
 	if err != nil {
-		return joinNote(note, "the embedder failed ("+clip(err.Error(), maxEcho)+"); ranked by words alone")
+		return joinNote(note, "the embedder failed ("+clip(err.Error(), index.MaxEcho)+"); ranked by words alone")
 	}
 	qv := got[0]
 	if pv != nil && pv.dim != len(qv) {

@@ -46,8 +46,8 @@ func TestEmbedderReranks(t *testing.T) {
 	}
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
-	i, _ := x.exactID(last)
-	target := embedText(&x.entries[i])
+	i, _ := x.ExactID(last)
+	target := embedText(&x.Entries[i])
 
 	c := rankedCatalog(t)
 	em := &fakeEmbedder{query: q, target: target}

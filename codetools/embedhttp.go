@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"io"
 	"math"
 	"net/http"
@@ -111,7 +112,7 @@ func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: clip(strings.TrimSpace(string(data)), maxEcho)}
+		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: clip(strings.TrimSpace(string(data)), index.MaxEcho)}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrEmbedResponse, limit)

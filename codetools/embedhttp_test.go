@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -63,12 +64,12 @@ func TestHTTPEmbedder(t *testing.T) {
 	}
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
-	i, _ := x.exactID(last)
-	fake := &fakeEmbedder{query: q, target: embedText(&x.entries[i])}
+	i, _ := x.ExactID(last)
+	fake := &fakeEmbedder{query: q, target: embedText(&x.Entries[i])}
 	srv, req, body := embeddingsServer(t, fake)
 	em := &HTTPEmbedder{URL: srv.URL + "/v1/embeddings", Model: "test-model", APIKey: "k3y", Client: srv.Client()}
 
-	vecs, err := em.Embed(ctx, []string{embedText(&x.entries[i]), "other", "another"})
+	vecs, err := em.Embed(ctx, []string{embedText(&x.Entries[i]), "other", "another"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestHTTPEmbedder(t *testing.T) {
 		Input []string `json:"input"`
 	}
 	if err := json.Unmarshal(*body, &sent); err != nil || sent.Model != "test-model" ||
-		!slices.Equal(sent.Input, []string{embedText(&x.entries[i]), "other", "another"}) {
+		!slices.Equal(sent.Input, []string{embedText(&x.Entries[i]), "other", "another"}) {
 		t.Errorf("request %s (%v)", *body, err)
 	}
 
@@ -139,7 +140,7 @@ func TestHTTPEmbedderErrors(t *testing.T) {
 	// A status other than 200: its code and a bounded excerpt of its body.
 	_, err = answer(http.StatusUnauthorized, `{"error":"invalid key"}`+strings.Repeat("x", 10000)).Embed(ctx, texts)
 	var se *EmbedStatusError
-	if !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(se.Body, `{"error":"invalid key"}`) || len(se.Body) > maxEcho+8 {
+	if !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(se.Body, `{"error":"invalid key"}`) || len(se.Body) > index.MaxEcho+8 {
 		t.Errorf("401: %v", err)
 	}
 

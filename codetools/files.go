@@ -61,20 +61,14 @@ func commonTail(a, b string) int {
 	return n
 }
 
-// fileEntries are the entries declared in one file, by line.
-type fileEntries struct {
-	path    string
-	entries []int32
-}
-
 // filesFor returns the catalog files that fq names best, those sharing the
 // most trailing path elements with it (the base name at least), each with
 // its entries by line. It scans the entries: file queries are rare, and an
 // index of files would be kept for them alone.
-func (x searcher) filesFor(fq fileQuery) []*fileEntries {
+func (x searcher) filesFor(fq fileQuery) []*index.FileEntries {
 	base := fq.path[strings.LastIndexByte(fq.path, '/')+1:]
 	suffix := "/" + base
-	si := &x.search
+	si := &x.Search
 	if si.FileNo == nil {
 		return x.filesForSlow(fq, base, suffix)
 	}
@@ -90,11 +84,11 @@ func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 	if bestN == 0 {
 		return nil
 	}
-	byNo := map[uint16]*fileEntries{}
-	var best []*fileEntries
+	byNo := map[uint16]*index.FileEntries{}
+	var best []*index.FileEntries
 	for k, n := range tail {
 		if n == bestN {
-			fe := &fileEntries{path: si.FileNames[k]}
+			fe := &index.FileEntries{Path: si.FileNames[k]}
 			byNo[uint16(k)] = fe
 			best = append(best, fe)
 		}
@@ -102,7 +96,7 @@ func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 	for i, n := range si.FileNo {
 		if tail[n] == bestN {
 			fe := byNo[n]
-			fe.entries = append(fe.entries, int32(i))
+			fe.Entries = append(fe.Entries, int32(i))
 		}
 	}
 	return x.sortFiles(best)
@@ -110,11 +104,11 @@ func (x searcher) filesFor(fq fileQuery) []*fileEntries {
 
 // filesForSlow is filesFor for a catalog of too many files to number: it
 // compares the file of every entry.
-func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries {
+func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*index.FileEntries {
 	tails := map[string]int{}
 	bestN := 0
-	for i := range x.entries {
-		f := x.entries[i].File
+	for i := range x.Entries {
+		f := x.Entries[i].File
 		if _, seen := tails[f]; seen || f == "" || f != base && !strings.HasSuffix(f, suffix) {
 			continue
 		}
@@ -124,34 +118,34 @@ func (x searcher) filesForSlow(fq fileQuery, base, suffix string) []*fileEntries
 	if bestN == 0 {
 		return nil
 	}
-	files := map[string]*fileEntries{}
-	var best []*fileEntries
-	for i := range x.entries {
-		f := x.entries[i].File
+	files := map[string]*index.FileEntries{}
+	var best []*index.FileEntries
+	for i := range x.Entries {
+		f := x.Entries[i].File
 		if n, ok := tails[f]; ok && n == bestN {
 			fe := files[f]
 			if fe == nil {
-				fe = &fileEntries{path: f}
+				fe = &index.FileEntries{Path: f}
 				files[f] = fe
 				best = append(best, fe)
 			}
-			fe.entries = append(fe.entries, int32(i))
+			fe.Entries = append(fe.Entries, int32(i))
 		}
 	}
 	return x.sortFiles(best)
 }
 
 // sortFiles orders files by path and the entries of each by line.
-func (x searcher) sortFiles(best []*fileEntries) []*fileEntries {
+func (x searcher) sortFiles(best []*index.FileEntries) []*index.FileEntries {
 	for _, fe := range best {
-		slices.SortFunc(fe.entries, func(a, b int32) int {
-			if d := x.entries[a].Line - x.entries[b].Line; d != 0 {
+		slices.SortFunc(fe.Entries, func(a, b int32) int {
+			if d := x.Entries[a].Line - x.Entries[b].Line; d != 0 {
 				return int(d)
 			}
 			return int(a - b)
 		})
 	}
-	slices.SortFunc(best, func(a, b *fileEntries) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(best, func(a, b *index.FileEntries) int { return strings.Compare(a.Path, b.Path) })
 	return best
 }
 
@@ -167,80 +161,26 @@ func (x searcher) fileSearch(fq fileQuery, f *filter, add func(uint64)) int {
 	for k := range order {
 		order[k] = k
 	}
-	fileScope := func(fe *fileEntries) index.Scope { return x.search.Scope[fe.entries[0]] }
+	fileScope := func(fe *index.FileEntries) index.Scope { return x.Search.Scope[fe.Entries[0]] }
 	sortStable(order, func(a, b int) bool { return fileScope(files[a]) < fileScope(files[b]) })
 	n := 0
 	for _, k := range order {
 		fe := files[k]
 		if fq.line > 0 {
-			if i, _ := x.enclosing(fe, fq.line); i >= 0 && f.match(x.coreIndex, i) {
+			if i, _ := x.Enclosing(fe, fq.line); i >= 0 && f.match(x.Index, i) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
 			continue
 		}
-		for _, i := range fe.entries {
-			if x.entries[i].Kind != index.KindPackage && !x.entries[i].Member && f.match(x.coreIndex, int(i)) {
+		for _, i := range fe.Entries {
+			if x.Entries[i].Kind != index.KindPackage && !x.Entries[i].Member && f.match(x.Index, int(i)) {
 				add(uint64(n)<<indexBits | uint64(i))
 				n++
 			}
 		}
 	}
 	return n
-}
-
-// enclosing returns the entry of fe whose declaration encloses line, and
-// whether that is known exactly (from the snapshot's spans) rather than
-// guessed from the function table (the function that starts last before
-// the line). It returns -1 when no declaration does.
-func (x *coreIndex) enclosing(fe *fileEntries, line int) (int, bool) {
-	best, after := -1, -1
-	for _, i := range fe.entries {
-		e := &x.entries[i]
-		if e.Kind == index.KindPackage || e.Member || e.EndLine == 0 {
-			continue
-		}
-		switch {
-		case int(e.Line) <= line && line <= int(e.EndLine):
-			// The innermost: the one that starts last (a spec of a group).
-			if best < 0 || e.Line >= x.entries[best].Line {
-				best = int(i)
-			}
-		case int(e.Line) > line && int(e.EndLine) >= line && after < 0:
-			// The line is in the doc comment or the group's header.
-			after = int(i)
-		}
-	}
-	if best >= 0 {
-		return best, true
-	}
-	// A line within a doc comment belongs to the declaration it documents
-	// when its span starts before the line.
-	if after >= 0 {
-		if e := &x.entries[after]; e.Snap >= 0 && x.base.snap != nil && x.spanStartLine(e) <= line {
-			return after, true
-		}
-	}
-	// Without spans: the function that starts last at or before the line.
-	guess := -1
-	for _, i := range fe.entries {
-		e := &x.entries[i]
-		if (e.Kind == index.KindFunc || e.Kind == index.KindMethod) && e.EndLine == 0 && e.Line > 0 && int(e.Line) <= line &&
-			(guess < 0 || e.Line > x.entries[guess].Line) {
-			guess = int(i)
-		}
-	}
-	return guess, false
-}
-
-// spanStartLine returns the line where the snapshot span of e (its doc
-// comment included) starts, counting lines in the snapshot file.
-func (x *coreIndex) spanStartLine(e *index.Entry) int {
-	text, err := x.base.snap.ReadSpan(e.Snap, 0, e.Start)
-	if err != nil {
-		return int(e.Line)
-	}
-	return strings.Count(text, "\n") + 1
 }
 
 // sortStable is an insertion sort of small slices by less.

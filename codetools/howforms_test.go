@@ -23,14 +23,14 @@ func TestHowForms(t *testing.T) {
 			}
 		}
 	}
-	x := &catalogIndex{coreIndex: &coreIndex{}}
-	x.search.Terms = bm25f.NewBuilder(index.NumTermFields).Build()
-	cs := searcher{x.coreIndex}.queryTerms("how long to wait for the next request")
+	x := &catalogIndex{Index: &index.Index{}}
+	x.Search.Terms = bm25f.NewBuilder(index.NumTermFields).Build()
+	cs := searcher{x.Index}.queryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || !slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("how long: concepts %v, want long with the form timeout", cs)
 	}
-	cs = searcher{x.coreIndex}.queryTerms("a long name")
+	cs = searcher{x.Index}.queryTerms("a long name")
 	i = slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("long without how: concepts %v, want long without timeout", cs)

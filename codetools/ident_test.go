@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"testing"
 )
@@ -41,33 +42,33 @@ func TestParseSymbol(t *testing.T) {
 		{"  net/http.(*Server).Serve  ", "net/http.(*Server).Serve", false},
 	}
 	for _, tt := range tests {
-		sym, ok := parseSymbol(tt.in, mainPath, known)
+		sym, ok := index.ParseSymbol(tt.in, mainPath, known)
 		if !ok {
 			t.Errorf("parseSymbol(%q) failed", tt.in)
 			continue
 		}
-		if got := sym.id(); got != tt.want || sym.closure != tt.closure {
-			t.Errorf("parseSymbol(%q) = %q closure=%v, want %q closure=%v", tt.in, got, sym.closure, tt.want, tt.closure)
+		if got := sym.ID(); got != tt.want || sym.Closure != tt.closure {
+			t.Errorf("parseSymbol(%q) = %q closure=%v, want %q closure=%v", tt.in, got, sym.Closure, tt.want, tt.closure)
 		}
 	}
 	for _, bad := range []string{"", "type:.eq.main.T", "go:buildid", "_rt0_amd64_linux", "main.(*T)", "no dots here"} {
-		if sym, ok := parseSymbol(bad, mainPath, nil); ok {
-			t.Errorf("parseSymbol(%q) = %q, want failure", bad, sym.id())
+		if sym, ok := index.ParseSymbol(bad, mainPath, nil); ok {
+			t.Errorf("parseSymbol(%q) = %q, want failure", bad, sym.ID())
 		}
 	}
 }
 
 func TestAltID(t *testing.T) {
-	sym, _ := parseSymbol("main.T.M", "p", nil)
-	if got := sym.altID(); got != "p.(*T).M" {
+	sym, _ := index.ParseSymbol("main.T.M", "p", nil)
+	if got := sym.AltID(); got != "p.(*T).M" {
 		t.Errorf("altID = %q", got)
 	}
-	sym, _ = parseSymbol("main.(*T).M", "p", nil)
-	if got := sym.altID(); got != "p.T.M" {
+	sym, _ = index.ParseSymbol("main.(*T).M", "p", nil)
+	if got := sym.AltID(); got != "p.T.M" {
 		t.Errorf("altID = %q", got)
 	}
-	sym, _ = parseSymbol("main.F", "p", nil)
-	if got := sym.altID(); got != "" {
+	sym, _ = index.ParseSymbol("main.F", "p", nil)
+	if got := sym.AltID(); got != "" {
 		t.Errorf("altID of func = %q", got)
 	}
 }

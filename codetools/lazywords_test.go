@@ -77,13 +77,13 @@ func TestLazyWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.base.lazy == nil {
+	if x.base.Lazy == nil {
 		t.Fatal("no lazy words over a snapshot without words")
 	}
-	if _, n := x.base.lazy.count(); n != 2 {
+	if _, n := x.base.Lazy.Count(); n != 2 {
 		t.Errorf("the first search index built %d packages, want the main module's 2", n)
 	}
-	if y, _ := withWords.index(ctx); y.base.lazy != nil {
+	if y, _ := withWords.index(ctx); y.base.Lazy != nil {
 		t.Error("lazy words over a snapshot with words")
 	}
 
@@ -102,13 +102,13 @@ func TestLazyWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	if built, _ := x.base.lazy.count(); built != 5 {
+	if built, _ := x.base.Lazy.Count(); built != 5 {
 		t.Errorf("%d packages built after Warm, want 5", built)
 	}
 
 	a, _ := withWords.index(ctx)
 	b, _ := old.index(ctx)
-	if a == nil || b == nil || !reflect.DeepEqual(a.search.Terms, b.search.Terms) || a.search.TermStats != b.search.TermStats {
+	if a == nil || b == nil || !reflect.DeepEqual(a.Search.Terms, b.Search.Terms) || a.Search.TermStats != b.Search.TermStats {
 		t.Error("the term index built lazily differs from the one over the snapshot's words")
 	}
 	for _, q := range lazyQueries {

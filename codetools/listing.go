@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"strconv"
 	"strings"
 )
@@ -61,7 +62,7 @@ func (r *SearchResult) Listing() string {
 		for _, e := range []string{r.Limitations, c.RegisteredError} {
 			if e != "" {
 				b.WriteString(" ")
-				b.WriteString(clip(e, maxEcho))
+				b.WriteString(clip(e, index.MaxEcho))
 			}
 		}
 	}

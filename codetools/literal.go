@@ -34,12 +34,12 @@ type filter struct {
 	library bool
 }
 
-func (f *filter) match(x *coreIndex, i int) bool {
-	e := &x.entries[i]
+func (f *filter) match(x *index.Index, i int) bool {
+	e := &x.Entries[i]
 	if f.kinds != 0 && f.kinds&(1<<e.Kind) == 0 {
 		return false
 	}
-	if !f.scopes.has(x.search.Scope[i]) {
+	if !f.scopes.has(x.Search.Scope[i]) {
 		return false
 	}
 	return f.pkg == "" || packageMatches(e.Pkg, f.pkg)
@@ -76,8 +76,8 @@ const indexBits = 18
 
 // rankKey is the key of a literal match of entry i.
 func (x searcher) rankKey(tier int, i int) uint64 {
-	e := &x.entries[i]
-	return uint64(tier)<<60 | uint64(x.search.Tier[i])<<58 | uint64(index.Unlinked(e))<<57 |
+	e := &x.Entries[i]
+	return uint64(tier)<<60 | uint64(x.Search.Tier[i])<<58 | uint64(index.Unlinked(e))<<57 |
 		uint64(index.Unexported(e))<<56 | uint64(min(len(e.ID), 1<<12-1))<<indexBits | uint64(i)
 }
 
@@ -175,31 +175,31 @@ func newLiteralQuery(q string) literalQuery {
 // lowerString returns s in lower case as writeLower writes it.
 func lowerString(s string) string {
 	var b strings.Builder
-	writeLower(&b, s)
+	index.WriteLower(&b, s)
 	return b.String()
 }
 
 // literal runs a literal query: it calls add with the rank key of every
 // match that f accepts and returns their number.
 func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
-	si := &x.search
+	si := &x.Search
 	total := 0
 	// Qualified names that are no substring of the id (T.M for (*T).M,
 	// main.F) are found by name first; they rank as exact.
 	var quals []int32
 	if lq.qualified {
-		lo, hi := si.NamedRange(x.entries, lq.name, false)
+		lo, hi := si.NamedRange(x.Entries, lq.name, false)
 		for _, i := range si.ByName[lo:hi] {
 			if x.qualifies(int(i), lq.q) {
 				quals = append(quals, i)
-				if f.match(x.coreIndex, int(i)) {
+				if f.match(x.Index, int(i)) {
 					add(x.rankKey(tierExact, int(i)))
 					total++
 				}
 			}
 		}
 	}
-	if len(lq.needle) == 0 || len(x.entries) == 0 {
+	if len(lq.needle) == 0 || len(x.Entries) == 0 {
 		return total
 	}
 	find := x.finder(lq.needle)
@@ -211,16 +211,16 @@ func (x searcher) literal(lq *literalQuery, f *filter, add func(uint64)) int {
 		}
 		m := uint32(j)
 		// Advance to the entry holding m; offs is increasing.
-		for m >= x.offs[i+1] {
+		for m >= x.Offs[i+1] {
 			i++
 		}
-		if f.match(x.coreIndex, i) && !containsIndex(quals, i) {
+		if f.match(x.Index, i) && !containsIndex(quals, i) {
 			add(x.rankKey(x.tier(i, lq), i))
 			total++
 		}
-		pos = int(x.offs[i+1])
+		pos = int(x.Offs[i+1])
 		i++
-		if i >= len(x.entries) {
+		if i >= len(x.Entries) {
 			break
 		}
 	}
@@ -238,10 +238,10 @@ func containsIndex(s []int32, i int) bool {
 
 // tier classifies a literal match of entry i.
 func (x searcher) tier(i int, lq *literalQuery) int {
-	e := &x.entries[i]
-	seg := x.hay[x.offs[i]:x.offs[i+1]]
+	e := &x.Entries[i]
+	seg := x.Hay[x.Offs[i]:x.Offs[i+1]]
 	lid := seg[:strings.IndexByte(seg, 0)]
-	ns := int(x.search.NameOff[i])
+	ns := int(x.Search.NameOff[i])
 	name := e.ID[ns:]
 	var lname string
 	if len(lid) == len(e.ID) {
@@ -312,15 +312,15 @@ func wordStart(s string, k int) bool {
 // (T.M and (*T).M name the same method), or q is main.<rest> and the entry
 // is in a main package. Letters are compared case-insensitively.
 func (x searcher) qualifies(i int, q string) bool {
-	e := &x.entries[i]
+	e := &x.Entries[i]
 	if len(q) > 5 && strings.EqualFold(q[:5], "main.") {
-		for _, mp := range x.search.MainPkgs {
+		for _, mp := range x.Search.MainPkgs {
 			if e.Pkg == mp && len(e.ID) > len(mp) && matchTail(e.ID[len(mp)+1:], q[5:], true) {
 				return true
 			}
 		}
 	}
-	if name, ok := x.search.PkgNames[e.Pkg]; ok && len(q) > len(name)+1 && q[len(name)] == '.' &&
+	if name, ok := x.Search.PkgNames[e.Pkg]; ok && len(q) > len(name)+1 && q[len(name)] == '.' &&
 		strings.EqualFold(q[:len(name)], name) && len(e.ID) > len(e.Pkg)+1 {
 		return matchTail(e.ID[len(e.Pkg)+1:], q[len(name)+1:], true)
 	}
@@ -361,14 +361,14 @@ func isReceiverPunct(c byte) bool { return c == '(' || c == ')' || c == '*' }
 // in the haystack, it scans for that byte and verifies candidates;
 // otherwise it uses strings.Index.
 func (x searcher) finder(needle string) func(pos int) int {
-	hay := x.hay
+	hay := x.Hay
 	rare := 0
 	for j := 1; j < len(needle); j++ {
-		if x.freq[needle[j]] < x.freq[needle[rare]] {
+		if x.Freq[needle[j]] < x.Freq[needle[rare]] {
 			rare = j
 		}
 	}
-	if len(needle) == 1 || int(x.freq[needle[rare]]) > len(hay)/64 {
+	if len(needle) == 1 || int(x.Freq[needle[rare]]) > len(hay)/64 {
 		return func(pos int) int {
 			if j := strings.Index(hay[pos:], needle); j >= 0 {
 				return pos + j

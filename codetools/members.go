@@ -20,7 +20,7 @@ func (x searcher) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
 	if start < 2 {
 		return e, nil
 	}
-	owner, ok := x.lookup(e.ID[:start-1])
+	owner, ok := x.Lookup(e.ID[:start-1])
 	if !ok {
 		return e, nil
 	}
@@ -33,7 +33,7 @@ func (x searcher) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
 func (x searcher) dropMembers(found []int32) []int32 {
 	decls := 0
 	for _, i := range found {
-		if !x.entries[i].Member {
+		if !x.Entries[i].Member {
 			decls++
 		}
 	}
@@ -42,7 +42,7 @@ func (x searcher) dropMembers(found []int32) []int32 {
 	}
 	out := found[:0]
 	for _, i := range found {
-		if !x.entries[i].Member {
+		if !x.Entries[i].Member {
 			out = append(out, i)
 		}
 	}

@@ -36,8 +36,8 @@ func TestFieldEntries(t *testing.T) {
 	}
 	// A field does not enclose a file line: the struct does.
 	x, _ := c.index(ctx)
-	i, _ := x.exactID("example.com/app.Config.MaxConns")
-	e := &x.entries[i]
+	i, _ := x.ExactID("example.com/app.Config.MaxConns")
+	e := &x.Entries[i]
 	d, err := c.Definition(ctx, DefinitionQuery{Name: "x.go:" + itoa(int(e.Line))})
 	if err != nil || d.Name != "example.com/app.Config" {
 		t.Errorf("x.go:%d: %v %v", e.Line, d, err)

@@ -28,25 +28,25 @@ const maxImplements = 50
 // package outside the snapshot answers what the references know of it.
 // It returns nils when the name is no such symbol.
 func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index.Entry, *Focus, *Definition) {
-	if !errors.Is(err, ErrUnknownName) || x.base.snap == nil {
+	if !errors.Is(err, ErrUnknownName) || x.base.Snap == nil {
 		return nil, nil, nil
 	}
 	t, terr := x.base.refTable()
 	if terr != nil {
 		return nil, nil, nil
 	}
-	found := t.matchSyms(strings.TrimSpace(trimCallArgs(strings.TrimSpace(name))), 1)
+	found := t.matchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), 1)
 	if len(found) != 1 {
 		return nil, nil, nil
 	}
 	s := &t.syms[found[0]]
 	if s.kind == codeindex.SymAbstract || s.kind == codeindex.SymField {
 		owner := s.id[:strings.LastIndexByte(s.id, '.')]
-		if e, ok := x.lookup(owner); ok {
+		if e, ok := x.Lookup(owner); ok {
 			return e, &Focus{Line: int(s.line), Exact: true}, nil
 		}
 	}
-	if _, ok := x.lookup(s.id); ok {
+	if _, ok := x.Lookup(s.id); ok {
 		return nil, nil, nil
 	}
 	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: s.id, Kind: s.kindName(), Source: SourceReferences,
@@ -68,7 +68,7 @@ func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index
 // resolveMember returns the type of the field or interface method whose id
 // is exactly name, with a Focus on its line, or nil.
 func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Focus) {
-	if x.base.snap == nil {
+	if x.base.Snap == nil {
 		return nil, nil
 	}
 	t, err := x.base.refTable()
@@ -80,7 +80,7 @@ func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Fo
 		return nil, nil
 	}
 	sym := &t.syms[s]
-	if e, ok := x.lookup(sym.id[:strings.LastIndexByte(sym.id, '.')]); ok {
+	if e, ok := x.Lookup(sym.id[:strings.LastIndexByte(sym.id, '.')]); ok {
 		return e, &Focus{Line: int(sym.line), Exact: true}
 	}
 	return nil, nil
@@ -113,16 +113,16 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 		} else {
 			t = &refTable{}
 		}
-		items = navigator{x.coreIndex}.methods(t, target)
+		items = navigator{x.Index}.methods(t, target)
 	case index.KindPackage:
-		if s := x.base.snap; s != nil {
+		if s := x.base.Snap; s != nil {
 			for i := range s.Files {
 				if s.Files[i].Pkg == e.Pkg && len(d.Files) < maxFiles {
 					d.Files = append(d.Files, s.Files[i].Display)
 				}
 			}
 		}
-		items = navigator{x.coreIndex}.declarations(e.Pkg)
+		items = navigator{x.Index}.declarations(e.Pkg)
 	default:
 		if offset > 0 {
 			return invalidf("listOffset applies to types and packages; %s is a %s", e.ID, e.Kind)
@@ -153,12 +153,12 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 // main package's), in go doc's order: constants, variables, functions,
 // types, each by name.
 func (x navigator) declarations(pkg string) []relItem {
-	lo, hi := x.idRange(pkg + ".")
-	main := slices.Contains(x.search.MainPkgs, pkg)
+	lo, hi := x.IDRange(pkg + ".")
+	main := slices.Contains(x.Search.MainPkgs, pkg)
 	order := [...]int{index.KindConst: 0, index.KindVar: 1, index.KindFunc: 2, index.KindType: 3}
 	var es []*index.Entry
 	for i := lo; i < hi; i++ {
-		e := &x.entries[i]
+		e := &x.Entries[i]
 		if e.Pkg != pkg {
 			continue
 		}

@@ -144,7 +144,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	if strings.TrimSpace(q.Name) != target.id {
 		out.RequestedName = echoArg(q.Name)
 	}
-	items, note, err := navigator{x.coreIndex}.relation(t, target, rel)
+	items, note, err := navigator{x.Index}.relation(t, target, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,7 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTar
 		// An exact id: a field or interface method is not the method of
 		// another case that the name resolution would fold it to.
 		r := &refTarget{id: t.syms[s].id, sym: s, kind: t.syms[s].kind}
-		r.e, _ = x.lookup(r.id)
+		r.e, _ = x.Lookup(r.id)
 		return r, nil
 	}
 	e, _, err := c.resolveName(x, name)
@@ -240,8 +240,8 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTar
 			r.kind = t.syms[r.sym].kind
 		} else if r.kind == codeindex.SymMethod {
 			// A method spelled with the other receiver form in the table.
-			if sym, ok := parseSymbol(e.ID, "", nil); ok {
-				if s := t.sym(sym.altID()); s >= 0 {
+			if sym, ok := index.ParseSymbol(e.ID, "", nil); ok {
+				if s := t.sym(sym.AltID()); s >= 0 {
 					r.sym = s
 				}
 			}
@@ -251,18 +251,18 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTar
 	if errors.Is(err, ErrAmbiguousName) {
 		return nil, err
 	}
-	found := t.matchSyms(strings.TrimSpace(trimCallArgs(strings.TrimSpace(name))), maxCandidates)
+	found := t.matchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), index.MaxCandidates)
 	switch len(found) {
 	case 0:
 		return nil, err
 	case 1:
 		s := &t.syms[found[0]]
 		r := &refTarget{id: s.id, sym: found[0], kind: s.kind}
-		r.e, _ = x.lookup(s.id)
+		r.e, _ = x.Lookup(s.id)
 		return r, nil
 	}
-	ids := make([]string, 0, maxCandidates)
-	for _, s := range found[:min(len(found), maxCandidates)] {
+	ids := make([]string, 0, index.MaxCandidates)
+	for _, s := range found[:min(len(found), index.MaxCandidates)] {
 		ids = append(ids, t.syms[s].id)
 	}
 	return nil, &ambiguousNameError{name: name, n: len(found), candidates: ids}
@@ -271,11 +271,11 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *refTable, name string) (*refTar
 // item renders a relation item: its id, kind, file:line and the line.
 func (x renderer) item(it relItem) Reference {
 	r := Reference{ID: it.id, Kind: it.kind, How: it.how, Via: it.via}
-	if it.file >= 0 && x.base.snap != nil && int(it.file) < len(x.base.snap.Files) {
-		r.File = x.base.snap.Files[it.file].Display
+	if it.file >= 0 && x.base.Snap != nil && int(it.file) < len(x.base.Snap.Files) {
+		r.File = x.base.Snap.Files[it.file].Display
 		r.Line = int(it.line)
-		r.Text = x.base.lineText(it.file, it.line)
-	} else if e, ok := x.lookup(it.id); ok && e.File != "" {
+		r.Text = x.base.LineText(it.file, it.line)
+	} else if e, ok := x.Lookup(it.id); ok && e.File != "" {
 		r.File, r.Line = e.File, int(e.Line)
 	}
 	if r.Kind == "" {

@@ -54,7 +54,7 @@ type refSite struct {
 func (b *baseIndex) refTable() (*refTable, error) {
 	b.refsOnce.Do(func() {
 		switch {
-		case b.snap == nil:
+		case b.Snap == nil:
 			b.refsErr = errNoSnapshotRefs
 		default:
 			b.refs, b.refsErr = b.loadRefs()
@@ -72,7 +72,7 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 			t, err = nil, fmt.Errorf("reading the snapshot's references: %v", r)
 		}
 	}()
-	s := b.snap
+	s := b.Snap
 	f, err := s.FS.Open(codesnap.IndexName)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	t.byFrom, t.fromOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].from })
 	// Answer order of the sites of each symbol: main module first, then by
 	// file and line.
-	mainMod := b.mainModule()
+	mainMod := b.MainModule()
 	scopeOfFile := make([]index.Scope, len(s.Files))
 	for i := range s.Files {
 		scopeOfFile[i] = index.ScopeOf(s.Files[i].Pkg, mainMod, s.Mods)
@@ -144,14 +144,6 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	sort.SliceStable(t.promoted, func(i, j int) bool { return t.promoted[i].Type < t.promoted[j].Type })
 	t.promoOff = offsets(n, len(t.promoted), func(i int) int32 { return t.promoted[i].Type })
 	return t, nil
-}
-
-// mainModule returns the path of the host's main module.
-func (b *indexBase) mainModule() string {
-	if b.snap != nil && b.snap.MainMod != "" {
-		return b.snap.MainMod
-	}
-	return ""
 }
 
 // csr groups the numbers 0..count-1 by key (0..n-1): the numbers with key

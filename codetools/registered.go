@@ -66,10 +66,10 @@ func (c *Catalog) validateDoc(d Doc) (regDoc, error) {
 	}
 	r := regDoc{id: name, Doc: d}
 	if !strings.HasPrefix(name, ToolIDPrefix) {
-		if sym, ok := parseSymbol(name, c.build.mainPkg, c.build.isModulePath); ok {
-			r.id = sym.id()
+		if sym, ok := index.ParseSymbol(name, c.build.mainPkg, c.build.isModulePath); ok {
+			r.id = sym.ID()
 			if r.Package == "" {
-				r.Package = sym.pkg
+				r.Package = sym.Pkg
 			}
 		}
 	}

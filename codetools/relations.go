@@ -224,7 +224,7 @@ func (x navigator) methodOf(t *refTable, typ int32, name string) (id, via string
 	pkg := t.syms[typ].pkg()
 	tname := tid[len(pkg)+1:]
 	for _, cand := range []string{pkg + ".(*" + tname + ")." + name, tid + "." + name} {
-		if _, ok := x.lookup(cand); ok || t.sym(cand) >= 0 {
+		if _, ok := x.Lookup(cand); ok || t.sym(cand) >= 0 {
 			return cand, ""
 		}
 	}
@@ -252,9 +252,9 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 		pkgLen := strings.LastIndexByte(tname, '.')
 		pkg, name := tname[:pkgLen], tname[pkgLen+1:]
 		for _, prefix := range []string{pkg + ".(*" + name + ").", tname + "."} {
-			lo, hi := x.idRange(prefix)
+			lo, hi := x.IDRange(prefix)
 			for i := lo; i < hi; i++ {
-				e := &x.entries[i]
+				e := &x.Entries[i]
 				if e.Kind == index.KindMethod && !strings.Contains(e.ID[len(prefix):], ".") {
 					items = append(items, x.entryItem(e, "declared", ""))
 				}
@@ -273,20 +273,10 @@ func (x navigator) methods(t *refTable, target *refTarget) []relItem {
 	return items
 }
 
-// idRange returns the entries whose id starts with prefix.
-func (x *coreIndex) idRange(prefix string) (lo, hi int) {
-	lo, _ = slices.BinarySearchFunc(x.entries, prefix, func(e index.Entry, p string) int { return strings.Compare(e.ID, p) })
-	hi = lo
-	for hi < len(x.entries) && strings.HasPrefix(x.entries[hi].ID, prefix) {
-		hi++
-	}
-	return lo, hi
-}
-
 // declItem is the item of symbol s's declaration.
 func (x navigator) declItem(t *refTable, s int32, how, via string) relItem {
 	sym := &t.syms[s]
-	if e, ok := x.lookup(sym.id); ok {
+	if e, ok := x.Lookup(sym.id); ok {
 		it := x.entryItem(e, how, via)
 		it.sym, it.kind = s, symKindName(sym.kind)
 		return it
@@ -299,7 +289,7 @@ func (x navigator) declItemID(t *refTable, id, how, via string) relItem {
 	if s := t.sym(id); s >= 0 {
 		return x.declItem(t, s, how, via)
 	}
-	if e, ok := x.lookup(id); ok {
+	if e, ok := x.Lookup(id); ok {
 		return x.entryItem(e, how, via)
 	}
 	return relItem{site: -1, sym: -1, id: id, how: how, via: via, file: -1}
@@ -312,7 +302,7 @@ func (x navigator) entryItem(e *index.Entry, how, via string) relItem {
 
 // sortDecls orders declaration items: the main module first, then by id.
 func (x navigator) sortDecls(items []relItem) {
-	mainMod := x.base.mainModule()
+	mainMod := x.Base.MainModule()
 	slices.SortStableFunc(items, func(a, b relItem) int {
 		sa, sb := scopeOfID(a.id, mainMod), scopeOfID(b.id, mainMod)
 		if sa != sb {

@@ -98,11 +98,11 @@ func newRoute(r Route) (route, error) {
 	case pattern == "":
 		return route{}, invalidf("a route needs a pattern")
 	case len(pattern) > maxPatternBytes || len(method) > maxPatternBytes || len(r.Code) > MaxNameBytes:
-		return route{}, invalidf("route pattern %q is too long", clip(pattern, maxEcho))
+		return route{}, invalidf("route pattern %q is too long", clip(pattern, index.MaxEcho))
 	case !utf8.ValidString(pattern) || !utf8.ValidString(method) || !utf8.ValidString(r.Code):
 		return route{}, invalidf("route pattern, method and code must be valid UTF-8")
 	case r.Handler == nil && r.Code == "":
-		return route{}, invalidf("route %q needs a handler or a code id", clip(pattern, maxEcho))
+		return route{}, invalidf("route %q needs a handler or a code id", clip(pattern, index.MaxEcho))
 	}
 	if m, rest, ok := strings.Cut(pattern, " "); ok && isMethod(m) {
 		method, pattern = m, strings.TrimSpace(rest)
@@ -337,58 +337,22 @@ func (x renderer) routeHit(r *route) SearchHit {
 	if w := r.wrappedDoc(); w != "" {
 		h.doc += "; " + w
 	}
-	if e, ok := x.resolveSymbolName(r.symbol); ok {
+	if e, ok := x.ResolveSymbolName(r.symbol); ok {
 		h.Name, h.Kind, h.pkg = e.ID, e.Kind.String(), e.Pkg
-		h.At = x.hit(x.entryIndex(e)).At
-	} else if s, ok := parseSymbol(r.symbol, "", nil); ok {
+		h.At = x.hit(x.EntryIndex(e)).At
+	} else if s, ok := index.ParseSymbol(r.symbol, "", nil); ok {
 		// Not in the catalog: its declaration's id, folded as code_definition
 		// folds a stack-trace symbol.
-		if s.pkg == "main" && len(x.search.MainPkgs) > 0 {
-			s.pkg = x.search.MainPkgs[0]
+		if s.Pkg == "main" && len(x.Search.MainPkgs) > 0 {
+			s.Pkg = x.Search.MainPkgs[0]
 		}
-		h.Name = s.id()
+		h.Name = s.ID()
 	}
 	if r.file != "" && r.line > 0 && !strings.HasPrefix(r.file, "<") {
 		// The function's own line: a closure's, within its declaration.
 		h.At = baseName(r.file) + ":" + itoa(r.line)
 	}
 	return h
-}
-
-// resolveSymbolName resolves a function symbol or id to its entry.
-func (x *coreIndex) resolveSymbolName(sym string) (*index.Entry, bool) {
-	if sym == "" {
-		return nil, false
-	}
-	if e, ok := x.lookup(sym); ok {
-		return e, true
-	}
-	if e, ok := x.lookupSymbol(sym); ok {
-		return e, true
-	}
-	if s, ok := parseSymbol(sym, "", nil); ok {
-		for _, pkg := range append([]string{s.pkg}, x.search.MainPkgs...) {
-			if s.pkg != "main" && pkg != s.pkg {
-				continue
-			}
-			s.pkg = pkg
-			if e, ok := x.lookup(s.id()); ok {
-				return e, true
-			}
-			if alt := s.altID(); alt != "" {
-				if e, ok := x.lookup(alt); ok {
-					return e, true
-				}
-			}
-		}
-	}
-	return nil, false
-}
-
-// entryIndex returns the index of e in x.entries.
-func (x *coreIndex) entryIndex(e *index.Entry) int {
-	i, _ := slices.BinarySearchFunc(x.entries, e.ID, func(a index.Entry, id string) int { return strings.Compare(a.ID, id) })
-	return i
 }
 
 func baseName(p string) string {

@@ -2,7 +2,6 @@ package codetools
 
 import (
 	"context"
-	"github.com/embedmcp/mcp/codetools/internal/index"
 	"go/ast"
 	"go/parser"
 	"net/http"
@@ -226,35 +225,9 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *route) {
 	if reg.inner == "" {
 		return // a function literal: the handler's own closure line stands
 	}
-	if e, ok := x.resolveLocal(ft.Package, reg.inner); ok {
+	if e, ok := x.ResolveLocal(ft.Package, reg.inner); ok {
 		r.symbol, r.file, r.line, r.note = e.ID, "", 0, ""
 	}
-}
-
-// resolveLocal resolves a name as written in a file of package pkg: a
-// function of the package (orders), a method value (s.orders: a method
-// of one of the package's types), or a qualified name (store.Get, where
-// the qualifier is an import's last element).
-func (x *coreIndex) resolveLocal(pkg, name string) (*index.Entry, bool) {
-	qual, sel, qualified := strings.Cut(name, ".")
-	if !qualified {
-		return x.resolveSymbolName(pkg + "." + name)
-	}
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		qual, sel = name[:i], name[i+1:]
-	}
-	var found *index.Entry
-	for i := range x.entries {
-		e := &x.entries[i]
-		switch {
-		case e.Pkg == pkg && (strings.HasSuffix(e.ID, ")."+sel) || strings.HasSuffix(e.ID, "."+sel) && strings.Count(e.ID[len(pkg):], ".") == 2):
-			// A method of a type of the package.
-			return e, true
-		case found == nil && e.ID == e.Pkg+"."+sel && (e.Pkg == qual || strings.HasSuffix(e.Pkg, "/"+qual)):
-			found = e
-		}
-	}
-	return found, found != nil
 }
 
 // wrappedDoc is what a route hit says of its middleware and registration.

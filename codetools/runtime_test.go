@@ -96,7 +96,7 @@ func TestRuntimeSource(t *testing.T) {
 	}
 	x, _ := c.index(ctx)
 	wd, _ := os.Getwd()
-	for _, e := range x.entries {
+	for _, e := range x.Entries {
 		if snapshot.IsAbs(e.File) || strings.Contains(e.File, wd) {
 			t.Fatalf("%s has absolute file %q", e.ID, e.File)
 		}

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
-	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // SearchQuery holds the code_search arguments.
@@ -128,20 +127,20 @@ const (
 
 func (x *catalogIndex) fillCoverage() {
 	c := &x.cov
-	si := &x.search
-	c.Entries = len(x.entries)
+	si := &x.Search
+	c.Entries = len(x.Entries)
 	c.Main, c.Deps, c.Std = si.Counts[index.ScopeMain], si.Counts[index.ScopeDeps], si.Counts[index.ScopeStd]
 	c.Packages = si.Packages
 	b := x.base
-	c.NoSnapshot = b.snap == nil
+	c.NoSnapshot = b.Snap == nil
 	if !c.Truncated {
 		c.TruncationRule = ""
 	}
-	if b.runtimeErr != nil {
-		c.RuntimeError = b.runtimeErr.Error()
+	if b.RuntimeErr != nil {
+		c.RuntimeError = b.RuntimeErr.Error()
 	}
-	if b.snapshotErr != nil {
-		c.SnapshotError = b.snapshotErr.Error()
+	if b.SnapshotErr != nil {
+		c.SnapshotError = b.SnapshotErr.Error()
 	}
 }
 
@@ -202,9 +201,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if c.opts.Embedder != nil {
 		k = max(k, rerankDepth)
 	}
-	keys, total, match, note := searcher{x.coreIndex}.answer(query, &f, k)
+	keys, total, match, note := searcher{x.Index}.answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := (searcher{x.coreIndex}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors, x.base.vectors); n != "" {
+		if n := (searcher{x.Index}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors, x.base.vectors); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}
@@ -234,7 +233,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 // matches, the match mode and a note.
 func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
 	keys = keyPool.Get().(*[]uint64)
-	top := topK{k: min(k, len(x.entries)), heap: (*keys)[:0]}
+	top := topK{k: min(k, len(x.Entries)), heap: (*keys)[:0]}
 	defer func() { *keys = top.sorted() }()
 	if fq, ok := parseFileQuery(query); ok {
 		if total = x.fileSearch(fq, f, top.push); total > 0 {
@@ -243,7 +242,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	}
 	widen := func(run func(*filter) int) int {
 		n := run(f)
-		if n == 0 && f.widen && f.scopes == defaultScopes && x.search.Counts[index.ScopeStd] > 0 {
+		if n == 0 && f.widen && f.scopes == defaultScopes && x.Search.Counts[index.ScopeStd] > 0 {
 			wide := *f
 			wide.scopes = allScopes
 			if n = run(&wide); n > 0 {
@@ -255,7 +254,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	}
 	// A stack-trace frame with its arguments is one symbol.
 	literal := query
-	if t := trimCallArgs(query); t != query && t != "" && !strings.ContainsAny(t, " \t") {
+	if t := index.TrimCallArgs(query); t != query && t != "" && !strings.ContainsAny(t, " \t") {
 		literal = t
 	}
 	if len(strings.Fields(literal)) > 1 {
@@ -264,10 +263,10 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	if literal != "" && strings.ContainsAny(literal, "./") {
 		// A fully qualified id, as a stack trace or pprof prints it,
 		// finds its declaration in any scope.
-		if i, ok := x.exactID(literal); ok {
-			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.Kind) != 0) && (f.pkg == "" || packageMatches(e.Pkg, f.pkg)) {
+		if i, ok := x.ExactID(literal); ok {
+			if e := &x.Entries[i]; (f.kinds == 0 || f.kinds&(1<<e.Kind) != 0) && (f.pkg == "" || packageMatches(e.Pkg, f.pkg)) {
 				top.push(x.rankKey(0, i))
-				if !f.scopes.has(x.search.Scope[i]) {
+				if !f.scopes.has(x.Search.Scope[i]) {
 					f.scopes = allScopes
 				}
 				return keys, 1, MatchLiteral, note
@@ -290,7 +289,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 
 // hit returns the search hit of entry i.
 func (x renderer) hit(i int) SearchHit {
-	e := &x.entries[i]
+	e := &x.Entries[i]
 	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(e.Doc, index.EntryName(e)), maxHitDoc)}
 	if e.File != "" {
 		h.At = path.Base(e.File)
@@ -310,9 +309,9 @@ func (x renderer) packageList(f *filter) []PackageInfo {
 	}
 	pkgs := map[string]*pkgInfo{}
 	var order []string
-	for i := range x.entries {
-		e := &x.entries[i]
-		sc := x.search.Scope[i]
+	for i := range x.Entries {
+		e := &x.Entries[i]
+		sc := x.Search.Scope[i]
 		if e.Pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.Pkg, f.pkg) {
 			continue
 		}
@@ -336,7 +335,7 @@ func (x renderer) packageList(f *filter) []PackageInfo {
 	out := make([]PackageInfo, 0, len(order))
 	for _, p := range order {
 		out = append(out, PackageInfo{Path: p, Scope: scopeNames[pkgs[p].sc], Entries: pkgs[p].n,
-			Source: x.base.snap != nil && x.base.snap.Pkgs[p]})
+			Source: x.base.Snap != nil && x.base.Snap.Pkgs[p]})
 	}
 	return out
 }
@@ -369,22 +368,13 @@ func firstSentence(text string, max int) string {
 	// half; else a cut inside the (long) word.
 	cut := strings.LastIndexByte(s[:max-len("…")+1], ' ')
 	if cut < max/2 {
-		return cutText(s, max)
+		return index.CutText(s, max)
 	}
 	return strings.TrimRight(s[:cut], " ,;:(") + "…"
 }
 
-// cutText cuts s to at most max bytes at a rune boundary, marking a cut
-// with "…".
-func cutText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return boundedjson.Truncate(s, max-len("…")) + "…"
-}
-
 // echoArg cuts an argument for an error message to maxEcho bytes.
-func echoArg(s string) string { return clip(s, maxEcho) }
+func echoArg(s string) string { return clip(s, index.MaxEcho) }
 
 // controlAt returns the offset of the first control character of s other
 // than white space (tab, newline, carriage return), or -1.

@@ -106,7 +106,7 @@ func traceLine(tb testing.TB, c *Catalog) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e := &x.entries[len(x.entries)/2]
+	e := &x.Entries[len(x.Entries)/2]
 	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.File, e.Line+1)
 }
 
@@ -132,13 +132,13 @@ func benchDefinition(b *testing.B, name string) {
 func BenchmarkDefinitionID(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, x.entries[len(x.entries)/2].ID)
+	benchDefinition(b, x.Entries[len(x.Entries)/2].ID)
 }
 
 func BenchmarkDefinitionShortName(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, index.EntryName(&x.entries[len(x.entries)/3]))
+	benchDefinition(b, index.EntryName(&x.Entries[len(x.Entries)/3]))
 }
 
 func BenchmarkDefinitionFileLine(b *testing.B) {

@@ -351,7 +351,7 @@ func TestSearchCoverage(t *testing.T) {
 	res := search(t, c, SearchQuery{Query: "handle"})
 	cov := res.Coverage
 	x, _ := c.index(ctx)
-	if cov.Entries != len(x.entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
+	if cov.Entries != len(x.Entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
 		cov.Packages != 5 || cov.Truncated || cov.NoSnapshot {
 		t.Errorf("coverage = %+v", cov)
 	}
@@ -432,13 +432,13 @@ func TestTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(x.entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.Entries != 5 {
-		t.Fatalf("truncated index: %d entries, cov %+v", len(x.entries), x.cov)
+	if len(x.Entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.Entries != 5 {
+		t.Fatalf("truncated index: %d entries, cov %+v", len(x.Entries), x.cov)
 	}
 	// Registered entries are kept first, then snapshot entries by id;
 	// runtime-only entries (fmt.Println, onlyInBinary) go first.
 	var ids []string
-	for _, e := range x.entries {
+	for _, e := range x.Entries {
 		ids = append(ids, e.ID)
 		if e.Sources&(index.SrcRegistered|index.SrcSnapshot) == 0 {
 			t.Errorf("runtime-only entry %s kept while snapshot entries were dropped", e.ID)

@@ -83,9 +83,6 @@ var termParams = bm25f.Params{
 
 // searchInput returns the input of the search engine of x, built with st.
 func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
-	return &index.SearchInput{Entries: x.entries, Snap: x.base.snap, MainMod: st.info.MainModule.Path,
-		Mods: st.mods, MainPkg: st.mainPkg, Words: x.wordsOf}
+	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf}
 }
-
-// name returns the name of entry i (see entryName).
-func (x *coreIndex) name(i int) string { return index.EntryNameAt(x.entries, x.search.NameOff, i) }

@@ -71,7 +71,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (
 			}
 			pkgEntry[sf.Pkg] = len(entries)
 		} else {
-			e.ID = declID(sf.Pkg, d.Name)
+			e.ID = index.DeclID(sf.Pkg, d.Name)
 		}
 		entries = append(entries, e)
 		decls[fi][1] = int32(len(entries))

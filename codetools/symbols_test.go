@@ -135,7 +135,7 @@ func TestSymbolTruth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e, ok := x.lookup(adminPkg + ".init.0"); !ok || e.Sources&index.SrcRuntime == 0 {
+		if e, ok := x.Lookup(adminPkg + ".init.0"); !ok || e.Sources&index.SrcRuntime == 0 {
 			t.Errorf("snapshot %v: init.0 not linked", withSnapshot)
 		}
 		// The closure in Hooks' initializer belongs to Hooks when the
@@ -149,7 +149,7 @@ func TestSymbolTruth(t *testing.T) {
 			t.Errorf("%s without a snapshot: %v, want ErrUnknownName", hook, err)
 		}
 		// No entry of the fixture names a file it is not in.
-		for _, e := range x.entries {
+		for _, e := range x.Entries {
 			if strings.HasPrefix(e.Pkg, symPkg) && e.Sources&index.SrcRuntime != 0 {
 				want := adminFile
 				if e.Pkg == symPkg {
@@ -286,8 +286,8 @@ func TestGenericInstantiationsLinked(t *testing.T) {
 		if strings.IndexByte(f.name, ' ') >= 0 {
 			spaced++
 		}
-		id := declID(sym.Pkg, sym.Readings()[0].Outer)
-		if e, ok := x.lookup(id); !ok || e.Sources&index.SrcRuntime == 0 {
+		id := index.DeclID(sym.Pkg, sym.Readings()[0].Outer)
+		if e, ok := x.Lookup(id); !ok || e.Sources&index.SrcRuntime == 0 {
 			t.Errorf("%s: %s not linked in the catalog", f.name, id)
 		}
 	}
@@ -349,7 +349,7 @@ func TestNothingInvented(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range funcDecls(string(data), &inits) {
-				decls[declID(path, d)] = true
+				decls[index.DeclID(path, d)] = true
 			}
 		}
 		for _, name := range append(goFiles, p.SFiles...) {
@@ -365,7 +365,7 @@ func TestNothingInvented(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked, bad := 0, 0
-	for _, e := range x.entries {
+	for _, e := range x.Entries {
 		if e.Sources&index.SrcRuntime == 0 || strings.HasSuffix(e.Pkg, ".test") {
 			continue
 		}

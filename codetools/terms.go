@@ -122,14 +122,14 @@ func (x searcher) queryTerms(query string) []bm25f.Concept {
 			continue
 		}
 		c := bm25f.Concept{Terms: []string{t, index.JoinedMark + t}, Weights: []float64{1, 1}}
-		for _, v := range x.search.Terms.Variants(t, variantMinStem, variantMaxExt, maxVariants) {
+		for _, v := range x.Search.Terms.Variants(t, variantMinStem, variantMaxExt, maxVariants) {
 			c.Terms = append(c.Terms, v)
 			c.Weights = append(c.Weights, variantWeight)
 		}
 		for _, r := range bm25f.Related(t) {
 			c.Terms = append(c.Terms, r)
 			c.Weights = append(c.Weights, synonymWeight)
-			for _, v := range x.search.Terms.Variants(r, variantMinStem, variantMaxExt, maxVariants) {
+			for _, v := range x.Search.Terms.Variants(r, variantMinStem, variantMaxExt, maxVariants) {
 				c.Terms = append(c.Terms, v)
 				c.Weights = append(c.Weights, synonymWeight*variantWeight)
 			}
@@ -161,7 +161,7 @@ func (x searcher) queryTerms(query string) []bm25f.Concept {
 	ws := bm25f.Terms(query)
 	for i := 1; i < len(ws) && len(out) < bm25f.MaxQueryTerms; i++ {
 		b := codeindex.Bigram(ws[i-1], ws[i])
-		if x.search.Terms.DocFreq(b) > 0 {
+		if x.Search.Terms.DocFreq(b) > 0 {
 			out = append(out, bm25f.Concept{Terms: []string{b}, Weights: []float64{bigramWeight}})
 		}
 	}
@@ -185,8 +185,8 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	if len(terms) == 0 {
 		return 0
 	}
-	ix := x.search.Terms
-	st := x.search.TermStats
+	ix := x.Search.Terms
+	st := x.Search.TermStats
 	// The words come first, then the pairs of adjacent words (queryTerms).
 	nw := 0
 	for nw < len(terms) && !strings.Contains(terms[nw].Terms[0], "+") {
@@ -204,13 +204,13 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	n := 0
 	for _, d := range s.Touched {
 		i := int(d)
-		if !f.match(x.coreIndex, i) {
+		if !f.match(x.Index, i) {
 			continue
 		}
 		n++
-		a := x.search.Attr[i]
-		tier := x.search.Tier[i]
-		if f.library && tier == index.TierLibrary && x.search.Scope[i] != index.ScopeStd {
+		a := x.Search.Attr[i]
+		tier := x.Search.Tier[i]
+		if f.library && tier == index.TierLibrary && x.Search.Scope[i] != index.ScopeStd {
 			tier = index.TierDirect
 		}
 		share := 0.0
@@ -222,16 +222,16 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 		if a&(1<<7) != 0 && tier == index.TierIndirect {
 			base *= internalPrior
 		}
-		if isUnused(x.search.Unused, i) {
+		if isUnused(x.Search.Unused, i) {
 			base *= unusedPrior
 		}
-		if tier == index.TierLibrary && x.search.Scope[i] != index.ScopeStd {
+		if tier == index.TierLibrary && x.Search.Scope[i] != index.ScopeStd {
 			base *= index.LibraryPrior
 		}
 		s.Score[d] = base
 		// Ties among candidates go by scope and entry; the id length
 		// orders the final ranking.
-		cands.push(termKey(base, x.search.Tier[i], 0, i))
+		cands.push(termKey(base, x.Search.Tier[i], 0, i))
 	}
 	all := words1
 	for _, key := range cands.heap {
@@ -241,7 +241,7 @@ func (x searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 			score *= phraseBoost
 		}
 		score *= 1 + surfaceBonus*float64(x.surfaceWords(i, words))
-		add(termKey(score, x.search.Tier[i], len(x.entries[i].ID), i))
+		add(termKey(score, x.Search.Tier[i], len(x.Entries[i].ID), i))
 	}
 	*buf = cands.heap[:0]
 	return n
@@ -277,7 +277,7 @@ func phraseOf(query string) string {
 // holds reports whether the id or documentation of entry i holds the
 // lower-cased phrase.
 func (x searcher) holds(i int, phrase string) bool {
-	return strings.Contains(x.hay[x.offs[i]:x.offs[i+1]], phrase)
+	return strings.Contains(x.Hay[x.Offs[i]:x.Offs[i+1]], phrase)
 }
 
 // surfaceWords returns the lower-cased words of a query that can carry a
@@ -300,12 +300,12 @@ func (x searcher) surfaceWords(i int, words []string) int {
 	if len(words) == 0 {
 		return 0
 	}
-	e := &x.entries[i]
-	seg := x.hay[x.offs[i]:x.offs[i+1]]
+	e := &x.Entries[i]
+	seg := x.Hay[x.Offs[i]:x.Offs[i+1]]
 	if len(seg) < len(e.ID) {
 		return 0
 	}
-	name := seg[x.search.NameOff[i]:len(e.ID)]
+	name := seg[x.Search.NameOff[i]:len(e.ID)]
 	n := 0
 	for _, w := range words {
 		if strings.Contains(name, w) {

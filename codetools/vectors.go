@@ -88,16 +88,16 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 		return 0, err
 	}
 	var se *snapshot.Error
-	if b.snap == nil || errors.As(b.snapshotErr, &se) {
-		if b.snapshotErr == nil {
+	if b.Snap == nil || errors.As(b.SnapshotErr, &se) {
+		if b.SnapshotErr == nil {
 			return 0, errors.New("WriteVectors: the snapshot was not used")
 		}
-		return 0, b.snapshotErr
+		return 0, b.SnapshotErr
 	}
 	var ids []*index.Entry
-	for i := range b.entries {
-		if b.entries[i].Sources&index.SrcSnapshot != 0 {
-			ids = append(ids, &b.entries[i])
+	for i := range b.Entries {
+		if b.Entries[i].Sources&index.SrcSnapshot != 0 {
+			ids = append(ids, &b.Entries[i])
 		}
 	}
 	var body []byte
@@ -197,23 +197,23 @@ type preVectors struct {
 func (b *baseIndex) vectors(em Embedder) (*preVectors, string) {
 	p := &b.pre
 	p.once.Do(func() {
-		if b.snap == nil {
+		if b.Snap == nil {
 			return
 		}
-		p.err = p.read(b.snap.FS)
+		p.err = p.read(b.Snap.FS)
 	})
 	switch {
 	case p.err != nil:
-		return nil, "precomputed vectors not used (" + clip(p.err.Error(), maxEcho) + ")"
+		return nil, "precomputed vectors not used (" + clip(p.err.Error(), index.MaxEcho) + ")"
 	case p.recs == nil || p.off.Load():
 		return nil, ""
 	}
 	ne, ok := em.(NamedEmbedder)
 	switch {
 	case !ok:
-		return nil, "precomputed vectors not used: they are of model " + clip(p.name, maxEcho) + ", and the embedder does not name its model"
+		return nil, "precomputed vectors not used: they are of model " + clip(p.name, index.MaxEcho) + ", and the embedder does not name its model"
 	case ne.EmbedderName() != p.name:
-		return nil, "precomputed vectors not used: they are of model " + clip(p.name, maxEcho) + ", the embedder's is " + clip(ne.EmbedderName(), maxEcho)
+		return nil, "precomputed vectors not used: they are of model " + clip(p.name, index.MaxEcho) + ", the embedder's is " + clip(ne.EmbedderName(), index.MaxEcho)
 	}
 	return p, ""
 }
@@ -276,7 +276,7 @@ func (p *preVectors) read(fsys fs.FS) error {
 		}
 		id := r[:il]
 		if k > 0 && bytes.Compare(prev, id) >= 0 {
-			return bad("the records' ids do not ascend at " + clip(string(id), maxEcho))
+			return bad("the records' ids do not ascend at " + clip(string(id), index.MaxEcho))
 		}
 		prev = id
 		recs = append(recs, at)

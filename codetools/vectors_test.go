@@ -64,8 +64,8 @@ func rerankCase(t *testing.T) (q string, words []string, target string, fsys fst
 		t.Fatalf("%q: %q", q, words)
 	}
 	x, _ := plain.index(ctx)
-	i, _ := x.exactID(words[len(words)-1])
-	return q, words, embedText(&x.entries[i]), plain.opts.Snapshot.(fstest.MapFS)
+	i, _ := x.ExactID(words[len(words)-1])
+	return q, words, embedText(&x.Entries[i]), plain.opts.Snapshot.(fstest.MapFS)
 }
 
 // Vectors that WriteVectors precomputed are used by a catalog whose
@@ -113,7 +113,7 @@ func TestPrecomputedVectors(t *testing.T) {
 	x, _ := c.index(ctx)
 	notInFile := 0
 	for _, id := range words {
-		if i, ok := x.exactID(id); ok && x.entries[i].Sources&index.SrcSnapshot == 0 {
+		if i, ok := x.ExactID(id); ok && x.Entries[i].Sources&index.SrcSnapshot == 0 {
 			notInFile++
 		}
 	}

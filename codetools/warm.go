@@ -73,8 +73,8 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
-	if l := x.base.lazy; l != nil {
-		st.SourceWordPackages, st.FirstWordPackages = l.count()
+	if l := x.base.Lazy; l != nil {
+		st.SourceWordPackages, st.FirstWordPackages = l.Count()
 	}
 	return st, nil
 }
@@ -94,7 +94,7 @@ func allocatedBytes() uint64 {
 // at their length (interned strings once), maps at about twice their
 // keys and values.
 func (b *baseIndex) retained() uint64 {
-	n := uint64(cap(b.entries)) * uint64(unsafe.Sizeof(index.Entry{}))
+	n := uint64(cap(b.Entries)) * uint64(unsafe.Sizeof(index.Entry{}))
 	seen := map[string]bool{}
 	str := func(s string) {
 		if s != "" && !seen[s] {
@@ -102,22 +102,22 @@ func (b *baseIndex) retained() uint64 {
 			n += uint64(len(s))
 		}
 	}
-	for i := range b.entries {
-		e := &b.entries[i]
+	for i := range b.Entries {
+		e := &b.Entries[i]
 		n += uint64(len(e.ID) + len(e.Doc))
 		str(e.Pkg)
 		str(e.File)
 		str(e.RtFile)
 	}
 	const mapEntry = 2 * 2 * 16 // two string headers, twice over
-	for k, v := range b.aliases {
+	for k, v := range b.Aliases {
 		n += mapEntry + uint64(len(k)) + uint64(len(v))
 	}
-	for _, v := range b.inlInto {
+	for _, v := range b.InlInto {
 		n += mapEntry
 		str(v)
 	}
-	if s := b.snap; s != nil {
+	if s := b.Snap; s != nil {
 		n += uint64(cap(s.Files)) * uint64(unsafe.Sizeof(snapshot.File{}))
 		for i := range s.Files {
 			f := &s.Files[i]
@@ -126,6 +126,6 @@ func (b *baseIndex) retained() uint64 {
 		}
 		n += uint64(len(s.ByKey)+len(s.ModOf)+len(s.Pkgs)) * mapEntry
 	}
-	n += uint64(len(b.noSource)) * 16
+	n += uint64(len(b.NoSource)) * 16
 	return n
 }

@@ -22,7 +22,7 @@ func TestWarmReportsTheBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := c.index(ctx)
-	if st.Entries != len(x.base.entries) || st.Entries == 0 || st.Duration <= 0 || st.AllocatedBytes == 0 ||
+	if st.Entries != len(x.base.Entries) || st.Entries == 0 || st.Duration <= 0 || st.AllocatedBytes == 0 ||
 		st.RetainedBytes == 0 || st.SnapshotFiles != 4 || st.SnapshotDeclarations == 0 || st.RuntimeFunctions != len(fixtureRuntime(t)) {
 		t.Errorf("stats = %+v", st)
 	}
@@ -230,7 +230,7 @@ func TestPackagesSelection(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[string]bool{}
-		for _, e := range x.entries {
+		for _, e := range x.Entries {
 			out[e.Pkg] = true
 		}
 		return out

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 )
 
+// Kind is the kind of an entry.
 type Kind uint8
 
 const (
@@ -28,8 +29,10 @@ const (
 // codetools spell them.
 var KindNames = [numKinds]string{"func", "method", "type", "const", "var", "package", "tool", "doc", "field"}
 
+// String returns the name of k, as the API spells it.
 func (k Kind) String() string { return KindNames[k] }
 
+// ParseKind returns the kind named s.
 func ParseKind(s string) (Kind, bool) {
 	for i, n := range KindNames {
 		if n == s {
@@ -39,6 +42,7 @@ func ParseKind(s string) (Kind, bool) {
 	return 0, false
 }
 
+// SourceSet is the set of sources of an entry.
 type SourceSet uint8
 
 const (

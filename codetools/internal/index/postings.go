@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 )
 
+// Scope is the scope of an entry: main module, dependencies or standard
+// library.
 type Scope uint8
 
 const (
@@ -68,7 +70,7 @@ func joinable(words []string) bool {
 // sentences say what a declaration is for.
 const maxDocTerms = 24
 
-// searchIndex holds what the ranked search needs beyond the entries and
+// Search holds what the ranked search needs beyond the entries and
 // the literal haystack. It is built with the index and immutable.
 type Search struct {
 	Scope   []Scope  // by entry
@@ -410,6 +412,7 @@ func compareFold(a, b string) int {
 	return 1
 }
 
+// LowerRune returns the lower case of r.
 func LowerRune(r rune) rune {
 	if r < utf8.RuneSelf {
 		if 'A' <= r && r <= 'Z' {

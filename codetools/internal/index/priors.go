@@ -5,6 +5,7 @@ import (
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -205,4 +206,17 @@ func Unlinked(e *Entry) int {
 		return 1
 	}
 	return 0
+}
+
+// ExactID returns the entry whose id is s, or that a function symbol s of
+// the running binary (a closure, a method value) was attributed to.
+func (x *Index) ExactID(s string) (int, bool) {
+	i := sort.Search(len(x.Entries), func(i int) bool { return x.Entries[i].ID >= s })
+	if i < len(x.Entries) && x.Entries[i].ID == s {
+		return i, true
+	}
+	if e, ok := x.LookupSymbol(s); ok {
+		return x.ExactID(e.ID)
+	}
+	return 0, false
 }

@@ -1,7 +1,5 @@
 package index
 
-import ()
-
 // UnusedTypes returns the entries of the host's and its dependencies'
 // types that the running binary does not use, as a bit set by entry
 // index: each type of the snapshot with methods none of which is linked

@@ -49,6 +49,7 @@ func DisplayPath(file, pkg string, mods []Module, mainMod string) string {
 	return pkg + "/" + base
 }
 
+// IsAbs reports whether p is an absolute path, of Unix or Windows.
 func IsAbs(p string) bool {
 	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) ||
 		len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')

@@ -64,8 +64,10 @@ const maxWarnings = 5
 // Error is why a snapshot was not used.
 type Error struct{ Err error }
 
+// Error returns why the snapshot was not used.
 func (e *Error) Error() string { return "snapshot not used: " + e.Err.Error() }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Open reads the manifest of fsys and the table of the files of
