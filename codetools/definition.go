@@ -188,7 +188,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	if err == nil && e.Member {
-		e, focus = searcher{x.Index}.memberOwner(e) // members.go
+		e, focus = renderer{x}.memberOwner(e) // members.go
 	}
 	if err != nil {
 		var outside *Definition

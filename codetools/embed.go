@@ -91,17 +91,22 @@ func splitWords(s string) []string {
 	return out
 }
 
+// embedder is an Embedder, as the search sees it.
+type embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
 // rerank reorders the rank keys of a term search (best first) by the
 // Embedder's similarities; it returns a note when the Embedder failed or
 // the snapshot's precomputed vectors could not be used. The vectors of
 // candidates are kept in cache; pre reads the snapshot's precomputed ones.
-func (x searcher) rerank(ctx context.Context, em Embedder, query string, keys []uint64,
-	cache *vectorCache, pre func(Embedder) (*preVectors, string)) string {
+func (x searcher) rerank(ctx context.Context, em embedder, query string, keys []uint64,
+	cache *vectorCache, pre func() (*preVectors, string)) string {
 	if em == nil || len(keys) < 2 {
 		return ""
 	}
 	keys = keys[:min(len(keys), rerankDepth)]
-	pv, note := pre(em)
+	pv, note := pre()
 	// Each candidate's vector: kept from an earlier query, precomputed,
 	// or to be embedded now (missing).
 	vecs := make([][]float32, len(keys))

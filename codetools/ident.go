@@ -38,7 +38,7 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 		return e, nil, nil
 	}
 	if fq, ok := parseFileQuery(name); ok && fq.line > 0 {
-		return searcher{x.Index}.resolveFileLine(name, fq)
+		return renderer{x}.resolveFileLine(name, fq)
 	}
 	sym := index.TrimCallArgs(name)
 	if strings.ContainsAny(sym, " \t") {
@@ -77,10 +77,10 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 
 // resolveFileLine answers a file:line: the declaration that encloses the
 // line in the file the path names best.
-func (x searcher) resolveFileLine(name string, fq fileQuery) (*index.Entry, *Focus, error) {
+func (x renderer) resolveFileLine(name string, fq fileQuery) (*index.Entry, *Focus, error) {
 	var found []int32
 	exact := false
-	for _, fe := range x.filesFor(fq) {
+	for _, fe := range (searcher{x.Index}).filesFor(fq) {
 		if i, ok := x.Enclosing(fe, fq.line); i >= 0 {
 			found = append(found, int32(i))
 			exact = ok
@@ -88,12 +88,12 @@ func (x searcher) resolveFileLine(name string, fq fileQuery) (*index.Entry, *Foc
 	}
 	switch len(found) {
 	case 0:
-		return nil, nil, &unknownNameError{name: name, candidates: x.candidates(fq.path),
+		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.Index}.candidates(fq.path),
 			why: "no declaration of the catalog encloses that file line"}
 	case 1:
 		return &x.Entries[found[0]], &Focus{Line: fq.line, Exact: exact}, nil
 	}
-	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: x.ranked(found),
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x.Index}.ranked(found),
 		why: "several files of the catalog end with that path"}
 }
 

@@ -15,7 +15,7 @@ import "github.com/embedmcp/mcp/codetools/internal/index"
 // memberOwner returns the type that declares member entry e and a Focus
 // on e's line; e itself, without a Focus, when the type is not in the
 // catalog.
-func (x searcher) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
+func (x renderer) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
 	start := index.NameStart(e)
 	if start < 2 {
 		return e, nil

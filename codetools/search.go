@@ -203,7 +203,8 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	}
 	keys, total, match, note := searcher{x.Index}.answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := (searcher{x.Index}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors, x.base.vectors); n != "" {
+		if n := (searcher{x.Index}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors,
+			func() (*preVectors, string) { return x.base.vectors(c.opts.Embedder) }); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}
@@ -224,6 +225,14 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	return res, nil
 }
 
+// Values of the match an answer reports, as SearchResult.Match spells
+// them.
+const (
+	matchLiteral = "literal"
+	matchTerms   = "terms"
+	matchFile    = "file"
+)
+
 // answer answers a query: a file name or file:line answers that file's
 // declarations; a single word (or a symbol, a stack-trace frame) is matched
 // literally; several words, or a word that matches nothing literally, are
@@ -237,7 +246,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	defer func() { *keys = top.sorted() }()
 	if fq, ok := parseFileQuery(query); ok {
 		if total = x.fileSearch(fq, f, top.push); total > 0 {
-			return keys, total, MatchFile, ""
+			return keys, total, matchFile, ""
 		}
 	}
 	widen := func(run func(*filter) int) int {
@@ -269,14 +278,14 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 				if !f.scopes.has(x.Search.Scope[i]) {
 					f.scopes = allScopes
 				}
-				return keys, 1, MatchLiteral, note
+				return keys, 1, matchLiteral, note
 			}
 		}
 	}
 	if literal != "" {
 		lq := newLiteralQuery(literal)
 		if total = widen(func(f *filter) int { return x.literal(&lq, f, top.push) }); total > 0 {
-			return keys, total, MatchLiteral, note
+			return keys, total, matchLiteral, note
 		}
 	}
 	terms, phrase, words := x.queryTerms(query), phraseOf(query), surfaceWords(query)
@@ -284,7 +293,7 @@ func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total 
 	if total > 0 && literal != "" {
 		note = "nothing matched literally; the matches are ranked by the words of the query" + strings.TrimPrefix(note, "nothing matched in main+deps")
 	}
-	return keys, total, MatchTerms, note
+	return keys, total, matchTerms, note
 }
 
 // hit returns the search hit of entry i.

@@ -16,7 +16,10 @@ const (
 	ScopeAll  = "all"
 )
 
-var scopeNames = [index.NumScopes]string{ScopeMain, ScopeDeps, ScopeStd}
+var scopeNames = [index.NumScopes]string{"main", "deps", "std"}
+
+// scopeAll names every scope.
+const scopeAll = "all"
 
 // scopeSet is a set of scopes, a bit per scope.
 type scopeSet uint8
@@ -30,7 +33,7 @@ func (s scopeSet) has(sc index.Scope) bool { return s&(1<<sc) != 0 }
 
 func (s scopeSet) String() string {
 	if s == allScopes {
-		return ScopeAll
+		return scopeAll
 	}
 	var names []string
 	for sc := range index.NumScopes {
@@ -47,7 +50,7 @@ func parseScope(s string) (scopeSet, bool) {
 	switch s {
 	case "":
 		return defaultScopes, true
-	case ScopeAll:
+	case scopeAll:
 		return allScopes, true
 	}
 	for sc, n := range scopeNames {

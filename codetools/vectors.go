@@ -59,9 +59,9 @@ type NamedEmbedder interface {
 	EmbedderName() string
 }
 
-// ErrVectorsFile is wrapped by the errors of a vectors file that cannot be
+// errVectorsFile is wrapped by the errors of a vectors file that cannot be
 // read: a wrong header, a bound exceeded, a truncated record.
-var ErrVectorsFile = errors.New("malformed vectors file")
+var errVectorsFile = errors.New("malformed vectors file")
 
 // WriteVectors computes with em the vector of every declaration of the
 // source snapshot in fsys (the text code_search reranks by: the words of
@@ -228,13 +228,13 @@ func (p *preVectors) read(fsys fs.FS) error {
 		return err
 	}
 	if fi.Size() > maxVectorsFile {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrVectorsFile, fi.Size(), maxVectorsFile)
+		return fmt.Errorf("%w: %d bytes, more than %d", errVectorsFile, fi.Size(), maxVectorsFile)
 	}
 	data, err := fs.ReadFile(fsys, codesnap.VectorsName)
 	if err != nil {
 		return err
 	}
-	bad := func(what string) error { return fmt.Errorf("%w: %s", ErrVectorsFile, what) }
+	bad := func(what string) error { return fmt.Errorf("%w: %s", errVectorsFile, what) }
 	if len(data) < len(vectorsMagic) || string(data[:len(vectorsMagic)]) != vectorsMagic {
 		return bad("no " + vectorsMagic[:len(vectorsMagic)-1] + " header")
 	}

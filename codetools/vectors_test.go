@@ -212,8 +212,8 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 	} {
 		var p preVectors
 		err := p.read(withVectors(fsys, data))
-		if !errors.Is(err, ErrVectorsFile) {
-			t.Errorf("%s: %v, want ErrVectorsFile", name, err)
+		if !errors.Is(err, errVectorsFile) {
+			t.Errorf("%s: %v, want errVectorsFile", name, err)
 			continue
 		}
 		c := rankedCatalog(t)
