@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
-	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Options configures a Catalog. The zero value is a catalog of the
@@ -168,7 +168,7 @@ type baseIndex struct {
 	refsErr  error
 	// pre are the snapshot's precomputed vectors, read on the first
 	// rerank (vectors.go).
-	pre preVectors
+	pre search.PreVectors
 }
 
 // catalogIndex is an immutable search index over all sources: the
@@ -179,13 +179,8 @@ type catalogIndex struct {
 	base    *baseIndex
 	regs    []regDoc
 	cov     Coverage
-	vectors vectorCache // an Embedder's vectors of entries (embed.go)
+	vectors search.VectorCache // an Embedder's vectors of entries (embed.go)
 }
-
-// searcher ranks the entries of an index for code_search and resolves
-// the names code_definition is given (search.go, terms.go, literal.go,
-// files.go, embed.go).
-type searcher struct{ *index.Index }
 
 // navigator answers code_references and the lists of code_definition from
 // the snapshot's references (relations.go, navdef.go).
@@ -496,12 +491,12 @@ func (b *baseIndex) sourceLimitations(w *strings.Builder) {
 		} else {
 			w.WriteString(" Some files of the source snapshot were left out: ")
 		}
-		w.WriteString(clip(b.SnapshotErr.Error(), maxErrorText))
+		w.WriteString(search.Clip(b.SnapshotErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
 	if b.RuntimeErr != nil {
 		w.WriteString(" The function table of the binary could not be read: ")
-		w.WriteString(clip(b.RuntimeErr.Error(), maxErrorText))
+		w.WriteString(search.Clip(b.RuntimeErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
 }
@@ -515,12 +510,4 @@ func (b *baseIndex) limitations(text string) string {
 	w.WriteString(text)
 	b.sourceLimitations(&w)
 	return w.String()
-}
-
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return boundedjson.Truncate(s, n) + "…"
 }

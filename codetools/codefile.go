@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"path"
 	"strconv"
@@ -117,7 +118,7 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if b.Snap == nil {
 		why := "no source snapshot is embedded"
 		if b.SnapshotErr != nil {
-			why = clip(b.SnapshotErr.Error(), maxErrorText)
+			why = search.Clip(b.SnapshotErr.Error(), maxErrorText)
 		}
 		return nil, &notInSnapshotError{path: q.Path, why: why}
 	}
@@ -284,7 +285,7 @@ func (f *FileText) Listing() string {
 		b.WriteString(c.Status)
 		if c.Reason != "" {
 			b.WriteString(": ")
-			b.WriteString(clip(c.Reason, 300))
+			b.WriteString(search.Clip(c.Reason, 300))
 		}
 		b.WriteByte('\n')
 	}

@@ -3,6 +3,7 @@ package codetools
 import (
 	"context"
 	"errors"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -39,7 +40,7 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func TestEmbedderReranks(t *testing.T) {
 	const q = "serves a request handler"
 	plain := rankedCatalog(t)
-	base := search(t, plain, SearchQuery{Query: q})
+	base := searchOK(t, plain, SearchQuery{Query: q})
 	words := ids(base)
 	if base.Match != MatchTerms || len(words) < 3 {
 		t.Fatalf("%q: %s %q", q, base.Match, words)
@@ -47,37 +48,37 @@ func TestEmbedderReranks(t *testing.T) {
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
 	i, _ := x.ExactID(last)
-	target := embedText(&x.Entries[i])
+	target := search.EmbedText(&x.Entries[i])
 
 	c := rankedCatalog(t)
 	em := &fakeEmbedder{query: q, target: target}
 	c.opts.Embedder = em
-	got := ids(search(t, c, SearchQuery{Query: q}))
+	got := ids(searchOK(t, c, SearchQuery{Query: q}))
 	if len(got) != len(words) || got[0] != last || !slices.Equal(got[1:], words[:len(words)-1]) {
 		t.Errorf("reranked %q, want %s first, then %q", got, last, words[:len(words)-1])
 	}
 	// The vectors of entries are kept: a second query embeds the query alone.
 	n := em.texts.Load()
-	search(t, c, SearchQuery{Query: q})
+	searchOK(t, c, SearchQuery{Query: q})
 	if d := em.texts.Load() - n; d != 1 {
 		t.Errorf("second query embedded %d texts, want 1", d)
 	}
 	// Names are matched literally and not reranked.
 	calls := em.calls.Load()
-	if r := search(t, c, SearchQuery{Query: "Handle"}); r.Match != MatchLiteral || em.calls.Load() != calls {
+	if r := searchOK(t, c, SearchQuery{Query: "Handle"}); r.Match != MatchLiteral || em.calls.Load() != calls {
 		t.Errorf("Handle: %s, %d embedder calls", r.Match, em.calls.Load()-calls)
 	}
 
 	// Vectors that say nothing keep the order by words.
 	flat := rankedCatalog(t)
 	flat.opts.Embedder = &fakeEmbedder{query: "-", target: "\x00"}
-	if got := ids(search(t, flat, SearchQuery{Query: q})); !slices.Equal(got, words) {
+	if got := ids(searchOK(t, flat, SearchQuery{Query: q})); !slices.Equal(got, words) {
 		t.Errorf("flat vectors: %q, want %q", got, words)
 	}
 	// A failing Embedder keeps the order by words, and the note says so.
 	bad := rankedCatalog(t)
 	bad.opts.Embedder = &fakeEmbedder{fail: errors.New("model offline")}
-	res := search(t, bad, SearchQuery{Query: q})
+	res := searchOK(t, bad, SearchQuery{Query: q})
 	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "model offline") {
 		t.Errorf("failing embedder: %q, note %q", ids(res), res.Note)
 	}

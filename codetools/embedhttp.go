@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"io"
 	"math"
 	"net/http"
@@ -112,7 +113,7 @@ func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: clip(strings.TrimSpace(string(data)), index.MaxEcho)}
+		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: search.Clip(strings.TrimSpace(string(data)), index.MaxEcho)}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrEmbedResponse, limit)

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 )
 
 // MaxNameBytes bounds DefinitionQuery.Name.
@@ -37,22 +38,22 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 	if e, ok := c.resolve(x, name); ok {
 		return e, nil, nil
 	}
-	if fq, ok := parseFileQuery(name); ok && fq.line > 0 {
+	if fq, ok := search.ParseFileQuery(name); ok && fq.Line > 0 {
 		return renderer{x}.resolveFileLine(name, fq)
 	}
 	sym := index.TrimCallArgs(name)
 	if strings.ContainsAny(sym, " \t") {
-		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.Index}.candidates(name)}
+		return nil, nil, &unknownNameError{name: name, candidates: search.Searcher{Index: x.Index}.Candidates(name)}
 	}
-	lq := newLiteralQuery(sym)
+	lq := search.NewLiteralQuery(sym)
 	short := sym
-	if lq.qualified {
-		short = lq.name
+	if lq.Qualified {
+		short = lq.Name
 	}
 	lo, hi := x.Search.NamedRange(x.Entries, short, false)
 	var exact, fold []int32
 	for _, i := range x.Search.ByName[lo:hi] {
-		if lq.qualified && !(searcher{x.Index}).qualifies(int(i), sym) {
+		if lq.Qualified && !(search.Searcher{Index: x.Index}).Qualifies(int(i), sym) {
 			continue
 		}
 		if x.Name(int(i)) == short {
@@ -65,70 +66,36 @@ func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focu
 	if len(found) == 0 {
 		found = fold
 	}
-	found = searcher{x.Index}.dropMembers(found)
+	found = search.Searcher{Index: x.Index}.DropMembers(found)
 	switch len(found) {
 	case 0:
-		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.Index}.candidates(sym)}
+		return nil, nil, &unknownNameError{name: name, candidates: search.Searcher{Index: x.Index}.Candidates(sym)}
 	case 1:
 		return &x.Entries[found[0]], nil, nil
 	}
-	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x.Index}.ranked(found)}
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: search.Searcher{Index: x.Index}.Ranked(found)}
 }
 
 // resolveFileLine answers a file:line: the declaration that encloses the
 // line in the file the path names best.
-func (x renderer) resolveFileLine(name string, fq fileQuery) (*index.Entry, *Focus, error) {
+func (x renderer) resolveFileLine(name string, fq search.FileQuery) (*index.Entry, *Focus, error) {
 	var found []int32
 	exact := false
-	for _, fe := range (searcher{x.Index}).filesFor(fq) {
-		if i, ok := x.Enclosing(fe, fq.line); i >= 0 {
+	for _, fe := range (search.Searcher{Index: x.Index}).FilesFor(fq) {
+		if i, ok := x.Enclosing(fe, fq.Line); i >= 0 {
 			found = append(found, int32(i))
 			exact = ok
 		}
 	}
 	switch len(found) {
 	case 0:
-		return nil, nil, &unknownNameError{name: name, candidates: searcher{x.Index}.candidates(fq.path),
+		return nil, nil, &unknownNameError{name: name, candidates: search.Searcher{Index: x.Index}.Candidates(fq.Path),
 			why: "no declaration of the catalog encloses that file line"}
 	case 1:
-		return &x.Entries[found[0]], &Focus{Line: fq.line, Exact: exact}, nil
+		return &x.Entries[found[0]], &Focus{Line: fq.Line, Exact: exact}, nil
 	}
-	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: searcher{x.Index}.ranked(found),
+	return nil, nil, &ambiguousNameError{name: name, n: len(found), candidates: search.Searcher{Index: x.Index}.Ranked(found),
 		why: "several files of the catalog end with that path"}
-}
-
-// ranked returns up to maxCandidates ids of the given entries, closest
-// first: by scope (main module first), then shorter id.
-func (x searcher) ranked(is []int32) []string {
-	top := topK{k: index.MaxCandidates}
-	for _, i := range is {
-		top.push(x.rankKey(tierExact, int(i)))
-	}
-	var out []string
-	for _, k := range top.sorted() {
-		out = append(out, x.Entries[keyEntry(k)].ID)
-	}
-	return out
-}
-
-// candidates returns up to maxCandidates ids close to an unknown name: the
-// literal matches of its last element in every scope, ranked, or else the
-// term matches of its words.
-func (x searcher) candidates(name string) []string {
-	top := topK{k: index.MaxCandidates}
-	f := filter{scopes: allScopes}
-	lq := newLiteralQuery(name)
-	if lq.qualified {
-		lq = newLiteralQuery(lq.name)
-	}
-	if x.literal(&lq, &f, top.push) == 0 {
-		x.termSearch(x.queryTerms(name), "", nil, &f, top.k, top.push)
-	}
-	var out []string
-	for _, k := range top.sorted() {
-		out = append(out, x.Entries[keyEntry(k)].ID)
-	}
-	return out
 }
 
 // focus fills the text and offset of f from the definition text of e.

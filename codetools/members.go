@@ -26,25 +26,3 @@ func (x renderer) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
 	}
 	return owner, &Focus{Line: int(e.Line), Exact: true}
 }
-
-// dropMembers drops the fields and interface methods of found when it
-// holds other declarations: a short name means the declaration of that
-// name before a member of another type.
-func (x searcher) dropMembers(found []int32) []int32 {
-	decls := 0
-	for _, i := range found {
-		if !x.Entries[i].Member {
-			decls++
-		}
-	}
-	if decls == 0 || decls == len(found) {
-		return found
-	}
-	out := found[:0]
-	for _, i := range found {
-		if !x.Entries[i].Member {
-			out = append(out, i)
-		}
-	}
-	return out
-}

@@ -10,15 +10,15 @@ import (
 // struct, focused on the field's line, for its id or its short name.
 func TestFieldEntries(t *testing.T) {
 	c := priorCatalog(t, true)
-	res := search(t, c, SearchQuery{Query: "MaxConns"})
+	res := searchOK(t, c, SearchQuery{Query: "MaxConns"})
 	if got := ids(res); len(got) == 0 || got[0] != "example.com/app.Config.MaxConns" || res.Results[0].Kind != KindField {
 		t.Fatalf("MaxConns: %q %+v", got, res.Results)
 	}
-	res = search(t, c, SearchQuery{Query: "region", Kind: KindField})
+	res = searchOK(t, c, SearchQuery{Query: "region", Kind: KindField})
 	if got := ids(res); len(got) != 1 || got[0] != "example.com/app.Config.Region" {
 		t.Errorf("region, kind field: %q", got)
 	}
-	res = search(t, c, SearchQuery{Query: "region", Kind: KindType})
+	res = searchOK(t, c, SearchQuery{Query: "region", Kind: KindType})
 	for _, h := range res.Results {
 		if h.Kind != KindType {
 			t.Errorf("region, kind type: %+v", h)

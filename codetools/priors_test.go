@@ -112,13 +112,13 @@ func priorCatalog(t *testing.T, words bool) *Catalog {
 // go.mod requires directly, then the others, and this library last.
 func TestPriors(t *testing.T) {
 	c := priorCatalog(t, true)
-	got := ids(search(t, c, SearchQuery{Query: "Handler"}))
+	got := ids(searchOK(t, c, SearchQuery{Query: "Handler"}))
 	want := []string{"example.com/app.Handler", "example.com/direct.Handler", "example.com/indirect.Handler", "github.com/embedmcp/mcp.Handler"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Handler: %q, want %q", got, want)
 	}
 	// A phrase that names this library does not lower it.
-	if got := ids(search(t, c, SearchQuery{Query: "handler that serves mcp"})); len(got) == 0 || got[0] != "github.com/embedmcp/mcp.Handler" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "handler that serves mcp"})); len(got) == 0 || got[0] != "github.com/embedmcp/mcp.Handler" {
 		t.Errorf("handler that serves mcp: %q", got)
 	}
 	if got := index.ParseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
@@ -131,7 +131,7 @@ func TestPriors(t *testing.T) {
 // (internalPrior), even when these match a little better.
 func TestInternalPrior(t *testing.T) {
 	c := priorCatalog(t, true)
-	if got := ids(search(t, c, SearchQuery{Query: "reap idle sockets"})); len(got) < 2 || got[0] != "example.com/indirect.ReapAll" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "reap idle sockets"})); len(got) < 2 || got[0] != "example.com/indirect.ReapAll" {
 		t.Errorf("reap idle sockets: %q, want ReapAll first", got)
 	}
 }
@@ -149,7 +149,7 @@ func TestSearchWords(t *testing.T) {
 		"net/http.(*Server).Serve":           "net/http.(*Server).Serve",
 		"net/http.(*Server).Serve(0xc0001e)": "net/http.(*Server).Serve",
 	} {
-		res := search(t, c, SearchQuery{Query: q})
+		res := searchOK(t, c, SearchQuery{Query: q})
 		if got := ids(res); len(got) == 0 || !slices.Contains(strings.Split(want, "|"), got[0]) {
 			t.Errorf("%q: %q (%s), want %s first", q, got, res.Match, want)
 		}
@@ -164,7 +164,7 @@ func TestPackageNameQualifier(t *testing.T) {
 	if err != nil || def.Name != "example.com/widget/v2.Make" {
 		t.Fatalf("widget.Make: %v, %v", def, err)
 	}
-	if got := ids(search(t, c, SearchQuery{Query: "widget.Make"})); len(got) != 1 || got[0] != "example.com/widget/v2.Make" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "widget.Make"})); len(got) != 1 || got[0] != "example.com/widget/v2.Make" {
 		t.Errorf("search widget.Make: %q", got)
 	}
 }
@@ -173,10 +173,10 @@ func TestPackageNameQualifier(t *testing.T) {
 // answers: the catalog reads the words of the source itself.
 func TestSnapshotWithoutWords(t *testing.T) {
 	c := priorCatalog(t, false)
-	if got := ids(search(t, c, SearchQuery{Query: "Handler"})); len(got) != 4 || got[0] != "example.com/app.Handler" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "Handler"})); len(got) != 4 || got[0] != "example.com/app.Handler" {
 		t.Errorf("Handler: %q", got)
 	}
-	if got := ids(search(t, c, SearchQuery{Query: "cache refill"})); len(got) == 0 || got[0] != "example.com/app.run" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "cache refill"})); len(got) == 0 || got[0] != "example.com/app.run" {
 		t.Errorf("cache refill: %q", got)
 	}
 }

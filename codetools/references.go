@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -116,7 +117,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	case strings.ContainsRune(q.Name, 0) || !utf8.ValidString(q.Name) || !utf8.ValidString(q.Relation):
 		return nil, invalidf("name and relation must be valid UTF-8 without NUL characters")
 	case !slices.Contains(relations, rel):
-		return nil, invalidf("unknown relation %q: use one of %s", clip(q.Relation, maxRelationName), strings.Join(relations, ", "))
+		return nil, invalidf("unknown relation %q: use one of %s", search.Clip(q.Relation, maxRelationName), strings.Join(relations, ", "))
 	case q.Limit < 0 || q.Limit > MaxLimit:
 		return nil, invalidf("limit %d is out of range 1..%d", q.Limit, MaxLimit)
 	case q.Offset < 0:

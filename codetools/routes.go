@@ -3,6 +3,7 @@ package codetools
 import (
 	"context"
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"net/http"
 	"reflect"
 	"runtime"
@@ -98,11 +99,11 @@ func newRoute(r Route) (route, error) {
 	case pattern == "":
 		return route{}, invalidf("a route needs a pattern")
 	case len(pattern) > maxPatternBytes || len(method) > maxPatternBytes || len(r.Code) > MaxNameBytes:
-		return route{}, invalidf("route pattern %q is too long", clip(pattern, index.MaxEcho))
+		return route{}, invalidf("route pattern %q is too long", search.Clip(pattern, index.MaxEcho))
 	case !utf8.ValidString(pattern) || !utf8.ValidString(method) || !utf8.ValidString(r.Code):
 		return route{}, invalidf("route pattern, method and code must be valid UTF-8")
 	case r.Handler == nil && r.Code == "":
-		return route{}, invalidf("route %q needs a handler or a code id", clip(pattern, index.MaxEcho))
+		return route{}, invalidf("route %q needs a handler or a code id", search.Clip(pattern, index.MaxEcho))
 	}
 	if m, rest, ok := strings.Cut(pattern, " "); ok && isMethod(m) {
 		method, pattern = m, strings.TrimSpace(rest)
@@ -243,7 +244,7 @@ const MatchRoute = "route"
 // routeQuery reports whether a query is an HTTP path ("/delay/3") or a
 // method and a path ("GET /delay"), and not a file path.
 func routeQuery(query string) bool {
-	if _, ok := parseFileQuery(query); ok {
+	if _, ok := search.ParseFileQuery(query); ok {
 		return false
 	}
 	if m, rest, ok := strings.Cut(query, " "); ok && isMethod(m) {
@@ -330,7 +331,7 @@ func (x renderer) routeHit(r *route) SearchHit {
 	if r.method != "" {
 		pattern = r.method + " " + pattern
 	}
-	h := SearchHit{Name: r.symbol, Kind: "handler", Route: pattern, doc: "serves " + clip(pattern, maxHitDoc)}
+	h := SearchHit{Name: r.symbol, Kind: "handler", Route: pattern, doc: "serves " + search.Clip(pattern, maxHitDoc)}
 	if r.note != "" {
 		h.doc += "; " + r.note
 	}

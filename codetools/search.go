@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 )
 
 // SearchQuery holds the code_search arguments.
@@ -174,10 +175,10 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if res, ok, err := c.routeSearch(ctx, q); ok || err != nil {
 		return res, err // routes.go
 	}
-	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
-	f.library = f.pkg != "" || index.NamesLibrary(query)
+	f := search.Filter{Pkg: strings.TrimSpace(q.Package), Widen: strings.TrimSpace(q.Scope) == ""}
+	f.Library = f.Pkg != "" || index.NamesLibrary(query)
 	var ok bool
-	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
+	if f.Scopes, ok = search.ParseScope(strings.TrimSpace(q.Scope)); !ok {
 		return nil, invalidf("unknown scope %q: use main, deps, std, all or routes (default: main and deps)", echoArg(q.Scope))
 	}
 	if strings.TrimSpace(q.Kind) != "" {
@@ -186,7 +187,7 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 			if !ok {
 				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(index.KindNames[:], ", "))
 			}
-			f.kinds |= 1 << kk
+			f.Kinds |= 1 << kk
 		}
 	}
 	if q.Limit == 0 {
@@ -199,22 +200,22 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
 	k := q.Offset + q.Limit
 	if c.opts.Embedder != nil {
-		k = max(k, rerankDepth)
+		k = max(k, search.RerankDepth)
 	}
-	keys, total, match, note := searcher{x.Index}.answer(query, &f, k)
+	keys, total, match, note := search.Searcher{Index: x.Index}.Answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := (searcher{x.Index}).rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors,
-			func() (*preVectors, string) { return x.base.vectors(c.opts.Embedder) }); n != "" {
+		if n := (search.Searcher{Index: x.Index}).Rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors,
+			func() (*search.PreVectors, string) { return x.base.vectors(c.opts.Embedder) }); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}
 	*keys = (*keys)[:min(len(*keys), q.Offset+q.Limit)]
-	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
+	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.Scopes.String()
 	for i := q.Offset; i < len(*keys); i++ {
-		res.Results = append(res.Results, renderer{x}.hit(keyEntry((*keys)[i])))
+		res.Results = append(res.Results, renderer{x}.hit(search.KeyEntry((*keys)[i])))
 	}
 	*keys = (*keys)[:0]
-	keyPool.Put(keys)
+	search.KeyPool.Put(keys)
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
 		res.NextOffset = &next
@@ -223,77 +224,6 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		res.PackageList = renderer{x}.packageList(&f)
 	}
 	return res, nil
-}
-
-// Values of the match an answer reports, as SearchResult.Match spells
-// them.
-const (
-	matchLiteral = "literal"
-	matchTerms   = "terms"
-	matchFile    = "file"
-)
-
-// answer answers a query: a file name or file:line answers that file's
-// declarations; a single word (or a symbol, a stack-trace frame) is matched
-// literally; several words, or a word that matches nothing literally, are
-// matched as terms. When the default scope has no match, the standard
-// library is searched too, and the note says so. It returns the best k
-// rank keys in order (a pooled buffer the caller returns), the number of
-// matches, the match mode and a note.
-func (x searcher) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
-	keys = keyPool.Get().(*[]uint64)
-	top := topK{k: min(k, len(x.Entries)), heap: (*keys)[:0]}
-	defer func() { *keys = top.sorted() }()
-	if fq, ok := parseFileQuery(query); ok {
-		if total = x.fileSearch(fq, f, top.push); total > 0 {
-			return keys, total, matchFile, ""
-		}
-	}
-	widen := func(run func(*filter) int) int {
-		n := run(f)
-		if n == 0 && f.widen && f.scopes == defaultScopes && x.Search.Counts[index.ScopeStd] > 0 {
-			wide := *f
-			wide.scopes = allScopes
-			if n = run(&wide); n > 0 {
-				f.scopes = allScopes
-				note = "nothing matched in main+deps; the matches are from the standard library"
-			}
-		}
-		return n
-	}
-	// A stack-trace frame with its arguments is one symbol.
-	literal := query
-	if t := index.TrimCallArgs(query); t != query && t != "" && !strings.ContainsAny(t, " \t") {
-		literal = t
-	}
-	if len(strings.Fields(literal)) > 1 {
-		literal = ""
-	}
-	if literal != "" && strings.ContainsAny(literal, "./") {
-		// A fully qualified id, as a stack trace or pprof prints it,
-		// finds its declaration in any scope.
-		if i, ok := x.ExactID(literal); ok {
-			if e := &x.Entries[i]; (f.kinds == 0 || f.kinds&(1<<e.Kind) != 0) && (f.pkg == "" || packageMatches(e.Pkg, f.pkg)) {
-				top.push(x.rankKey(0, i))
-				if !f.scopes.has(x.Search.Scope[i]) {
-					f.scopes = allScopes
-				}
-				return keys, 1, matchLiteral, note
-			}
-		}
-	}
-	if literal != "" {
-		lq := newLiteralQuery(literal)
-		if total = widen(func(f *filter) int { return x.literal(&lq, f, top.push) }); total > 0 {
-			return keys, total, matchLiteral, note
-		}
-	}
-	terms, phrase, words := x.queryTerms(query), phraseOf(query), surfaceWords(query)
-	total = widen(func(f *filter) int { return x.termSearch(terms, phrase, words, f, top.k, top.push) })
-	if total > 0 && literal != "" {
-		note = "nothing matched literally; the matches are ranked by the words of the query" + strings.TrimPrefix(note, "nothing matched in main+deps")
-	}
-	return keys, total, matchTerms, note
 }
 
 // hit returns the search hit of entry i.
@@ -311,7 +241,7 @@ func (x renderer) hit(i int) SearchHit {
 
 // packageList lists the packages of the catalog that f accepts, by scope
 // then path.
-func (x renderer) packageList(f *filter) []PackageInfo {
+func (x renderer) packageList(f *search.Filter) []PackageInfo {
 	type pkgInfo struct {
 		sc index.Scope
 		n  int
@@ -321,7 +251,7 @@ func (x renderer) packageList(f *filter) []PackageInfo {
 	for i := range x.Entries {
 		e := &x.Entries[i]
 		sc := x.Search.Scope[i]
-		if e.Pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.Pkg, f.pkg) {
+		if e.Pkg == "" || !f.Scopes.Has(sc) || f.Pkg != "" && !search.PackageMatches(e.Pkg, f.Pkg) {
 			continue
 		}
 		p := pkgs[e.Pkg]
@@ -343,7 +273,7 @@ func (x renderer) packageList(f *filter) []PackageInfo {
 	}
 	out := make([]PackageInfo, 0, len(order))
 	for _, p := range order {
-		out = append(out, PackageInfo{Path: p, Scope: scopeNames[pkgs[p].sc], Entries: pkgs[p].n,
+		out = append(out, PackageInfo{Path: p, Scope: search.ScopeNames[pkgs[p].sc], Entries: pkgs[p].n,
 			Source: x.base.Snap != nil && x.base.Snap.Pkgs[p]})
 	}
 	return out
@@ -383,7 +313,7 @@ func firstSentence(text string, max int) string {
 }
 
 // echoArg cuts an argument for an error message to maxEcho bytes.
-func echoArg(s string) string { return clip(s, index.MaxEcho) }
+func echoArg(s string) string { return search.Clip(s, index.MaxEcho) }
 
 // controlAt returns the offset of the first control character of s other
 // than white space (tab, newline, carriage return), or -1.

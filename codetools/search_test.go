@@ -104,7 +104,7 @@ func rankedCatalog(t testing.TB) *Catalog {
 	return c
 }
 
-func search(t *testing.T, c *Catalog, q SearchQuery) *SearchResult {
+func searchOK(t *testing.T, c *Catalog, q SearchQuery) *SearchResult {
 	t.Helper()
 	res, err := c.Search(ctx, q)
 	if err != nil {
@@ -126,7 +126,7 @@ func ids(res *SearchResult) []string {
 // standard library, then shorter ids.
 func TestLiteralRanking(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handle", Scope: "all"})
+	res := searchOK(t, c, SearchQuery{Query: "Handle", Scope: "all"})
 	want := []string{
 		"example.com/app.(*Server).Handle", // exact, main
 		"example.com/lib.Handle",           // exact, deps
@@ -147,19 +147,19 @@ func TestLiteralRanking(t *testing.T) {
 		t.Errorf("match %s scope %s total %d", res.Match, res.Scope, res.Total)
 	}
 	// The same query in the default scope leaves the standard library out.
-	res = search(t, c, SearchQuery{Query: "handle"})
+	res = searchOK(t, c, SearchQuery{Query: "handle"})
 	if got := ids(res); res.Scope != "main+deps" || slices.Contains(got, "net/http.Handle") || got[0] != "example.com/app.(*Server).Handle" {
 		t.Errorf("default scope: %s %q", res.Scope, got)
 	}
 	// A word of a name at a case change.
-	res = search(t, c, SearchQuery{Query: "Func"})
+	res = searchOK(t, c, SearchQuery{Query: "Func"})
 	if got := ids(res); len(got) == 0 || got[0] != "example.com/app.HandleFunc" {
 		t.Errorf("Func: %q", got)
 	}
 	// Paging returns the same order.
 	var paged []string
 	for off := 0; ; {
-		r := search(t, c, SearchQuery{Query: "Handle", Scope: "all", Limit: 2, Offset: off})
+		r := searchOK(t, c, SearchQuery{Query: "Handle", Scope: "all", Limit: 2, Offset: off})
 		paged = append(paged, ids(r)...)
 		if !r.More {
 			if r.NextOffset != nil {
@@ -172,7 +172,7 @@ func TestLiteralRanking(t *testing.T) {
 	if !slices.Equal(paged, want) {
 		t.Errorf("paged %q", paged)
 	}
-	if r := search(t, c, SearchQuery{Query: "Handle", Offset: 1000}); len(r.Results) != 0 || r.More || r.Total == 0 {
+	if r := searchOK(t, c, SearchQuery{Query: "Handle", Offset: 1000}); len(r.Results) != 0 || r.More || r.Total == 0 {
 		t.Errorf("offset past the end: %+v", r)
 	}
 }
@@ -181,7 +181,7 @@ func TestLiteralRanking(t *testing.T) {
 // comes before one that is not, then the shorter id.
 func TestLinkedFirst(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Verify", Kind: "func"})
+	res := searchOK(t, c, SearchQuery{Query: "Verify", Kind: "func"})
 	if got := ids(res); !slices.Equal(got, []string{"example.com/app/internal/auth.Verify", "example.com/app.Verify"}) {
 		t.Errorf("Verify: %q", got)
 	}
@@ -201,7 +201,7 @@ func TestQualifiedNames(t *testing.T) {
 		"example.com/lib.Handle":              "example.com/lib.Handle",
 		"main.(*Server).Handle(0xc000010000)": "example.com/app.(*Server).Handle",
 	} {
-		res := search(t, c, SearchQuery{Query: q})
+		res := searchOK(t, c, SearchQuery{Query: q})
 		if got := ids(res); len(got) == 0 || got[0] != want || res.Match != MatchLiteral {
 			t.Errorf("%s: %s %q, want %s first", q, res.Match, got, want)
 		}
@@ -217,18 +217,18 @@ func TestTermSearch(t *testing.T) {
 		"max body size":                     "example.com/app.MaxBodyBytes",
 		"verify tokens":                     "example.com/app/internal/auth.Verify",
 	} {
-		res := search(t, c, SearchQuery{Query: q, Limit: 3})
+		res := searchOK(t, c, SearchQuery{Query: q, Limit: 3})
 		if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != want {
 			t.Errorf("%q: %s %q, want %s first", q, res.Match, got, want)
 		}
 	}
 	// A single word without a literal match falls back to terms, and says so.
-	res := search(t, c, SearchQuery{Query: "maximums"})
+	res := searchOK(t, c, SearchQuery{Query: "maximums"})
 	if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != "example.com/app.MaxBodyBytes" || res.Note == "" {
 		t.Errorf("maximums: %s %q %q", res.Match, got, res.Note)
 	}
 	// Registered tools are found too.
-	res = search(t, c, SearchQuery{Query: "check bearer token", Kind: "tool"})
+	res = searchOK(t, c, SearchQuery{Query: "check bearer token", Kind: "tool"})
 	if got := ids(res); !slices.Equal(got, []string{"tool:token_check"}) {
 		t.Errorf("tools: %q", got)
 	}
@@ -238,15 +238,15 @@ func TestTermSearch(t *testing.T) {
 // explicit scope is never widened.
 func TestScopeWidening(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handshake"})
+	res := searchOK(t, c, SearchQuery{Query: "Handshake"})
 	if got := ids(res); res.Scope != "all" || res.Note == "" || len(got) != 2 || got[0] != "crypto/tls.(*Conn).Handshake" {
 		t.Errorf("widened: %s %q %q", res.Scope, res.Note, got)
 	}
-	res = search(t, c, SearchQuery{Query: "Handshake", Scope: "main"})
+	res = searchOK(t, c, SearchQuery{Query: "Handshake", Scope: "main"})
 	if res.Total != 0 || res.Scope != "main" || res.Note != "" {
 		t.Errorf("explicit scope widened: %+v", res)
 	}
-	res = search(t, c, SearchQuery{Query: "handshake", Scope: "std", Kind: "method"})
+	res = searchOK(t, c, SearchQuery{Query: "handshake", Scope: "std", Kind: "method"})
 	if res.Total != 2 {
 		t.Errorf("std methods: %q", ids(res))
 	}
@@ -267,7 +267,7 @@ func TestFilters(t *testing.T) {
 		{SearchQuery{Query: "verify", Package: "example.com/ap"}, nil},
 		{SearchQuery{Query: "handle", Scope: "deps", Kind: "func"}, []string{"example.com/lib.Handle", "example.com/lib.handleOne"}},
 	} {
-		if got := ids(search(t, c, tt.q)); !slices.Equal(got, tt.want) {
+		if got := ids(searchOK(t, c, tt.q)); !slices.Equal(got, tt.want) {
 			t.Errorf("%+v: %q, want %q", tt.q, got, tt.want)
 		}
 	}
@@ -277,7 +277,7 @@ func TestFilters(t *testing.T) {
 // stack trace prints it, the declaration that encloses the line.
 func TestFileQueries(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "main.go"})
+	res := searchOK(t, c, SearchQuery{Query: "main.go"})
 	want := []string{"example.com/app.Server", "example.com/app.(*Server).Handle", "example.com/app.HandleFunc",
 		"example.com/app.checkBearerToken", "example.com/app.MaxBodyBytes", "example.com/app.main",
 		"example.com/app.prehandle", "example.com/app.first", "example.com/app.second", "example.com/app.Verify"}
@@ -295,13 +295,13 @@ func TestFileQueries(t *testing.T) {
 		fmt.Sprintf("/usr/local/go/src/crypto/tls/conn.go:%d", 1510):     "crypto/tls.(*Conn).Handshake",
 		"/go/pkg/mod/example.com/lib@v1.2.0/lib.go:5":                    "example.com/lib.Handle",
 	} {
-		res := search(t, c, SearchQuery{Query: q, Scope: "all"})
+		res := searchOK(t, c, SearchQuery{Query: q, Scope: "all"})
 		if got := ids(res); res.Match != MatchFile || !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: %s %q, want %s", q, res.Match, got, want)
 		}
 	}
 	// A file of no entry falls back to a literal search.
-	if res := search(t, c, SearchQuery{Query: "nowhere.go"}); res.Match == MatchFile {
+	if res := searchOK(t, c, SearchQuery{Query: "nowhere.go"}); res.Match == MatchFile {
 		t.Errorf("nowhere.go: %+v", res)
 	}
 }
@@ -348,7 +348,7 @@ func TestSearchArgumentErrors(t *testing.T) {
 // The answer counts the catalog and lists its packages only when asked.
 func TestSearchCoverage(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "handle"})
+	res := searchOK(t, c, SearchQuery{Query: "handle"})
 	cov := res.Coverage
 	x, _ := c.index(ctx)
 	if cov.Entries != len(x.Entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
@@ -358,7 +358,7 @@ func TestSearchCoverage(t *testing.T) {
 	if res.PackageList != nil {
 		t.Error("package list without asking")
 	}
-	res = search(t, c, SearchQuery{Query: "handle", Packages: true, Scope: "all"})
+	res = searchOK(t, c, SearchQuery{Query: "handle", Packages: true, Scope: "all"})
 	var got []string
 	for _, p := range res.PackageList {
 		got = append(got, fmt.Sprintf("%s %s %d %v", p.Path, p.Scope, p.Entries, p.Source))
@@ -374,7 +374,7 @@ func TestSearchCoverage(t *testing.T) {
 // file:line and first documentation sentence, and is short.
 func TestListing(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
+	res := searchOK(t, c, SearchQuery{Query: "Handle", Limit: 3})
 	text := res.Listing()
 	want := "9 matches, next offset 3.\n" +
 		"example.com/app.(*Server).Handle main.go:8 - serves one request.\n" +
@@ -406,7 +406,7 @@ func TestListing(t *testing.T) {
 	if !strings.Contains(two, "\na.com/x/util.F func\nb.com/y/util.G func") {
 		t.Errorf("clashing packages:\n%s", two)
 	}
-	none := search(t, c, SearchQuery{Query: "zzyzx"}).Listing()
+	none := searchOK(t, c, SearchQuery{Query: "zzyzx"}).Listing()
 	if !strings.HasPrefix(none, "No match in main+deps.") || strings.Contains(none, "catalog") {
 		t.Errorf("zero-hit listing: %s", none)
 	}

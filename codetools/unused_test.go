@@ -3,6 +3,7 @@ package codetools
 import (
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"testing"
 )
 
@@ -38,7 +39,7 @@ func TestUnusedTypes(t *testing.T) {
 		"example.com/lib.(*Client).Dial": true, "example.com/lib.Client": true, "example.com/lib.Client.Timeout": true,
 	}
 	for i := range entries {
-		if got := isUnused(set, i); got != want[entries[i].ID] {
+		if got := search.IsUnused(set, i); got != want[entries[i].ID] {
 			t.Errorf("%s: unused %v, want %v", entries[i].ID, got, want[entries[i].ID])
 		}
 	}
@@ -89,7 +90,7 @@ func TestUnusedPackages(t *testing.T) {
 		case "example.com/barely":
 			want = e.Kind == index.KindConst || e.Kind == index.KindVar
 		}
-		if got := isUnused(set, i); got != want {
+		if got := search.IsUnused(set, i); got != want {
 			t.Errorf("%s: unused %v, want %v", e.ID, got, want)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -59,13 +60,13 @@ func rerankCase(t *testing.T) (q string, words []string, target string, fsys fst
 	t.Helper()
 	q = "serves a request handler"
 	plain := rankedCatalog(t)
-	words = ids(search(t, plain, SearchQuery{Query: q}))
+	words = ids(searchOK(t, plain, SearchQuery{Query: q}))
 	if len(words) < 3 {
 		t.Fatalf("%q: %q", q, words)
 	}
 	x, _ := plain.index(ctx)
 	i, _ := x.ExactID(words[len(words)-1])
-	return q, words, embedText(&x.Entries[i]), plain.opts.Snapshot.(fstest.MapFS)
+	return q, words, search.EmbedText(&x.Entries[i]), plain.opts.Snapshot.(fstest.MapFS)
 }
 
 // Vectors that WriteVectors precomputed are used by a catalog whose
@@ -79,9 +80,9 @@ func TestPrecomputedVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > rerankDepth+1 {
+	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > search.RerankDepth+1 {
 		t.Fatalf("WriteVectors wrote %d vectors, embedded %d texts, batches of up to %d (want at most %d)",
-			n, gen.texts.Load(), gen.maxBatch.Load(), rerankDepth+1)
+			n, gen.texts.Load(), gen.maxBatch.Load(), search.RerankDepth+1)
 	}
 	// The same snapshot writes the same bytes.
 	var again bytes.Buffer
@@ -93,7 +94,7 @@ func TestPrecomputedVectors(t *testing.T) {
 	lazy := rankedCatalog(t)
 	lazyEm := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
 	lazy.opts.Embedder = lazyEm
-	want := ids(search(t, lazy, SearchQuery{Query: q}))
+	want := ids(searchOK(t, lazy, SearchQuery{Query: q}))
 	if want[0] != words[len(words)-1] {
 		t.Fatalf("on demand: %q, want %s first", want, words[len(words)-1])
 	}
@@ -103,7 +104,7 @@ func TestPrecomputedVectors(t *testing.T) {
 		c := rankedCatalog(t)
 		c.opts.Snapshot = withVectors(fsys, data)
 		c.opts.Embedder = em
-		return search(t, c, SearchQuery{Query: q}), c
+		return searchOK(t, c, SearchQuery{Query: q}), c
 	}
 	pre := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
 	res, c := run("model-a", buf.Bytes(), pre)
@@ -137,13 +138,13 @@ func TestPrecomputedVectors(t *testing.T) {
 	wg.Wait()
 
 	// A record whose text changed since is embedded again.
-	var p preVectors
-	if err := p.read(withVectors(fsys, buf.Bytes())); err != nil {
+	var p search.PreVectors
+	if err := p.Read(withVectors(fsys, buf.Bytes())); err != nil {
 		t.Fatal(err)
 	}
 	off := -1
-	for _, at := range p.recs {
-		if id, h := p.record(at); id == words[len(words)-1] {
+	for _, at := range p.Recs {
+		if id, h := p.Record(at); id == words[len(words)-1] {
 			off = h
 		}
 	}
@@ -174,7 +175,7 @@ func TestPrecomputedVectors(t *testing.T) {
 	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "2 dimensions, the embedder's 3") {
 		t.Errorf("3 dimensions: %q (note %q), want %q by words", ids(res), res.Note, words)
 	}
-	if res := search(t, c, SearchQuery{Query: q}); !slices.Equal(ids(res), want) || res.Note != "" {
+	if res := searchOK(t, c, SearchQuery{Query: q}); !slices.Equal(ids(res), want) || res.Note != "" {
 		t.Errorf("3 dimensions, second query: %q (note %q), want %q", ids(res), res.Note, want)
 	}
 }
@@ -189,7 +190,7 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 	}
 	good := buf.Bytes()
 	head := func(dim, count uint64) []byte {
-		b := append([]byte(vectorsMagic), 1, 'm')
+		b := append([]byte(search.VectorsMagic), 1, 'm')
 		b = binary.AppendUvarint(b, dim)
 		return binary.AppendUvarint(b, count)
 	}
@@ -201,25 +202,25 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 	binary.PutUvarint(dup[first-1:], 2)
 	for name, data := range map[string][]byte{
 		"empty":             {},
-		"wrong header":      append([]byte("embedmcp-vectors/9\n"), good[len(vectorsMagic):]...),
+		"wrong header":      append([]byte("embedmcp-vectors/9\n"), good[len(search.VectorsMagic):]...),
 		"truncated":         good[:len(good)-1],
 		"trailing bytes":    append(bytes.Clone(good), 0),
-		"no name":           append([]byte(vectorsMagic), 0, 2, 0),
+		"no name":           append([]byte(search.VectorsMagic), 0, 2, 0),
 		"dimension 0":       append(head(0, 1), 1, 'x', 0, 0, 0, 0, 0, 0, 0, 0),
-		"huge dimension":    head(maxVectorDim+1, 0),
+		"huge dimension":    head(search.MaxVectorDim+1, 0),
 		"count too high":    head(2, 1<<40),
 		"ids not ascending": dup,
 	} {
-		var p preVectors
-		err := p.read(withVectors(fsys, data))
-		if !errors.Is(err, errVectorsFile) {
+		var p search.PreVectors
+		err := p.Read(withVectors(fsys, data))
+		if !errors.Is(err, search.ErrVectorsFile) {
 			t.Errorf("%s: %v, want errVectorsFile", name, err)
 			continue
 		}
 		c := rankedCatalog(t)
 		c.opts.Snapshot = withVectors(fsys, data)
 		c.opts.Embedder = &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "m"}
-		res := search(t, c, SearchQuery{Query: q})
+		res := searchOK(t, c, SearchQuery{Query: q})
 		if !strings.Contains(res.Note, "malformed vectors file") || len(res.Note) > 400 {
 			t.Errorf("%s: note %q", name, res.Note)
 		}
@@ -229,10 +230,10 @@ func TestPrecomputedVectorsMalformed(t *testing.T) {
 // The file of a snapshot without declarations is empty, not malformed.
 func TestPrecomputedVectorsEmpty(t *testing.T) {
 	_, _, _, fsys := rerankCase(t)
-	var p preVectors
-	data := append([]byte(vectorsMagic), 1, 'm', 0, 0)
-	if err := p.read(withVectors(fsys, data)); err != nil || p.recs != nil {
-		t.Errorf("empty file: %v, %d records", err, len(p.recs))
+	var p search.PreVectors
+	data := append([]byte(search.VectorsMagic), 1, 'm', 0, 0)
+	if err := p.Read(withVectors(fsys, data)); err != nil || p.Recs != nil {
+		t.Errorf("empty file: %v, %d records", err, len(p.Recs))
 	}
 }
 
@@ -249,7 +250,7 @@ func TestWriteVectorsErrors(t *testing.T) {
 	}{
 		"nil embedder":   {fsys, nil, "nil Embedder"},
 		"no name":        {fsys, named(nil, ""), "name must have"},
-		"long name":      {fsys, named(nil, strings.Repeat("m", maxVectorName+1)), "name must have"},
+		"long name":      {fsys, named(nil, strings.Repeat("m", search.MaxVectorName+1)), "name must have"},
 		"failing":        {fsys, named(errors.New("model offline"), "m"), "model offline"},
 		"wrong count":    {fsys, &countingEmbedder{drop: 1}, "vectors for"},
 		"not finite":     {fsys, &countingEmbedder{nan: true}, "not a finite number"},
@@ -295,11 +296,11 @@ func TestQuantizedCosine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := math.Abs(cosine(a, b) - cosineQ(a, q)); d > 0.02 {
+		if d := math.Abs(search.Cosine(a, b) - search.CosineQ(a, q)); d > 0.02 {
 			t.Fatalf("quantized cosine off by %.3f", d)
 		}
 	}
-	if q, _ := appendQuantized(nil, []float32{0, 0}); cosineQ([]float32{1, 0}, q) != 0 {
+	if q, _ := appendQuantized(nil, []float32{0, 0}); search.CosineQ([]float32{1, 0}, q) != 0 {
 		t.Error("a zero vector is not similar to anything")
 	}
 }
