@@ -24,7 +24,7 @@ const (
 // Filter selects entries by kind, scope and package.
 type Filter struct {
 	Kinds  uint16 // bit per kind; 0 means every kind
-	Scopes scopeSet
+	Scopes ScopeSet
 	Pkg    string // import path prefix or path elements; "" means any
 	// widen allows searching every scope when the default scopes have no
 	// match (the scope was not given).

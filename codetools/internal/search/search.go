@@ -98,17 +98,19 @@ var ScopeNames = [index.NumScopes]string{"main", "deps", "std"}
 // scopeAll names every scope.
 const scopeAll = "all"
 
-// scopeSet is a set of scopes, a bit per scope.
-type scopeSet uint8
+// ScopeSet is a set of scopes, a bit per scope.
+type ScopeSet uint8
 
 const (
-	DefaultScopes = scopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps)
-	allScopes     = scopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps | 1<<index.ScopeStd)
+	DefaultScopes = ScopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps)
+	allScopes     = ScopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps | 1<<index.ScopeStd)
 )
 
-func (s scopeSet) Has(sc index.Scope) bool { return s&(1<<sc) != 0 }
+// Has reports whether s holds sc.
+func (s ScopeSet) Has(sc index.Scope) bool { return s&(1<<sc) != 0 }
 
-func (s scopeSet) String() string {
+// String returns the scope argument that names s.
+func (s ScopeSet) String() string {
 	if s == allScopes {
 		return scopeAll
 	}
@@ -123,7 +125,7 @@ func (s scopeSet) String() string {
 
 // ParseScope parses the scope argument: "" (main and deps), main, deps,
 // std or all.
-func ParseScope(s string) (scopeSet, bool) {
+func ParseScope(s string) (ScopeSet, bool) {
 	switch s {
 	case "":
 		return DefaultScopes, true
