@@ -146,7 +146,9 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 		out.RequestedName = echoArg(q.Name)
 	}
 	items, note, err := navigator{x.Index}.relation(t, target, rel)
-	if err != nil {
+	if re, ok := errors.AsType[*relationError](err); ok {
+		return nil, invalidf("%s", re.msg)
+	} else if err != nil {
 		return nil, err
 	}
 	out.Total, out.Note = len(items), note
@@ -179,17 +181,17 @@ func (r *refTarget) kindName() string { return symKindName(r.kind) }
 func symKindName(k codeindex.SymKind) string {
 	switch k {
 	case codeindex.SymFunc:
-		return KindFunc
+		return index.KindFunc.String()
 	case codeindex.SymMethod:
-		return KindMethod
+		return index.KindMethod.String()
 	case codeindex.SymType:
-		return KindType
+		return index.KindType.String()
 	case codeindex.SymInterface:
 		return "interface"
 	case codeindex.SymVar:
-		return KindVar
+		return index.KindVar.String()
 	case codeindex.SymConst:
-		return KindConst
+		return index.KindConst.String()
 	case codeindex.SymAbstract:
 		return "interface method"
 	case codeindex.SymField:

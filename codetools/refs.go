@@ -57,7 +57,7 @@ func (b *baseIndex) refTable() (*refTable, error) {
 		case b.Snap == nil:
 			b.refsErr = errNoSnapshotRefs
 		default:
-			b.refs, b.refsErr = b.loadRefs()
+			b.refs, b.refsErr = loadRefs(b.Snap, b.MainModule())
 		}
 	})
 	return b.refs, b.refsErr
@@ -65,14 +65,14 @@ func (b *baseIndex) refTable() (*refTable, error) {
 
 var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")
 
-// loadRefs reads the references section of the snapshot's index.
-func (b *baseIndex) loadRefs() (t *refTable, err error) {
+// loadRefs reads the references section of the index of snapshot s, whose
+// main module is mainMod.
+func loadRefs(s *snapshot.Snapshot, mainMod string) (t *refTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("reading the snapshot's references: %v", r)
 		}
 	}()
-	s := b.Snap
 	f, err := s.FS.Open(codesnap.IndexName)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,6 @@ func (b *baseIndex) loadRefs() (t *refTable, err error) {
 	t.byFrom, t.fromOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].from })
 	// Answer order of the sites of each symbol: main module first, then by
 	// file and line.
-	mainMod := b.MainModule()
 	scopeOfFile := make([]index.Scope, len(s.Files))
 	for i := range s.Files {
 		scopeOfFile[i] = index.ScopeOf(s.Files[i].Pkg, mainMod, s.Mods)

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -24,22 +25,42 @@ type relItem struct {
 	kind string
 }
 
+// The relations, as the relation argument spells them.
+const (
+	relCallers         = "callers"
+	relCallees         = "callees"
+	relReferences      = "references"
+	relImplementations = "implementations"
+	relMethods         = "methods"
+)
+
+// relationError is a relation that does not apply to its target, or is
+// unknown: the tools answer it as an invalid argument.
+type relationError struct{ msg string }
+
+func (e *relationError) Error() string { return e.msg }
+
+// relationErrorf returns a relationError.
+func relationErrorf(format string, args ...any) error {
+	return &relationError{msg: fmt.Sprintf(format, args...)}
+}
+
 // relation computes the items of rel for target, in answer order.
 func (x navigator) relation(t *refTable, target *refTarget, rel string) ([]relItem, string, error) {
 	k := target.kind
 	isFunc := k == codeindex.SymFunc || k == codeindex.SymMethod
 	isType := k == codeindex.SymType || k == codeindex.SymInterface
 	notFor := func(what string) error {
-		return invalidf("relation %s applies to %s; %s is a %s (use references, or %s)", rel, what, target.id,
+		return relationErrorf("relation %s applies to %s; %s is a %s (use references, or %s)", rel, what, target.id,
 			target.kindName(), strings.Join(applicable(k), ", "))
 	}
 	switch rel {
-	case RelationCallers:
+	case relCallers:
 		if !isFunc && k != codeindex.SymAbstract {
 			return nil, "", notFor("functions, methods and interface methods")
 		}
 		return x.callers(t, target), "", nil
-	case RelationCallees:
+	case relCallees:
 		if k == codeindex.SymAbstract || k == codeindex.SymField {
 			return nil, "", notFor("declarations with a body or an initializer")
 		}
@@ -47,7 +68,7 @@ func (x navigator) relation(t *refTable, target *refTarget, rel string) ([]relIt
 			return nil, target.id + " is not declared in the snapshot, so its body was not analysed", nil
 		}
 		return x.callees(t, target), "", nil
-	case RelationReferences:
+	case relReferences:
 		var items []relItem
 		if target.sym >= 0 {
 			for _, si := range t.sitesTo(target.sym) {
@@ -55,36 +76,36 @@ func (x navigator) relation(t *refTable, target *refTarget, rel string) ([]relIt
 			}
 		}
 		return items, "", nil
-	case RelationImplementations:
+	case relImplementations:
 		switch {
 		case isType, k == codeindex.SymAbstract, k == codeindex.SymMethod:
 			return x.implementations(t, target), "", nil
 		}
 		return nil, "", notFor("types, interfaces, methods and interface methods")
-	case RelationMethods:
+	case relMethods:
 		if !isType {
 			return nil, "", notFor("types and interfaces")
 		}
 		return x.methods(t, target), "", nil
 	}
-	return nil, "", invalidf("unknown relation %q", rel)
+	return nil, "", relationErrorf("unknown relation %q", rel)
 }
 
 // applicable lists the relations that apply to a symbol kind.
 func applicable(k codeindex.SymKind) []string {
 	switch k {
 	case codeindex.SymFunc:
-		return []string{RelationCallers, RelationCallees, RelationReferences}
+		return []string{relCallers, relCallees, relReferences}
 	case codeindex.SymMethod:
-		return []string{RelationCallers, RelationCallees, RelationReferences, RelationImplementations}
+		return []string{relCallers, relCallees, relReferences, relImplementations}
 	case codeindex.SymAbstract:
-		return []string{RelationCallers, RelationReferences, RelationImplementations}
+		return []string{relCallers, relReferences, relImplementations}
 	case codeindex.SymType, codeindex.SymInterface:
-		return []string{RelationReferences, RelationImplementations, RelationMethods, RelationCallees}
+		return []string{relReferences, relImplementations, relMethods, relCallees}
 	case codeindex.SymField:
-		return []string{RelationReferences}
+		return []string{relReferences}
 	}
-	return []string{RelationReferences, RelationCallees}
+	return []string{relReferences, relCallees}
 }
 
 func refHow(k codeindex.RefKind) string {
