@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
 	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
@@ -164,7 +165,7 @@ type baseIndex struct {
 	stats   BuildStats
 	// refs are the snapshot's references, read on first use (refs.go).
 	refsOnce sync.Once
-	refs     *refTable
+	refs     *nav.RefTable
 	refsErr  error
 	// pre are the snapshot's precomputed vectors, read on the first
 	// rerank (vectors.go).
@@ -181,10 +182,6 @@ type catalogIndex struct {
 	cov     Coverage
 	vectors search.VectorCache // an Embedder's vectors of entries (embed.go)
 }
-
-// navigator answers code_references and the lists of code_definition from
-// the snapshot's references (relations.go, navdef.go).
-type navigator struct{ *index.Index }
 
 // renderer builds the answers of the tools (SearchHit, Reference,
 // Definition) from the entries of an index.

@@ -2,12 +2,10 @@ package codetools
 
 import (
 	"errors"
-	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
 	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
@@ -35,29 +33,29 @@ func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index
 	if terr != nil {
 		return nil, nil, nil
 	}
-	found := t.matchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), 1)
+	found := t.MatchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), 1)
 	if len(found) != 1 {
 		return nil, nil, nil
 	}
-	s := &t.syms[found[0]]
-	if s.kind == codeindex.SymAbstract || s.kind == codeindex.SymField {
-		owner := s.id[:strings.LastIndexByte(s.id, '.')]
+	s := &t.Syms[found[0]]
+	if s.Kind == codeindex.SymAbstract || s.Kind == codeindex.SymField {
+		owner := s.ID[:strings.LastIndexByte(s.ID, '.')]
 		if e, ok := x.Lookup(owner); ok {
-			return e, &Focus{Line: int(s.line), Exact: true}, nil
+			return e, &Focus{Line: int(s.Line), Exact: true}, nil
 		}
 	}
-	if _, ok := x.Lookup(s.id); ok {
+	if _, ok := x.Lookup(s.ID); ok {
 		return nil, nil, nil
 	}
-	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: s.id, Kind: s.kindName(), Source: SourceReferences,
-		Sources: []string{SourceReferences}, PackageKey: s.pkg(),
+	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: s.ID, Kind: s.KindName(), Source: SourceReferences,
+		Sources: []string{SourceReferences}, PackageKey: s.Pkg(),
 		LinkedEvidence: "unknown: the declaration is outside the snapshot and not in the function table (a type, variable or constant, or a function inlined away or not linked)"}
-	if strings.TrimSpace(name) != s.id {
+	if strings.TrimSpace(name) != s.ID {
 		d.RequestedName = echoArg(name)
 	}
 	u := Check{Status: StatusNotApplicable, Reason: "the declaration is outside the snapshot, so there is nothing to compare"}
 	d.Consistency = Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
-	d.Build = c.build.forPackage(s.pkg())
+	d.Build = c.build.forPackage(s.Pkg())
 	d.Limitations = "Known only from the snapshot's references: its package is not in the snapshot, so neither its source nor " +
 		"its documentation is available (mcpsnapshot -deps, -modules or -std would include it). code_references answers " +
 		"who refers to it."
@@ -75,35 +73,33 @@ func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Fo
 	if err != nil {
 		return nil, nil
 	}
-	s := t.sym(strings.TrimSpace(name))
-	if s < 0 || t.syms[s].kind != codeindex.SymAbstract && t.syms[s].kind != codeindex.SymField {
+	s := t.Sym(strings.TrimSpace(name))
+	if s < 0 || t.Syms[s].Kind != codeindex.SymAbstract && t.Syms[s].Kind != codeindex.SymField {
 		return nil, nil
 	}
-	sym := &t.syms[s]
-	if e, ok := x.Lookup(sym.id[:strings.LastIndexByte(sym.id, '.')]); ok {
-		return e, &Focus{Line: int(sym.line), Exact: true}
+	sym := &t.Syms[s]
+	if e, ok := x.Lookup(sym.ID[:strings.LastIndexByte(sym.ID, '.')]); ok {
+		return e, &Focus{Line: int(sym.Line), Exact: true}
 	}
 	return nil, nil
 }
 
-func (s *refSym) kindName() string { return symKindName(s.kind) }
-
 // lists fills the lists of a type (methods, implemented interfaces) or a
 // package (files, declarations) into d.
 func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
-	var items []relItem
+	var items []nav.Item
 	switch e.Kind {
 	case index.KindType:
 		t, _ := x.base.refTable()
-		target := &refTarget{id: e.ID, sym: -1, e: e, kind: codeindex.SymType}
+		target := &nav.Target{ID: e.ID, Sym: -1, E: e, Kind: codeindex.SymType}
 		if t != nil {
-			if target.sym = t.sym(e.ID); target.sym >= 0 {
-				target.kind = t.syms[target.sym].kind
-				for _, im := range t.implsOfType(target.sym) {
+			if target.Sym = t.Sym(e.ID); target.Sym >= 0 {
+				target.Kind = t.Syms[target.Sym].Kind
+				for _, im := range t.ImplsOfType(target.Sym) {
 					if len(d.Implements) == maxImplements {
 						break
 					}
-					id := t.syms[im.Iface].id
+					id := t.Syms[im.Iface].ID
 					if im.PtrOnly {
 						id = "*" + id
 					}
@@ -111,9 +107,9 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 				}
 			}
 		} else {
-			t = &refTable{}
+			t = &nav.RefTable{}
 		}
-		items = navigator{x.Index}.methods(t, target)
+		items = nav.Navigator{Index: x.Index}.Methods(t, target)
 	case index.KindPackage:
 		if s := x.base.Snap; s != nil {
 			for i := range s.Files {
@@ -122,7 +118,7 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 				}
 			}
 		}
-		items = navigator{x.Index}.declarations(e.Pkg)
+		items = nav.Navigator{Index: x.Index}.Declarations(e.Pkg)
 	default:
 		if offset > 0 {
 			return invalidf("listOffset applies to types and packages; %s is a %s", e.ID, e.Kind)
@@ -147,39 +143,4 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 		d.NextListOffset = &next
 	}
 	return nil
-}
-
-// declarations lists the exported declarations of package pkg (all of a
-// main package's), in go doc's order: constants, variables, functions,
-// types, each by name.
-func (x navigator) declarations(pkg string) []relItem {
-	lo, hi := x.IDRange(pkg + ".")
-	main := slices.Contains(x.Search.MainPkgs, pkg)
-	order := [...]int{index.KindConst: 0, index.KindVar: 1, index.KindFunc: 2, index.KindType: 3}
-	var es []*index.Entry
-	for i := lo; i < hi; i++ {
-		e := &x.Entries[i]
-		if e.Pkg != pkg {
-			continue
-		}
-		switch e.Kind {
-		case index.KindConst, index.KindVar, index.KindFunc, index.KindType:
-		default:
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(e.ID[len(pkg)+1:]); main || unicode.IsUpper(r) {
-			es = append(es, e)
-		}
-	}
-	slices.SortStableFunc(es, func(a, b *index.Entry) int {
-		if d := order[a.Kind] - order[b.Kind]; d != 0 {
-			return d
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	items := make([]relItem, len(es))
-	for i, e := range es {
-		items[i] = x.entryItem(e, "", "")
-	}
-	return items
 }
