@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"io/fs"
 	"log/slog"
 	"runtime/debug"
@@ -11,11 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/embedmcp/mcp/codetools/internal/index"
-	"github.com/embedmcp/mcp/codetools/internal/nav"
-	"github.com/embedmcp/mcp/codetools/internal/search"
-	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
 
 // Options configures a Catalog. The zero value is a catalog of the
@@ -507,4 +506,35 @@ func (b *baseIndex) limitations(text string) string {
 	w.WriteString(text)
 	b.sourceLimitations(&w)
 	return w.String()
+}
+
+// Kinds of catalog entries.
+const (
+	KindFunc    = "func"
+	KindMethod  = "method"
+	KindType    = "type"
+	KindConst   = "const"
+	KindVar     = "var"
+	KindPackage = "package"
+	KindTool    = "tool"
+	KindDoc     = "doc"
+	// KindField is a field of a struct type (id pkg.Type.Field); its
+	// definition is the struct's.
+	KindField = "field"
+)
+
+// Sources of catalog entries.
+const (
+	SourceRuntime    = "runtime"
+	SourceSnapshot   = "snapshot"
+	SourceRegistered = "registered"
+	// SourceReferences marks a declaration of a package outside the
+	// snapshot, known only because the snapshot's code refers to it.
+	SourceReferences = "references"
+)
+
+// searchInput returns the input of the search engine of x, built with st.
+func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
+	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf}
 }

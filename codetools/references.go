@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/internal/codeindex"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/embedmcp/mcp/codetools/internal/index"
-	"github.com/embedmcp/mcp/codetools/internal/nav"
-	"github.com/embedmcp/mcp/codetools/internal/search"
-	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // Relations of code_references.
@@ -292,3 +291,18 @@ func (r *References) Listing() string {
 	}
 	return b.String()
 }
+
+// refs returns the snapshot's references, reading them on first use.
+func (b *baseIndex) refTable() (*nav.RefTable, error) {
+	b.refsOnce.Do(func() {
+		switch {
+		case b.Snap == nil:
+			b.refsErr = errNoSnapshotRefs
+		default:
+			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule())
+		}
+	})
+	return b.refs, b.refsErr
+}
+
+var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")

@@ -325,3 +325,12 @@ func controlAt(s string) int {
 	}
 	return -1
 }
+
+// Scopes of catalog entries: the host's main module, the other modules of
+// the build, and the standard library.
+const (
+	ScopeMain = "main"
+	ScopeDeps = "deps"
+	ScopeStd  = "std"
+	ScopeAll  = "all"
+)
