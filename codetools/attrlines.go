@@ -1,6 +1,9 @@
 package codetools
 
-import "github.com/embedmcp/mcp/codetools/internal/index"
+import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"strconv"
+)
 
 // This file holds the evidence the line table gives about the snapshot:
 // each linked function's file, declaration line and code lines compared
@@ -65,19 +68,19 @@ func (a *attributor) check(e *index.Entry, file string, decl, minLine, maxLine i
 		d.binLine = max(decl, minLine)
 		d.what = "is in " + d.binFile + " in the binary, in " + sf.Display + " in the snapshot"
 	case own && decl != e.Line:
-		d.what = "is declared at line " + itoa(int(e.Line)) + " in the snapshot, line " + itoa(int(decl)) + " in the binary"
+		d.what = "is declared at line " + strconv.Itoa(int(e.Line)) + " in the snapshot, line " + strconv.Itoa(int(decl)) + " in the binary"
 	case minLine > 0 && minLine < e.Line && !a.inDecl(e.Snap, minLine),
 		maxLine > 0 && maxLine > e.EndLine && !a.inDecl(e.Snap, maxLine):
 		d.binLine = minLine
 		if maxLine > e.EndLine {
 			d.binLine = maxLine
 		}
-		d.what = "has code at line " + itoa(int(d.binLine)) + " in the binary, outside its declaration (lines " +
-			itoa(int(e.Line)) + "-" + itoa(int(e.EndLine)) + ") in the snapshot"
+		d.what = "has code at line " + strconv.Itoa(int(d.binLine)) + " in the binary, outside its declaration (lines " +
+			strconv.Itoa(int(e.Line)) + "-" + strconv.Itoa(int(e.EndLine)) + ") in the snapshot"
 	case decl > 0 && !own && (decl < e.Line || decl > e.EndLine) && !a.inDecl(e.Snap, decl):
 		d.binLine = decl
-		d.what = "has a closure at line " + itoa(int(decl)) + " in the binary, outside its declaration (lines " +
-			itoa(int(e.Line)) + "-" + itoa(int(e.EndLine)) + ") in the snapshot"
+		d.what = "has a closure at line " + strconv.Itoa(int(decl)) + " in the binary, outside its declaration (lines " +
+			strconv.Itoa(int(e.Line)) + "-" + strconv.Itoa(int(e.EndLine)) + ") in the snapshot"
 	default:
 		return
 	}

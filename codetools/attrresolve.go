@@ -28,7 +28,7 @@ func (a *attributor) display(file, pkg string) string {
 	if !snapshot.IsAbs(file) && snapshot.IsStdPkg(pkg) && strings.HasPrefix(file, pkg+"/") {
 		return a.in.Get("$GOROOT/src/" + file) // a -trimpath build
 	}
-	return a.in.Get(snapshot.DisplayPath(file, pkg, a.c.build.mods, a.c.build.info.MainModule.Path))
+	return a.in.Get(snapshot.DisplayPath(file, pkg, a.mods, a.mainMod))
 }
 
 // snapFileOf returns the snapshot file a file of the table was compiled

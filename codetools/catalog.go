@@ -271,8 +271,12 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	}
 	var entries []index.Entry
 	var decls snapDecls
+	var include func(pkg, mod string, main bool) bool
+	if sel := c.opts.Packages; sel != nil {
+		include = sel.Includes
+	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
+		b.Snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, include, 4*DefaultMaxEntries, 0)
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
@@ -280,7 +284,11 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 			b.SnapshotErr = b.Snap.Warning
 		}
 	}
-	a := &attributor{c: c, in: in, snap: b.Snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.Snap)}
+	a := &attributor{mods: c.build.mods, mainMod: c.build.info.MainModule.Path, std: true,
+		in: in, snap: b.Snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.Snap)}
+	if sel := c.opts.Packages; sel != nil {
+		a.include, a.std = sel.Includes, sel.Std
+	}
 	a.run(rt)
 	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
 	b.stats.UnattributedFunctions = a.unresolved

@@ -20,16 +20,12 @@ type snapDecls [][2]int32
 // s.warning.
 //
 // The entry slice has room for extra more entries.
-func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (s *snapshot.Snapshot, entries []index.Entry, decls snapDecls, err error) {
+func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []index.Entry, decls snapDecls, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
-	var include func(pkg, mod string, main bool) bool
-	if sel != nil {
-		include = sel.Includes
-	}
 	s, err = snapshot.Open(fsys, in, include)
 	if err != nil {
 		return nil, nil, nil, err
@@ -40,7 +36,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, sel *Selection, extra int) (
 	cur := int32(-1)
 	sized := func(n int) {
 		// The count sizes the table; a damaged index cannot make it huge.
-		entries = make([]index.Entry, 0, min(n, 4*DefaultMaxEntries)+extra)
+		entries = make([]index.Entry, 0, min(n, maxDecls)+extra)
 	}
 	err = s.ReadDecls(sized, func(fi int32, d *codeindex.Decl, buf []byte) {
 		if fi != cur {
