@@ -65,7 +65,7 @@ type Catalog struct {
 	build  *buildState
 	logger *slog.Logger
 	// loadRuntime reads the function table; tests replace it.
-	loadRuntime func() (*runtimeTable, error)
+	loadRuntime func() (*index.RuntimeTable, error)
 
 	baseOnce sync.Once
 	baseDone chan struct{}
@@ -98,7 +98,7 @@ func newCatalog(opts Options) *Catalog {
 		bi, _ = debug.ReadBuildInfo()
 	}
 	c := &Catalog{opts: opts, max: opts.MaxEntries, build: newBuildState(bi), logger: opts.Logger,
-		loadRuntime: readRuntime, docs: map[string]regDoc{}, dirty: true, baseDone: make(chan struct{})}
+		loadRuntime: index.ReadRuntime, docs: map[string]regDoc{}, dirty: true, baseDone: make(chan struct{})}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -267,16 +267,16 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	rt, err := c.loadRuntime()
 	b.RuntimeErr = err
 	if rt == nil {
-		rt = &runtimeTable{}
+		rt = &index.RuntimeTable{}
 	}
 	var entries []index.Entry
-	var decls snapDecls
+	var decls index.SnapDecls
 	var include func(pkg, mod string, main bool) bool
 	if sel := c.opts.Packages; sel != nil {
 		include = sel.Includes
 	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, include, 4*DefaultMaxEntries, 0)
+		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, 4*DefaultMaxEntries, 0)
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
@@ -284,17 +284,17 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 			b.SnapshotErr = b.Snap.Warning
 		}
 	}
-	a := &attributor{mods: c.build.mods, mainMod: c.build.info.MainModule.Path, std: true,
-		in: in, snap: b.Snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.Snap)}
+	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true,
+		In: in, Snap: b.Snap, Decls: decls, Entries: entries, MainPkg: c.mainPackage(b.Snap)}
 	if sel := c.opts.Packages; sel != nil {
-		a.include, a.std = sel.Includes, sel.Std
+		a.Include, a.Std = sel.Includes, sel.Std
 	}
-	a.run(rt)
-	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
-	b.stats.UnattributedFunctions = a.unresolved
+	a.Run(rt)
+	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.Funcs), len(rt.Inlined)
+	b.stats.UnattributedFunctions = a.Unresolved
 	rt = nil
-	entries = a.entries
-	for p := range a.rtPkgs {
+	entries = a.Entries
+	for p := range a.RtPkgs {
 		if b.Snap == nil || !b.Snap.Pkgs[p] {
 			b.NoSource = append(b.NoSource, p)
 		}
@@ -305,7 +305,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	if cap(entries) > len(b.Entries)+len(b.Entries)/16 {
 		b.Entries = append([]index.Entry(nil), b.Entries...) // do not keep the slack
 	}
-	b.Aliases, b.InlInto, b.Dirs = a.aliases, a.inlInto, a.dirPkg
+	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)
@@ -315,7 +315,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 		b.stats.SnapshotDeclarations = n
 	}
-	b.modules = c.checkModules(b.Snap, a.evidence)
+	b.modules = c.checkModules(b.Snap, a.Evidence)
 	b.Lazy = index.NewLazyWords(b.Snap)
 	return b
 }

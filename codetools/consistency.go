@@ -78,7 +78,7 @@ type moduleCheck struct {
 }
 
 // checkModules weighs the evidence for every module of the snapshot.
-func (c *Catalog) checkModules(s *snapshot.Snapshot, ev map[string]*lineEvidence) map[string]*moduleCheck {
+func (c *Catalog) checkModules(s *snapshot.Snapshot, ev map[string]*index.LineEvidence) map[string]*moduleCheck {
 	if s == nil {
 		return nil
 	}
@@ -97,11 +97,11 @@ func (c *Catalog) checkModules(s *snapshot.Snapshot, ev map[string]*lineEvidence
 	out := make(map[string]*moduleCheck, len(keys))
 	for k := range keys {
 		m := &moduleCheck{lines: linesCheck(k, ev[k])}
-		if e := ev[k]; e != nil && e.first != nil {
-			d := e.first
-			m.first = &Difference{Name: d.name, SnapshotFile: d.snapFile, SnapshotLine: int(d.snapLine),
-				BinaryFile: d.binFile, BinaryLine: int(d.binLine), What: d.what}
-			if d.snapFile == "" || d.snapLine == 0 {
+		if e := ev[k]; e != nil && e.First != nil {
+			d := e.First
+			m.first = &Difference{Name: d.Name, SnapshotFile: d.SnapFile, SnapshotLine: int(d.SnapLine),
+				BinaryFile: d.BinFile, BinaryLine: int(d.BinLine), What: d.What}
+			if d.SnapFile == "" || d.SnapLine == 0 {
 				m.first.SnapshotFile, m.first.SnapshotLine = "", 0
 			}
 		}
@@ -145,21 +145,21 @@ func combine(lines, version Check) (status, reason string) {
 	}
 }
 
-func linesCheck(module string, e *lineEvidence) Check {
+func linesCheck(module string, e *index.LineEvidence) Check {
 	what := "module " + module
 	if module == "std" {
 		what = "the standard library"
 	}
 	switch {
-	case e == nil || e.compared == 0:
+	case e == nil || e.Compared == 0:
 		return Check{Status: StatusUnverified, Reason: "no linked function of " + what + " could be compared with the line table"}
-	case e.diffs > 0:
-		d := e.first
-		return Check{Status: StatusStale, Snapshot: fileLine(d.snapFile, d.snapLine), Binary: fileLine(d.binFile, d.binLine),
-			Reason: "the binary's line table differs from the snapshot in " + what + ": " + d.name + " " + d.what +
-				" (" + itoa(e.diffs) + " of " + itoa(e.compared) + " functions differ); regenerate the snapshot"}
+	case e.Diffs > 0:
+		d := e.First
+		return Check{Status: StatusStale, Snapshot: fileLine(d.SnapFile, d.SnapLine), Binary: fileLine(d.BinFile, d.BinLine),
+			Reason: "the binary's line table differs from the snapshot in " + what + ": " + d.Name + " " + d.What +
+				" (" + itoa(e.Diffs) + " of " + itoa(e.Compared) + " functions differ); regenerate the snapshot"}
 	default:
-		return Check{Status: StatusMatch, Reason: "the line table agrees with the snapshot for all " + itoa(e.compared) +
+		return Check{Status: StatusMatch, Reason: "the line table agrees with the snapshot for all " + itoa(e.Compared) +
 			" linked functions of " + what}
 	}
 }

@@ -544,3 +544,10 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 	}
 	return nil
 }
+
+// runtimeLimitations describes what the runtime source reads.
+const runtimeLimitations = "Runtime entries come from the function table (pclntab) of the running executable, read once " +
+	"(on first use or Catalog.Warm) and then cached: every linked function with its file and declaration line, and " +
+	"every function inlined into another one; closures, method values and inlined code are attributed to the " +
+	"declaration that contains them. Functions removed by the linker are not listed. Build provenance comes from " +
+	"debug.ReadBuildInfo."

@@ -43,7 +43,7 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 		return 0, errors.New("WriteVectors: nil snapshot")
 	}
 	c := newCatalog(Options{Snapshot: fsys})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 	b, err := c.baseIndex(ctx)
 	if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -37,7 +38,7 @@ func lazyCatalog(t *testing.T, words bool) *Catalog {
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 	return c
 }
 

@@ -100,9 +100,9 @@ func priorCatalog(t *testing.T, words bool) *Catalog {
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) {
-		return &runtimeTable{funcs: []runtimeFunc{
-			{name: "net/http.(*Server).Serve", file: "/usr/local/go/src/net/http/server.go", line: 3300},
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
+		return &index.RuntimeTable{Funcs: []index.RuntimeFunc{
+			{Name: "net/http.(*Server).Serve", File: "/usr/local/go/src/net/http/server.go", Line: 3300},
 		}}, nil
 	}
 	return c

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -72,11 +73,11 @@ func routes(mux *http.ServeMux, s *server) {
 	fsys := makeSnapshot(t, man, []srcFile{{"example.com/app", "main.go", src}})
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) {
-		return &runtimeTable{funcs: []runtimeFunc{
-			{name: "main.(*server).orders", file: "/build/app/main.go", line: 7},
-			{name: "main.health", file: "/build/app/main.go", line: 9},
-			{name: "main.accessLog.func1", file: "/build/app/main.go", line: 11},
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
+		return &index.RuntimeTable{Funcs: []index.RuntimeFunc{
+			{Name: "main.(*server).orders", File: "/build/app/main.go", Line: 7},
+			{Name: "main.health", File: "/build/app/main.go", Line: 9},
+			{Name: "main.accessLog.func1", File: "/build/app/main.go", Line: 11},
 		}}, nil
 	}
 	closure := func(w http.ResponseWriter, r *http.Request) {} // stands for accessLog's closure

@@ -25,14 +25,14 @@ var (
 // and documentation are drawn from a small vocabulary, in packages of 500
 // declarations and files of 100, and the matching function table: a
 // catalog where words recur as they do in real code.
-func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
+func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []index.RuntimeFunc) {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(7, 11))
 	word := func(ws []string) string { return ws[r.IntN(len(ws))] }
 	title := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 	man := codesnap.Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
 		Modules: []codesnap.Module{{Path: "example.com/big", Main: true}}}
-	var funcs []runtimeFunc
+	var funcs []index.RuntimeFunc
 	var files []srcFile
 	for p := 0; p*500 < n; p++ {
 		pkg := fmt.Sprintf("example.com/big/%s%03d", word(benchNouns), p)
@@ -45,7 +45,7 @@ func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 				name := fmt.Sprintf("%s%s%s%d", title(word(benchVerbs)), title(word(benchNouns)), title(word(benchNouns)), k)
 				fmt.Fprintf(&b, "// %s %ss the %s of a %s when the %s %s is %s.\nfunc %s(x int) int {\n\treturn x * 2\n}\n\n",
 					name, word(benchVerbs), word(benchNouns), word(benchNouns), word(benchNouns), word(benchNouns), word(benchVerbs), name)
-				funcs = append(funcs, runtimeFunc{name: pkg + "." + name, file: fmt.Sprintf("/build/src/%s/f%d.go", pkg, f), line: line + 1})
+				funcs = append(funcs, index.RuntimeFunc{Name: pkg + "." + name, File: fmt.Sprintf("/build/src/%s/f%d.go", pkg, f), Line: line + 1})
 				line += 5
 			}
 			files = append(files, srcFile{pkg, fmt.Sprintf("f%d.go", f), b.String()})

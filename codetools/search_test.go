@@ -89,15 +89,15 @@ func rankedCatalog(t testing.TB) *Catalog {
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"},
 		Deps: []*debug.Module{{Path: "example.com/lib", Version: "v1.2.0"}}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) {
-		return &runtimeTable{funcs: []runtimeFunc{
-			{name: "main.(*Server).Handle", file: "/build/app/main.go", line: 8},
-			{name: "main.prehandle", file: "/build/app/main.go", line: 22},
-			{name: "example.com/app/internal/auth.Verify", file: "/build/app/internal/auth/auth.go", line: 8},
-			{name: "net/http.Handle", file: "/usr/local/go/src/net/http/server.go", line: 2700},
-			{name: "net/http.(*ServeMux).Handle", file: "/usr/local/go/src/net/http/server.go", line: 2650},
-			{name: "crypto/tls.(*Conn).Handshake", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1500},
-			{name: "crypto/tls.(*Conn).handshakeContext", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1520},
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
+		return &index.RuntimeTable{Funcs: []index.RuntimeFunc{
+			{Name: "main.(*Server).Handle", File: "/build/app/main.go", Line: 8},
+			{Name: "main.prehandle", File: "/build/app/main.go", Line: 22},
+			{Name: "example.com/app/internal/auth.Verify", File: "/build/app/internal/auth/auth.go", Line: 8},
+			{Name: "net/http.Handle", File: "/usr/local/go/src/net/http/server.go", Line: 2700},
+			{Name: "net/http.(*ServeMux).Handle", File: "/usr/local/go/src/net/http/server.go", Line: 2650},
+			{Name: "crypto/tls.(*Conn).Handshake", File: "/usr/local/go/src/crypto/tls/conn.go", Line: 1500},
+			{Name: "crypto/tls.(*Conn).handshakeContext", File: "/usr/local/go/src/crypto/tls/conn.go", Line: 1520},
 		}}, nil
 	}
 	c.SetTools([]ToolDoc{{Name: "token_check", Description: "Checks a bearer token."}})
@@ -487,7 +487,7 @@ func TestRegistered(t *testing.T) {
 	}
 	// Options.Docs errors are reported in coverage.
 	c2 := NewCatalog(&Options{Docs: []Doc{{Name: "ok"}, {Name: ""}}, BuildInfo: fixtureBuildInfo("")})
-	c2.loadRuntime = func() (*runtimeTable, error) { return nil, errors.New("no table") }
+	c2.loadRuntime = func() (*index.RuntimeTable, error) { return nil, errors.New("no table") }
 	res, err = c2.Search(ctx, SearchQuery{Query: "ok"})
 	if err != nil || res.Coverage.RegisteredError == "" || res.Coverage.RuntimeError != "no table" || res.Total != 1 {
 		t.Errorf("c2: err=%v cov=%+v", err, res.Coverage)

@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -39,7 +40,7 @@ func TestColdCallsBuildOnce(t *testing.T) {
 	var loads atomic.Int32
 	release := make(chan struct{})
 	load := c.loadRuntime
-	c.loadRuntime = func() (*runtimeTable, error) {
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
 		loads.Add(1)
 		<-release // hold the build until every caller waits for it
 		return load()
@@ -79,7 +80,7 @@ func TestWarmHonoursTheContext(t *testing.T) {
 	c := newFixtureCatalog(t, "", nil)
 	release := make(chan struct{})
 	load := c.loadRuntime
-	c.loadRuntime = func() (*runtimeTable, error) { <-release; return load() }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { <-release; return load() }
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.Warm(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -154,7 +155,7 @@ func TestBadSnapshot(t *testing.T) {
 			w := &warnings{}
 			c := NewCatalog(&Options{Snapshot: tt.fsys, BuildInfo: fixtureBuildInfo(""), Logger: slog.New(w)})
 			funcs := fixtureRuntime(t)
-			c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+			c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 			for range 3 {
 				res, err := c.Search(ctx, SearchQuery{Query: "Ptr"})
 				if err != nil {
@@ -195,14 +196,14 @@ func FuzzSnapshotIndex(f *testing.F) {
 	f.Add(good[codesnap.IndexName].Data)
 	f.Add([]byte("embedmcp-codetools-index/1\ndecls 99999999\nfile src/example.com/fixture/shapes.go.txt\nf X 1 2 0 999999999 0 0\n"))
 	f.Add([]byte("embedmcp-codetools-index/1\nfile src/example.com/fixture/shapes.go.txt\nm (*T).X 5 3 10 2 0 0 b\n"))
-	f.Fuzz(func(t *testing.T, index []byte) {
+	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{}
 		for k, v := range good {
 			fsys[k] = v
 		}
-		fsys[codesnap.IndexName] = &fstest.MapFile{Data: index}
+		fsys[codesnap.IndexName] = &fstest.MapFile{Data: data}
 		c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
-		c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+		c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "T"}); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +263,7 @@ func TestPackagesSelection(t *testing.T) {
 		}
 	}
 	c := NewCatalog(&Options{Packages: &Selection{Exclude: []string{"bad pattern"}}, BuildInfo: fixtureBuildInfo("")})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 	if res, err := c.Search(ctx, SearchQuery{Query: "x"}); err != nil || !strings.Contains(res.Coverage.RegisteredError, "bad pattern") {
 		t.Errorf("bad selection: %v %+v", err, res)
 	}

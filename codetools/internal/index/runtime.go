@@ -1,41 +1,40 @@
-package codetools
+package index
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 	"os"
 	"runtime"
 	"strings"
-
-	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 )
 
-// runtimeTable is the function table of the running binary: the functions
+// RuntimeTable is the function table of the running binary: the functions
 // linked into it and the functions inlined into them.
-type runtimeTable struct {
-	funcs   []runtimeFunc
-	inlined []inlinedFunc
+type RuntimeTable struct {
+	Funcs   []RuntimeFunc
+	Inlined []inlinedFunc
 	// calls lists, for funcs[i], the indexes in inlined of the functions
 	// inlined into it: calls[funcs[i].calls[0]:funcs[i].calls[1]].
-	calls []int32
+	Calls []int32
 }
 
-// runtimeFunc is one function of the table.
-type runtimeFunc struct {
-	name string // symbol name as linked
-	file string // file of the entry, as recorded by the compiler
-	line int    // line of the func keyword (startLine)
+// RuntimeFunc is one function of the table.
+type RuntimeFunc struct {
+	Name string // symbol name as linked
+	File string // file of the entry, as recorded by the compiler
+	Line int    // line of the func keyword (startLine)
 	// minLine and maxLine bound the lines of the function's own code in
 	// file; 0 if unknown.
-	minLine, maxLine int32
-	calls            [2]int32
+	MinLine, MaxLine int32
+	Calls            [2]int32
 }
 
 // inlinedFunc is a function whose body was inlined somewhere.
 type inlinedFunc struct {
-	name string // symbol name, type arguments elided (F[...].G[...].func1)
-	line int32  // line of the func keyword, 0 if unknown
+	Name string // symbol name, type arguments elided (F[...].G[...].func1)
+	Line int32  // line of the func keyword, 0 if unknown
 	file string
 	// minLine and maxLine bound the lines of its inlined code.
 	minLine, maxLine int32
@@ -45,16 +44,9 @@ type inlinedFunc struct {
 	sites int32
 }
 
-// runtimeLimitations describes what the runtime source reads.
-const runtimeLimitations = "Runtime entries come from the function table (pclntab) of the running executable, read once " +
-	"(on first use or Catalog.Warm) and then cached: every linked function with its file and declaration line, and " +
-	"every function inlined into another one; closures, method values and inlined code are attributed to the " +
-	"declaration that contains them. Functions removed by the linker are not listed. Build provenance comes from " +
-	"debug.ReadBuildInfo."
-
-// readRuntime reads the function table of the running executable.
-func readRuntime() (*runtimeTable, error) {
-	f, err := openSelf()
+// ReadRuntime reads the function table of the running executable.
+func ReadRuntime() (*RuntimeTable, error) {
+	f, err := OpenSelf()
 	if err != nil {
 		return nil, err
 	}
@@ -67,13 +59,13 @@ func readRuntime() (*runtimeTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeTable(t)
+	return DecodeTable(t)
 }
 
-// openSelf opens the executable file of this process. On Linux,
+// OpenSelf opens the executable file of this process. On Linux,
 // /proc/self/exe is the running file even if the path was replaced since
 // it started.
-func openSelf() (*os.File, error) {
+func OpenSelf() (*os.File, error) {
 	if runtime.GOOS == "linux" {
 		if f, err := os.Open("/proc/self/exe"); err == nil {
 			return f, nil
@@ -93,9 +85,9 @@ func openSelf() (*os.File, error) {
 // errNotSelf reports a function table that is not the running process's.
 var errNotSelf = errors.New("the executable file does not match the running process (was it replaced after start?)")
 
-// decode reads every function. It converts a malformed table into an
+// DecodeTable reads every function. It converts a malformed table into an
 // error instead of a panic.
-func decodeTable(t *gofunc.Table) (rt *runtimeTable, err error) {
+func DecodeTable(t *gofunc.Table) (rt *RuntimeTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			rt, err = nil, fmt.Errorf("%w: %v", gofunc.ErrMalformed, r)
@@ -105,7 +97,7 @@ func decodeTable(t *gofunc.Table) (rt *runtimeTable, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rt = &runtimeTable{funcs: make([]runtimeFunc, 0, t.NFunc)}
+	rt = &RuntimeTable{Funcs: make([]RuntimeFunc, 0, t.NFunc)}
 	files := map[string]string{}
 	str := func(b []byte) string {
 		if s, ok := files[string(b)]; ok {
@@ -129,23 +121,23 @@ func decodeTable(t *gofunc.Table) (rt *runtimeTable, err error) {
 		if len(f.Name) == 0 {
 			continue
 		}
-		rf := runtimeFunc{name: string(f.Name), file: str(f.File), line: int(f.StartLine),
-			minLine: f.OwnMin, maxLine: f.OwnMax}
-		rf.calls[0] = int32(len(rt.calls))
+		rf := RuntimeFunc{Name: string(f.Name), File: str(f.File), Line: int(f.StartLine),
+			MinLine: f.OwnMin, MaxLine: f.OwnMax}
+		rf.Calls[0] = int32(len(rt.Calls))
 		switch {
 		case len(ranges) == 0:
 		case goFunc >= 0 && f.Tree != ^uint32(0):
 			for k := range ranges {
 				c := t.TreeEntry(t.Data, goFunc, f.Tree, ranges[k].Index)
-				rt.calls = append(rt.calls, inl.record(gofunc.CString(t.FuncNames, c.NameOff), c.StartLine, rf.name, &ranges[k], str))
+				rt.Calls = append(rt.Calls, inl.record(gofunc.CString(t.FuncNames, c.NameOff), c.StartLine, rf.Name, &ranges[k], str))
 			}
 		default:
-			rt.calls = inl.add(rt.calls, rf.name, base+uintptr(f.Entry), ranges, str)
+			rt.Calls = inl.add(rt.Calls, rf.Name, base+uintptr(f.Entry), ranges, str)
 		}
-		rf.calls[1] = int32(len(rt.calls))
-		rt.funcs = append(rt.funcs, rf)
+		rf.Calls[1] = int32(len(rt.Calls))
+		rt.Funcs = append(rt.Funcs, rf)
 	}
-	rt.inlined = inl.result()
+	rt.Inlined = inl.result()
 	return rt, nil
 }
 
@@ -276,7 +268,7 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *gofun
 		}
 		i = int32(len(c.out))
 		c.byName[s] = i
-		c.out = append(c.out, inlinedFunc{name: s, line: line, file: str(r.File), minLine: r.MinLine, maxLine: r.MaxLine, into: gofunc.PrintedName(outer)})
+		c.out = append(c.out, inlinedFunc{Name: s, Line: line, file: str(r.File), minLine: r.MinLine, maxLine: r.MaxLine, into: gofunc.PrintedName(outer)})
 	}
 	return c.count(i, line, r)
 }
@@ -284,8 +276,8 @@ func (c *inlineCollector) record(name []byte, line int32, outer string, r *gofun
 func (c *inlineCollector) count(i, line int32, r *gofunc.InlRange) int32 {
 	f := &c.out[i]
 	f.sites++
-	if f.line == 0 {
-		f.line = line
+	if f.Line == 0 {
+		f.Line = line
 	}
 	if r.MinLine > 0 && f.file == string(r.File) {
 		if f.minLine == 0 || r.MinLine < f.minLine {

@@ -1,26 +1,24 @@
-package codetools
+package index
 
 import (
 	"fmt"
-	"io/fs"
-
-	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"io/fs"
 )
 
-// snapDecls locates the entries of each snapshot file in the entry slice
+// SnapDecls locates the entries of each snapshot file in the entry slice
 // built by loadSnapshot (before it is sorted), for attribution.
-type snapDecls [][2]int32
+type SnapDecls [][2]int32
 
-// loadSnapshot reads the manifest and the index of fsys and returns an
+// LoadSnapshot reads the manifest and the index of fsys and returns an
 // entry for every declaration of the selected packages. A bad manifest
 // or index is an error (the catalog then serves the binary alone); files
 // whose content does not fit the index are left out and reported in
 // s.warning.
 //
 // The entry slice has room for extra more entries.
-func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []index.Entry, decls snapDecls, err error) {
+func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []Entry, decls SnapDecls, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
@@ -30,13 +28,13 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	decls = make(snapDecls, len(s.Files))
+	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
 	cur := int32(-1)
 	sized := func(n int) {
 		// The count sizes the table; a damaged index cannot make it huge.
-		entries = make([]index.Entry, 0, min(n, maxDecls)+extra)
+		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
 	err = s.ReadDecls(sized, func(fi int32, d *codeindex.Decl, buf []byte) {
 		if fi != cur {
@@ -47,7 +45,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(sf.Pkg) {
 			return // members of the standard library: not worth their memory (members.go)
 		}
-		e := index.Entry{Pkg: sf.Pkg, File: sf.Display, Kind: declKind(d.Kind), Sources: index.SrcSnapshot, Snap: fi,
+		e := Entry{Pkg: sf.Pkg, File: sf.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
 			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless, Words: d.Words,
 			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		if snapshot.IsStdPkg(sf.Pkg) {
@@ -55,7 +53,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
-			e.Doc, scratch = index.DocString(buf[d.DocStart:d.DocEnd], index.MaxIndexedDoc, scratch)
+			e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
 		}
 		if d.Kind == codeindex.Package {
 			e.ID = sf.Pkg
@@ -67,7 +65,7 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			}
 			pkgEntry[sf.Pkg] = len(entries)
 		} else {
-			e.ID = index.DeclID(sf.Pkg, d.Name)
+			e.ID = DeclID(sf.Pkg, d.Name)
 		}
 		entries = append(entries, e)
 		decls[fi][1] = int32(len(entries))
@@ -83,21 +81,21 @@ func loadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 	return s, entries, decls, nil
 }
 
-func declKind(k codeindex.Kind) index.Kind {
+func declKind(k codeindex.Kind) Kind {
 	switch k {
 	case codeindex.Method, codeindex.InterfaceMethod:
-		return index.KindMethod
+		return KindMethod
 	case codeindex.Field:
-		return index.KindField
+		return KindField
 	case codeindex.Type:
-		return index.KindType
+		return KindType
 	case codeindex.Const:
-		return index.KindConst
+		return KindConst
 	case codeindex.Var:
-		return index.KindVar
+		return KindVar
 	case codeindex.Package:
-		return index.KindPackage
+		return KindPackage
 	default:
-		return index.KindFunc
+		return KindFunc
 	}
 }
