@@ -76,7 +76,7 @@ type Catalog struct {
 	docs      map[string]regDoc
 	tools     []regDoc
 	optErr    error
-	routes    []route // routes.go
+	routes    []nav.Route // routes.go
 	dirty     bool
 	current   *catalogIndex
 	stops     []func() // Register's watches; Close calls them (close.go)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -121,9 +122,9 @@ func TestParseRegistration(t *testing.T) {
 		{`mux.Handle("/x", logging(newOrders()))`, "newOrders", "logging"},
 		{`mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) {`, "", ""},
 	} {
-		reg, _ := parseRegistration([]string{tc.src, "})"})
-		if reg.inner != tc.inner || strings.Join(reg.wrappers, " ") != tc.wrappers {
-			t.Errorf("%s: inner %q wrappers %q", tc.src, reg.inner, reg.wrappers)
+		reg, _ := nav.ParseRegistration([]string{tc.src, "})"})
+		if reg.Inner != tc.inner || strings.Join(reg.Wrappers, " ") != tc.wrappers {
+			t.Errorf("%s: inner %q wrappers %q", tc.src, reg.Inner, reg.Wrappers)
 		}
 	}
 }
