@@ -49,7 +49,7 @@ type Options struct {
 	Now func() time.Time
 	// Embedder, when set, reranks the best candidates of a code_search
 	// phrase by the similarity of their vectors to the query's
-	// (embed.go). Nil, the default, ranks by words alone.
+	// (package search). Nil, the default, ranks by words alone.
 	Embedder Embedder
 }
 
@@ -79,7 +79,7 @@ type Catalog struct {
 	routes    []nav.Route // routes.go
 	dirty     bool
 	current   *catalogIndex
-	stops     []func() // Register's watches; Close calls them (close.go)
+	stops     []func() // Register's watches; Close calls them (warm.go)
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
@@ -162,12 +162,12 @@ type baseIndex struct {
 	// path ("std" for the standard library).
 	modules map[string]*moduleCheck
 	stats   BuildStats
-	// refs are the snapshot's references, read on first use (refs.go).
+	// refs are the snapshot's references, read on first use (references.go).
 	refsOnce sync.Once
 	refs     *nav.RefTable
 	refsErr  error
 	// pre are the snapshot's precomputed vectors, read on the first
-	// rerank (vectors.go).
+	// rerank (embedder.go).
 	pre search.PreVectors
 }
 
@@ -179,7 +179,7 @@ type catalogIndex struct {
 	base    *baseIndex
 	regs    []regDoc
 	cov     Coverage
-	vectors search.VectorCache // an Embedder's vectors of entries (embed.go)
+	vectors search.VectorCache // an Embedder's vectors of entries (package search)
 }
 
 // renderer builds the answers of the tools (SearchHit, Reference,

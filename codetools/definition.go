@@ -192,7 +192,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	if err == nil && e.Member {
-		e, focus = renderer{x}.memberOwner(e) // members.go
+		e, focus = renderer{x}.memberOwner(e)
 	}
 	if err != nil {
 		var outside *Definition

@@ -25,7 +25,7 @@ type Base struct {
 	// dirs maps a source directory of the build, as the function table
 	// names it, to its package (for absolute file paths).
 	Dirs map[string]string
-	// lines caches the line offsets of snapshot files (lines.go).
+	// lines caches the line offsets of snapshot files (files.go).
 	lines lineCache
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
@@ -39,7 +39,7 @@ type Index struct {
 	Hay     string      // lower-cased id and documentation of each entry
 	Offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
 	Freq    [256]uint32 // byte frequencies of hay
-	Search  Search      // ranking, names, files and terms (searchindex.go)
+	Search  Search      // ranking, names, files and terms (postings.go)
 }
 
 // BuildHaystack builds the lower-cased search text.

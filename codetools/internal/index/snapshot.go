@@ -43,7 +43,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 		}
 		sf := &s.Files[fi]
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(sf.Pkg) {
-			return // members of the standard library: not worth their memory (members.go)
+			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
 		}
 		e := Entry{Pkg: sf.Pkg, File: sf.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
 			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless, Words: d.Words,

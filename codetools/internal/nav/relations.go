@@ -349,7 +349,7 @@ func scopeOfID(id, mainMod string) index.Scope {
 }
 
 // Navigator answers code_references and the lists of code_definition from
-// the snapshot's references (relations.go, navdef.go).
+// the snapshot's references.
 type Navigator struct{ *index.Index }
 
 // KindName returns the name of the kind of s.

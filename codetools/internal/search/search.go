@@ -79,8 +79,7 @@ func (x Searcher) Answer(query string, f *Filter, k int) (keys *[]uint64, total 
 }
 
 // Searcher ranks the entries of an index for code_search and resolves
-// the names code_definition is given (search.go, terms.go, literal.go,
-// files.go, embed.go).
+// the names code_definition is given.
 type Searcher struct{ *index.Index }
 
 // Clip cuts s to at most n bytes on a rune boundary, marking the cut.
