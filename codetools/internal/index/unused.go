@@ -98,3 +98,8 @@ func linkedShares(entries []Entry, scopes []Scope) map[string]pkgLinks {
 	}
 	return out
 }
+
+// IsUnused reports whether entry i is in the set UnusedTypes returns.
+func IsUnused(set []uint64, i int) bool {
+	return set != nil && set[i/64]&(1<<(i%64)) != 0
+}

@@ -221,7 +221,7 @@ func (x Searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 		if a&(1<<7) != 0 && tier == index.TierIndirect {
 			base *= internalPrior
 		}
-		if IsUnused(x.Search.Unused, i) {
+		if index.IsUnused(x.Search.Unused, i) {
 			base *= unusedPrior
 		}
 		if tier == index.TierLibrary && x.Search.Scope[i] != index.ScopeStd {
@@ -326,8 +326,3 @@ func (x Searcher) surfaceWords(i int, words []string) int {
 // tuning sets of searcheval from 364 to 370 of 458 in the top 3 (0.3:
 // 371, 0.7: 370); gofakes3 and this repository's set do not move.
 const unusedPrior = 0.5
-
-// IsUnused reports whether entry i is in the set of unusedTypes.
-func IsUnused(set []uint64, i int) bool {
-	return set != nil && set[i/64]&(1<<(i%64)) != 0
-}

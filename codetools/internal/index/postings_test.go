@@ -1,7 +1,6 @@
-package codetools
+package index
 
 import (
-	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"slices"
 	"testing"
@@ -12,32 +11,32 @@ import (
 // insensitively, and the term index holds the entries' words, of the
 // main module and its dependencies only.
 func TestBuildSearchInput(t *testing.T) {
-	in := &index.SearchInput{
-		Entries: []index.Entry{
-			{ID: "example.com/app.Serve", Pkg: "example.com/app", Kind: index.KindFunc, Snap: 0, Words: "listen socket |  | "},
-			{ID: "example.com/lib.(*Pool).acquire", Pkg: "example.com/lib", Kind: index.KindMethod, Snap: 1, Doc: "acquire takes a connection."},
-			{ID: "net/http.Serve", Pkg: "net/http", Kind: index.KindFunc, Snap: 2, Words: "listen |  | "},
+	in := &SearchInput{
+		Entries: []Entry{
+			{ID: "example.com/app.Serve", Pkg: "example.com/app", Kind: KindFunc, Snap: 0, Words: "listen socket |  | "},
+			{ID: "example.com/lib.(*Pool).acquire", Pkg: "example.com/lib", Kind: KindMethod, Snap: 1, Doc: "acquire takes a connection."},
+			{ID: "net/http.Serve", Pkg: "net/http", Kind: KindFunc, Snap: 2, Words: "listen |  | "},
 		},
 		MainMod: "example.com/app",
 		Mods:    []snapshot.Module{{Path: "example.com/app"}, {Path: "example.com/lib", Version: "v1.0.0"}},
 		MainPkg: "example.com/app",
 	}
-	in.Words = func(scopes []index.Scope) func(e *index.Entry) (string, bool) {
+	in.Words = func(scopes []Scope) func(e *Entry) (string, bool) {
 		if len(scopes) != len(in.Entries) {
 			t.Errorf("words got %d scopes for %d entries", len(scopes), len(in.Entries))
 		}
-		return func(e *index.Entry) (string, bool) { return e.Words, e.Words != "" }
+		return func(e *Entry) (string, bool) { return e.Words, e.Words != "" }
 	}
-	si := index.BuildSearch(in)
-	if want := []index.Scope{index.ScopeMain, index.ScopeDeps, index.ScopeStd}; !slices.Equal(si.Scope, want) {
+	si := BuildSearch(in)
+	if want := []Scope{ScopeMain, ScopeDeps, ScopeStd}; !slices.Equal(si.Scope, want) {
 		t.Errorf("scopes %v, want %v", si.Scope, want)
 	}
-	if si.Tier[0] != index.TierMain || si.Tier[1] != index.TierDirect || si.Tier[2] != index.TierLibrary {
+	if si.Tier[0] != TierMain || si.Tier[1] != TierDirect || si.Tier[2] != TierLibrary {
 		t.Errorf("tiers %v", si.Tier)
 	}
 	var names []string
 	for _, i := range si.ByName {
-		names = append(names, index.EntryNameAt(in.Entries, si.NameOff, int(i)))
+		names = append(names, EntryNameAt(in.Entries, si.NameOff, int(i)))
 	}
 	if want := []string{"acquire", "Serve", "Serve"}; !slices.Equal(names, want) {
 		t.Errorf("names by name %q, want %q", names, want)

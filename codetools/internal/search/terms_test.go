@@ -1,11 +1,10 @@
-package codetools
+package search
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
-	"github.com/embedmcp/mcp/codetools/internal/search"
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
@@ -13,25 +12,25 @@ import (
 // question "how long ..." reaches a timeout through the word after "how".
 func TestHowForms(t *testing.T) {
 	for _, w := range []string{"long", "many", "much", "big", "large"} {
-		if _, ok := search.HowForms[bm25f.Normalize(w)]; !ok {
+		if _, ok := HowForms[bm25f.Normalize(w)]; !ok {
 			t.Errorf("howForms has no entry for %q (%q)", w, bm25f.Normalize(w))
 		}
 	}
-	for k, forms := range search.HowForms {
+	for k, forms := range HowForms {
 		for _, f := range forms {
 			if bm25f.Normalize(f) != f && bm25f.Stem(f) != f {
 				t.Errorf("howForms[%q]: %q is no term", k, f)
 			}
 		}
 	}
-	x := &catalogIndex{Index: &index.Index{}}
+	x := &index.Index{}
 	x.Search.Terms = bm25f.NewBuilder(index.NumTermFields).Build()
-	cs := search.Searcher{Index: x.Index}.QueryTerms("how long to wait for the next request")
+	cs := Searcher{Index: x}.QueryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || !slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("how long: concepts %v, want long with the form timeout", cs)
 	}
-	cs = search.Searcher{Index: x.Index}.QueryTerms("a long name")
+	cs = Searcher{Index: x}.QueryTerms("a long name")
 	i = slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || slices.Contains(cs[i].Terms, "timeout") {
 		t.Errorf("long without how: concepts %v, want long without timeout", cs)
