@@ -176,7 +176,7 @@ const MatchRoute = "route"
 // "routes" matches no route (the ordinary search then answers).
 func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult, bool, error) {
 	query, scope := strings.TrimSpace(q.Query), strings.TrimSpace(q.Scope)
-	if scope != ScopeRoutes && !nav.RouteQuery(query) {
+	if scope != ScopeRoutes && !routeQuery(query) {
 		return nil, false, nil
 	}
 	x, err := c.index(ctx)
@@ -272,4 +272,16 @@ func (x renderer) routeHit(r *nav.Route) SearchHit {
 		h.At = nav.BaseName(r.File) + ":" + itoa(r.Line)
 	}
 	return h
+}
+
+// routeQuery reports whether a query is an HTTP path ("/delay/3") or a
+// method and a path ("GET /delay"), and not a file path.
+func routeQuery(query string) bool {
+	if _, ok := search.ParseFileQuery(query); ok {
+		return false
+	}
+	if m, rest, ok := strings.Cut(query, " "); ok && nav.IsMethod(m) {
+		query = strings.TrimSpace(rest)
+	}
+	return strings.HasPrefix(query, "/") && !strings.ContainsAny(query, " \t")
 }

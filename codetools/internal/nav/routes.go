@@ -1,7 +1,6 @@
 package nav
 
 import (
-	"github.com/embedmcp/mcp/codetools/internal/search"
 	"net/http"
 	"reflect"
 	"runtime"
@@ -76,18 +75,6 @@ func HandlerCode(h any) (symbol, file string, line int, note string) {
 		note = "a handler of net/http wrapping the route's own handler, which it cannot tell"
 	}
 	return t.PkgPath() + "." + recv + ".ServeHTTP", "", 0, note
-}
-
-// RouteQuery reports whether a query is an HTTP path ("/delay/3") or a
-// method and a path ("GET /delay"), and not a file path.
-func RouteQuery(query string) bool {
-	if _, ok := search.ParseFileQuery(query); ok {
-		return false
-	}
-	if m, rest, ok := strings.Cut(query, " "); ok && IsMethod(m) {
-		query = strings.TrimSpace(rest)
-	}
-	return strings.HasPrefix(query, "/") && !strings.ContainsAny(query, " \t")
 }
 
 // BaseName returns the last element of path p.
