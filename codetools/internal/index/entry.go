@@ -75,7 +75,7 @@ type Entry struct {
 	Kind    Kind
 	Sources SourceSet
 	// rt says how the declaration is linked into the running binary.
-	Linkage rtLink
+	Linkage Linkage
 	// bodyless marks a function declared without a body (assembly,
 	// go:linkname).
 	Bodyless bool
@@ -85,12 +85,12 @@ type Entry struct {
 }
 
 // Linkage records the evidence that a declaration is linked.
-type rtLink uint8
+type Linkage uint8
 
 const (
 	// rtOwn: the declaration's own code is a function of the table, and
 	// rtLine is its declaration line.
-	RtOwn rtLink = 1 << iota
+	RtOwn Linkage = 1 << iota
 	// rtClosure: closures, method values or wrappers of it are.
 	RtClosure
 	// rtInlined: its body was inlined into other functions.
@@ -102,7 +102,7 @@ const (
 )
 
 // Exact reports whether rtLine is the declaration line.
-func (l rtLink) Exact() bool { return l&(RtOwn|RtDeclLine) != 0 }
+func (l Linkage) Exact() bool { return l&(RtOwn|RtDeclLine) != 0 }
 
 // Bounds on the documentation bytes kept per entry for search.
 const (

@@ -29,7 +29,7 @@ type Base struct {
 	lines lineCache
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
-	Lazy *lazyWords
+	Lazy *LazyWords
 }
 
 // Index is the entries of a catalog and their search structures.
@@ -173,8 +173,8 @@ func (x *Index) ResolveLocal(pkg, name string) (*Entry, bool) {
 // Name returns the name of entry i (see entryName).
 func (x *Index) Name(i int) string { return EntryNameAt(x.Entries, x.Search.NameOff, i) }
 
-// symbol is a parsed Go symbol name.
-type symbol struct {
+// Symbol is a parsed Go symbol name.
+type Symbol struct {
 	Pkg  string // import path
 	Recv string // receiver type name without type arguments, "" for functions
 	Ptr  bool   // pointer receiver
@@ -185,7 +185,7 @@ type symbol struct {
 }
 
 // ID returns the canonical id of s.
-func (s symbol) ID() string {
+func (s Symbol) ID() string {
 	switch {
 	case s.Recv == "":
 		return s.Pkg + "." + s.name
@@ -197,7 +197,7 @@ func (s symbol) ID() string {
 }
 
 // AltID returns the id with the other receiver spelling, or "".
-func (s symbol) AltID() string {
+func (s Symbol) AltID() string {
 	if s.Recv == "" {
 		return ""
 	}
@@ -209,18 +209,18 @@ func (s symbol) AltID() string {
 // or a pprof profile. mainPath, if not empty, replaces the package "main".
 // isPkg, if not nil, reports known import paths; it disambiguates paths
 // whose last element contains a dot when the name is not escaped.
-func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
+func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (Symbol, bool) {
 	s := strings.TrimSpace(raw)
 	s = TrimCallArgs(s)
 	s = gofunc.StripTypeArgs(s)
 	if s == "" || strings.HasPrefix(s, "type:") || strings.HasPrefix(s, "go:") ||
 		strings.HasPrefix(s, "go.") || strings.ContainsAny(s, " \t\n") {
-		return symbol{}, false
+		return Symbol{}, false
 	}
 	slash := strings.LastIndexByte(s, '/')
 	dot := strings.IndexByte(s[slash+1:], '.')
 	if dot <= 0 {
-		return symbol{}, false
+		return Symbol{}, false
 	}
 	cut := slash + 1 + dot
 	if isPkg != nil {
@@ -230,7 +230,7 @@ func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 			}
 		}
 	}
-	sym := symbol{Pkg: gofunc.Unescape(s[:cut])}
+	sym := Symbol{Pkg: gofunc.Unescape(s[:cut])}
 	if sym.Pkg == "main" && mainPath != "" {
 		sym.Pkg = mainPath
 	}
@@ -238,7 +238,7 @@ func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 	if strings.HasPrefix(rest, "(*") {
 		end := strings.IndexByte(rest, ')')
 		if end < 3 || !strings.HasPrefix(rest[end:], ").") {
-			return symbol{}, false
+			return Symbol{}, false
 		}
 		sym.Recv, sym.Ptr = rest[2:end], true
 		rest = rest[end+2:]
@@ -269,7 +269,7 @@ func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (symbol, bool) {
 	}
 	sym.Closure = folded
 	if sym.name == "" || (sym.Recv != "" && !gofunc.ValidIdent(sym.Recv)) {
-		return symbol{}, false
+		return Symbol{}, false
 	}
 	return sym, true
 }

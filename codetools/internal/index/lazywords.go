@@ -9,9 +9,9 @@ import (
 	"sync"
 )
 
-// lazyWords holds the search words built so far for a snapshot without
+// LazyWords holds the search words built so far for a snapshot without
 // them.
-type lazyWords struct {
+type LazyWords struct {
 	snap *snapshot.Snapshot
 	// files lists the Go files of each package, in compile order (which
 	// numbers its init functions as mcpsnapshot does).
@@ -30,11 +30,11 @@ type lazyWords struct {
 
 // NewLazyWords returns the lazy words of s, or nil if s has words or is
 // nil.
-func NewLazyWords(s *snapshot.Snapshot) *lazyWords {
+func NewLazyWords(s *snapshot.Snapshot) *LazyWords {
 	if s == nil || s.Words {
 		return nil
 	}
-	l := &lazyWords{snap: s, files: map[string][]int32{}, built: map[string]map[string]string{}, done: make(chan struct{})}
+	l := &LazyWords{snap: s, files: map[string][]int32{}, built: map[string]map[string]string{}, done: make(chan struct{})}
 	for fi := range s.GoFiles {
 		f := &s.Files[fi]
 		l.files[f.Pkg] = append(l.files[f.Pkg], int32(fi))
@@ -44,7 +44,7 @@ func NewLazyWords(s *snapshot.Snapshot) *lazyWords {
 
 // build computes the words of the declarations of package pkg, unless
 // they are built already.
-func (l *lazyWords) build(pkg string) {
+func (l *LazyWords) build(pkg string) {
 	l.mu.Lock()
 	_, ok := l.built[pkg]
 	l.mu.Unlock()
@@ -79,7 +79,7 @@ func (l *lazyWords) build(pkg string) {
 
 // Count returns the number of packages built so far, and the number
 // the first search index built.
-func (l *lazyWords) Count() (built, first int) {
+func (l *LazyWords) Count() (built, first int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.built), l.first
@@ -133,7 +133,7 @@ func (x *Index) WordsOf(scopes []Scope) func(e *Entry) (string, bool) {
 // ContinueAll builds, once and in the background, the words of the
 // packages of x outside the standard library that are not built yet, best
 // prior first, then calls rebuild.
-func (l *lazyWords) ContinueAll(x *Index, rebuild func()) {
+func (l *LazyWords) ContinueAll(x *Index, rebuild func()) {
 	l.once.Do(func() {
 		// The packages outside the standard library, best prior first.
 		tier := map[string]uint8{}
@@ -172,7 +172,7 @@ func (l *lazyWords) ContinueAll(x *Index, rebuild func()) {
 }
 
 // Wait waits until every package is built and indexed, or ctx ends.
-func (l *lazyWords) Wait(ctx context.Context) error {
+func (l *LazyWords) Wait(ctx context.Context) error {
 	select {
 	case <-l.done:
 		return nil

@@ -95,10 +95,10 @@ func ValueCode(v reflect.Value) (symbol, file string, line int, note string) {
 	return t.PkgPath() + "." + recv + ".ServeHTTP", "", 0, ""
 }
 
-// registration is a route's handler as its registration reads in the
+// Registration is a route's handler as its Registration reads in the
 // source: the innermost handler expression and the middleware calls
 // around it, outermost first.
-type registration struct {
+type Registration struct {
 	Inner    string // an identifier or selector, "" for a function literal
 	Wrappers []string
 }
@@ -108,7 +108,7 @@ type registration struct {
 // mux.Handle("GET /orders", logging(auth(http.HandlerFunc(orders)))), and
 // returns the handler argument unwrapped. It reports false when the lines
 // hold no call it can read.
-func ParseRegistration(lines []string) (registration, bool) {
+func ParseRegistration(lines []string) (Registration, bool) {
 	var src strings.Builder
 	for _, l := range lines {
 		src.WriteString(l)
@@ -119,17 +119,17 @@ func ParseRegistration(lines []string) (registration, bool) {
 		}
 		call, ok := e.(*ast.CallExpr)
 		if !ok || len(call.Args) == 0 {
-			return registration{}, false
+			return Registration{}, false
 		}
 		return unwrapExpr(call.Args[len(call.Args)-1]), true
 	}
-	return registration{}, false
+	return Registration{}, false
 }
 
 // unwrapExpr follows a handler expression through middleware calls and
 // conversions to the innermost handler.
-func unwrapExpr(e ast.Expr) registration {
-	var r registration
+func unwrapExpr(e ast.Expr) Registration {
+	var r Registration
 	for range maxUnwrap {
 		switch x := e.(type) {
 		case *ast.ParenExpr:
@@ -205,7 +205,7 @@ func exprText(e ast.Expr) string {
 	return ""
 }
 
-// WrappedDoc is what a route hit says of its middleware and registration.
+// WrappedDoc is what a route hit says of its middleware and Registration.
 func (r *Route) WrappedDoc() string {
 	var parts []string
 	if len(r.Wrappers) > 0 {

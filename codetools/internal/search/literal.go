@@ -152,8 +152,8 @@ func (t *topK) sorted() []uint64 {
 // KeyPool recycles the top-k buffers of searches.
 var KeyPool = sync.Pool{New: func() any { s := make([]uint64, 0, 64); return &s }}
 
-// literalQuery is a prepared literal query.
-type literalQuery struct {
+// LiteralQuery is a prepared literal query.
+type LiteralQuery struct {
 	q      string // as given, trimmed
 	needle string // lower case
 	// qualified is set when q names a declaration with a qualifier:
@@ -163,8 +163,8 @@ type literalQuery struct {
 }
 
 // NewLiteralQuery returns the literal query of q.
-func NewLiteralQuery(q string) literalQuery {
-	lq := literalQuery{q: q, needle: lowerString(q)}
+func NewLiteralQuery(q string) LiteralQuery {
+	lq := LiteralQuery{q: q, needle: lowerString(q)}
 	if strings.ContainsAny(q, ".(") && !strings.ContainsAny(q, " \t") {
 		if i := strings.LastIndexByte(q, '.'); i > 0 && i < len(q)-1 {
 			lq.Qualified, lq.Name = true, q[i+1:]
@@ -182,7 +182,7 @@ func lowerString(s string) string {
 
 // literal runs a literal query: it calls add with the rank key of every
 // match that f accepts and returns their number.
-func (x Searcher) literal(lq *literalQuery, f *Filter, add func(uint64)) int {
+func (x Searcher) literal(lq *LiteralQuery, f *Filter, add func(uint64)) int {
 	si := &x.Search
 	total := 0
 	// Qualified names that are no substring of the id (T.M for (*T).M,
@@ -238,7 +238,7 @@ func containsIndex(s []int32, i int) bool {
 }
 
 // tier classifies a literal match of entry i.
-func (x Searcher) tier(i int, lq *literalQuery) int {
+func (x Searcher) tier(i int, lq *LiteralQuery) int {
 	e := &x.Entries[i]
 	seg := x.Hay[x.Offs[i]:x.Offs[i+1]]
 	lid := seg[:strings.IndexByte(seg, 0)]
