@@ -12,6 +12,7 @@ import (
 // Kind is the kind of an entry.
 type Kind uint8
 
+// The kinds of entries, in the order of KindNames.
 const (
 	KindFunc Kind = iota
 	KindMethod
@@ -45,6 +46,7 @@ func ParseKind(s string) (Kind, bool) {
 // SourceSet is the set of sources of an entry.
 type SourceSet uint8
 
+// The sources of entries.
 const (
 	SrcRuntime SourceSet = 1 << iota
 	SrcSnapshot

@@ -16,6 +16,7 @@ import (
 // library.
 type Scope uint8
 
+// The scopes, in answer order; NumScopes counts them.
 const (
 	ScopeMain Scope = iota
 	ScopeDeps

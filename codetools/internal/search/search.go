@@ -100,6 +100,7 @@ const scopeAll = "all"
 // ScopeSet is a set of scopes, a bit per scope.
 type ScopeSet uint8
 
+// The scopes searched without a scope argument, and all of them.
 const (
 	DefaultScopes = ScopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps)
 	allScopes     = ScopeSet(1<<index.ScopeMain | 1<<index.ScopeDeps | 1<<index.ScopeStd)
