@@ -38,7 +38,7 @@ func TestRouteThroughStructMiddleware(t *testing.T) {
 		t.Fatalf("route through struct middleware: %+v", res.Results)
 	}
 	text := res.Listing()
-	if !strings.Contains(text, "wrapped by "+pkg+".logging > "+pkg+".logging") || !strings.Contains(text, "registered at routewrap_test.go:") {
+	if !strings.Contains(text, "wrapped by "+pkg+".logging > "+pkg+".logging") || !strings.Contains(text, "registered at routes_test.go:") {
 		t.Errorf("listing does not name the middleware and registration:\n%s", text)
 	}
 }
