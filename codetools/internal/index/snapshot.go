@@ -36,7 +36,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 		// The count sizes the table; a damaged index cannot make it huge.
 		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
-	err = s.ReadDecls(sized, func(fi int32, d *codeindex.Decl, buf []byte) {
+	err = s.ReadDecls(sized, func(fi int32, d codeindex.Decl, buf []byte) {
 		if fi != cur {
 			cur = fi
 			decls[fi][0] = int32(len(entries))

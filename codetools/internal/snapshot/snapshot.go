@@ -176,7 +176,7 @@ func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool
 // snapshot, calling fn with each and the content of its file: sized first
 // with the count the index announces, then fn in file order. Files whose
 // content does not fit the index are left out and reported in s.Warning.
-func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d *codeindex.Decl, src []byte)) error {
+func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.Decl, src []byte)) error {
 	f, err := s.FS.Open(codesnap.IndexName)
 	if err != nil {
 		return fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
@@ -221,7 +221,7 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d *codeindex.D
 			continue
 		}
 		s.Words = s.Words || r.Words || d.Words != ""
-		fn(fi, &d, buf)
+		fn(fi, d, buf)
 	}
 	if len(warn) > maxWarnings {
 		warn = append(warn[:maxWarnings], fmt.Errorf("and %d more", len(warn)-maxWarnings))
