@@ -48,9 +48,7 @@ type Service struct {
 
 // Services are the held-out services.
 var Services = []Service{
-	{Name: "hashicorp/raft", Set: "testdata/raft.tsv", Main: "./raftserver"},
-	{Name: "sipgo", Set: "testdata/sipgo.tsv", Main: "./sipserver"},
-	{Name: "gosnmp", Set: "testdata/gosnmp.tsv", Main: "./snmpserver"},
+	{Name: "memberlist", Set: "testdata/memberlist.tsv", Main: "./gossipserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
@@ -71,6 +69,9 @@ var Tuning = []Service{
 	{Name: "goproxy", Set: "testdata/goproxy.tsv", Main: "./proxyserver"},
 	{Name: "psql-wire", Set: "testdata/psqlwire.tsv", Main: "./pgserver"},
 	{Name: "go-coap", Set: "testdata/coap.tsv", Main: "./coapserver"},
+	{Name: "hashicorp/raft", Set: "testdata/raft.tsv", Main: "./raftserver"},
+	{Name: "sipgo", Set: "testdata/sipgo.tsv", Main: "./sipserver"},
+	{Name: "gosnmp", Set: "testdata/gosnmp.tsv", Main: "./snmpserver"},
 }
 
 // Run writes the -deps snapshot of the service into dir with mcpsnapshot,
