@@ -7,6 +7,8 @@ require (
 	github.com/elazarl/goproxy v1.9.4
 	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
 	github.com/emersion/go-ical v0.0.0-20240127095438-fc1c9d8fb2b6
+	github.com/emersion/go-imap v1.2.1
+	github.com/emersion/go-message v0.15.0
 	github.com/emersion/go-smtp v0.26.0
 	github.com/emersion/go-webdav v0.6.0
 	github.com/emiago/sipgo v1.7.3
@@ -38,6 +40,7 @@ require (
 	github.com/anmitsu/go-shlex v0.0.0-20200514113438-38f4b401e2be // indirect
 	github.com/dsnet/golib/memfile v1.0.0 // indirect
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6 // indirect
+	github.com/emersion/go-textwrapper v0.0.0-20200911093747-65d896831594 // indirect
 	github.com/fatih/color v1.13.0 // indirect
 	github.com/goburrow/serial v0.1.0 // indirect
 	github.com/gobwas/httphead v0.1.0 // indirect

@@ -49,6 +49,7 @@ type Service struct {
 // Services are the held-out services.
 var Services = []Service{
 	{Name: "memberlist", Set: "testdata/memberlist.tsv", Main: "./gossipserver"},
+	{Name: "go-imap", Set: "testdata/goimap.tsv", Main: "./imapserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
