@@ -50,6 +50,7 @@ type Service struct {
 var Services = []Service{
 	{Name: "memberlist", Set: "testdata/memberlist.tsv", Main: "./gossipserver"},
 	{Name: "go-imap", Set: "testdata/goimap.tsv", Main: "./imapserver"},
+	{Name: "glsp", Set: "testdata/glsp.tsv", Main: "./lspserver"},
 }
 
 // Tuning are the services of the tuning sets, whose per-query tables are
