@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 const panicSecret = "panic-value-7f3a"
@@ -131,7 +132,7 @@ func TestPanicTask(t *testing.T) {
 	c := newTaskClient(t, s, "alice")
 	for _, tool := range []string{"boom", "mwboom"} {
 		id := c.start(tool, `{}`)
-		r := c.wait(id, mcp.TaskFailed)
+		r := c.wait(id, tasks.Failed)
 		if strings.Contains(r.Raw, panicSecret) {
 			t.Errorf("%s: the task shows the panic: %s", tool, r.Raw)
 		}
@@ -144,7 +145,7 @@ func TestPanicTask(t *testing.T) {
 	if n := stacks(logs); n != 3 {
 		t.Errorf("%d stacks logged, want 3", n)
 	}
-	if id := c.start("ok", `{}`); c.wait(id, mcp.TaskCompleted).Error != nil {
+	if id := c.start("ok", `{}`); c.wait(id, tasks.Completed).Error != nil {
 		t.Error("ok after panicking tasks")
 	}
 }

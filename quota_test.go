@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // TestTaskStoreQuota: after one caller has made 10 000 task creations,
@@ -20,7 +21,7 @@ import (
 // limit, its optional ones are answered at once, and another caller still
 // gets a task.
 func TestTaskStoreQuota(t *testing.T) {
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	s, mallory, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Store: store, MaxRunningPerPrincipal: -1}})
 	mallory.caller.Principal = "mallory"
 	refused := 0
@@ -35,7 +36,7 @@ func TestTaskStoreQuota(t *testing.T) {
 			t.Fatalf("creation %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	if want := 10_000 - mcp.DefaultMaxTasksPerPrincipal; refused != want {
+	if want := 10_000 - tasks.DefaultMaxTasksPerPrincipal; refused != want {
 		t.Errorf("%d of mallory's creations refused, want %d", refused, want)
 	}
 	if r := mallory.call("oops", `{}`); r.str("resultType") != "complete" {
@@ -43,9 +44,9 @@ func TestTaskStoreQuota(t *testing.T) {
 	}
 	alice := newTaskClient(t, s, "alice")
 	id := alice.start("must", `{}`)
-	alice.wait(id, mcp.TaskCompleted)
-	if n := store.Len(); n != mcp.DefaultMaxTasksPerPrincipal+1 {
-		t.Errorf("store holds %d tasks, want %d", n, mcp.DefaultMaxTasksPerPrincipal+1)
+	alice.wait(id, tasks.Completed)
+	if n := store.Len(); n != tasks.DefaultMaxTasksPerPrincipal+1 {
+		t.Errorf("store holds %d tasks, want %d", n, tasks.DefaultMaxTasksPerPrincipal+1)
 	}
 }
 

@@ -11,14 +11,3 @@ package mcp
 //		log.Fatal(err)
 //	}
 func (s *Server) Err() error { return s.configErr }
-
-// NewServerChecked is NewServer for a host that would rather not start
-// than serve with options that mean nothing: it returns the Server, or no
-// Server and the error Server.Err would report.
-func NewServerChecked(reg Registry, az Authorizer, opts *Options) (*Server, error) {
-	s := newServer(reg, az, opts, false)
-	if s.configErr != nil {
-		return nil, s.configErr
-	}
-	return s, nil
-}

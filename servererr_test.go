@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -49,34 +48,5 @@ func ExampleServer_Err() {
 	fmt.Println(errors.Is(mcp.NewServer(nil, nil, nil).Err(), nil))
 	// Output:
 	// not starting: mcp: Options.CacheScope "everyone" is neither "private" nor "public"
-	// true
-}
-
-// TestNewServerChecked: the checked constructor returns the error Err
-// reports, and no Server, for options that mean nothing; a Server for
-// valid ones; and it does not log what it returns.
-func TestNewServerChecked(t *testing.T) {
-	var logs strings.Builder
-	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	s, err := mcp.NewServerChecked(nil, mcp.AllowAll(), &mcp.Options{LogLevel: "loud", Logger: logger})
-	if s != nil || err == nil || !strings.Contains(err.Error(), `Options.LogLevel "loud"`) {
-		t.Errorf("bad options: %v, %v; want no Server and the LogLevel's error", s, err)
-	}
-	if logs.Len() != 0 {
-		t.Errorf("the error returned was also logged: %s", logs.String())
-	}
-	if s, err := mcp.NewServerChecked(nil, mcp.AllowAll(), nil); s == nil || err != nil {
-		t.Fatalf("nil options: %v, %v", s, err)
-	} else if status, _ := s.Handle(context.Background(), mcp.Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); status != 200 {
-		t.Errorf("a request answered %d, want 200", status)
-	}
-}
-
-// A host that would rather not start with options that mean nothing uses
-// NewServerChecked.
-func ExampleNewServerChecked() {
-	_, err := mcp.NewServerChecked(mcp.NewToolSet(), mcp.GrantsAuthorizer{}, &mcp.Options{Versions: []string{"2024-01-01"}})
-	fmt.Println(err != nil)
-	// Output:
 	// true
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Fixtures of the task tests: a client that speaks 2026-07-28 to a Server
@@ -92,12 +93,12 @@ func (c *taskClient) start(tool, args string) string {
 }
 
 // wait polls tasks/get until the task's status is want or final.
-func (c *taskClient) wait(id string, want mcp.TaskStatus) taskReply {
+func (c *taskClient) wait(id string, want tasks.Status) taskReply {
 	c.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := c.get(id)
-		st := mcp.TaskStatus(r.str("status"))
+		st := tasks.Status(r.str("status"))
 		if r.Error != nil || st == want || st.Terminal() {
 			if st != want {
 				c.t.Fatalf("task %s: want %s, got %s", id, want, r.Raw)
@@ -224,24 +225,24 @@ func taskFixture(t *testing.T, opts *mcp.Options) (*mcp.Server, *taskClient, *ga
 // named "nogrants".
 var grantsAll = mcp.AuthorizerFunc(func(_ context.Context, c mcp.Caller, _ string) bool { return c.Principal != "nogrants" })
 
-// failingStore is a TaskStore that is down.
+// failingStore is a tasks.Store that is down.
 type failingStore struct{}
 
 var errStoreDown = errors.New("connection refused")
 
-func (failingStore) Create(context.Context, *mcp.TaskRecord, time.Duration) error {
+func (failingStore) Create(context.Context, *tasks.Record, time.Duration) error {
 	return errStoreDown
 }
-func (failingStore) Get(context.Context, string) (*mcp.TaskRecord, error)       { return nil, errStoreDown }
-func (failingStore) Swap(context.Context, *mcp.TaskRecord, time.Duration) error { return errStoreDown }
+func (failingStore) Get(context.Context, string) (*tasks.Record, error)       { return nil, errStoreDown }
+func (failingStore) Swap(context.Context, *tasks.Record, time.Duration) error { return errStoreDown }
 func (failingStore) Renew(context.Context, string, []string, time.Duration) ([]string, error) {
 	return nil, errStoreDown
 }
-func (failingStore) Watch(func(mcp.TaskChange)) func() { return func() {} }
+func (failingStore) Watch(func(tasks.Change)) func() { return func() {} }
 
 // countingStore counts the operations on a store.
 type countingStore struct {
-	mcp.TaskStore
+	tasks.Store
 	mu  sync.Mutex
 	ops map[string]int
 }
@@ -255,17 +256,17 @@ func (c *countingStore) count(op string) {
 	c.mu.Unlock()
 }
 
-func (c *countingStore) Create(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (c *countingStore) Create(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	c.count("create")
-	return c.TaskStore.Create(ctx, r, l)
+	return c.Store.Create(ctx, r, l)
 }
 
-func (c *countingStore) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+func (c *countingStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 	c.count("get")
-	return c.TaskStore.Get(ctx, id)
+	return c.Store.Get(ctx, id)
 }
 
-func (c *countingStore) Swap(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (c *countingStore) Swap(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	c.count("swap")
-	return c.TaskStore.Swap(ctx, r, l)
+	return c.Store.Swap(ctx, r, l)
 }

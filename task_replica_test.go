@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // replicas returns n Servers sharing one store, as replicas behind a load
 // balancer share Redis, each with its own gate.
-func replicas(t *testing.T, n int, store mcp.TaskStore, o mcp.TaskOptions) ([]*mcp.Server, []*gate) {
+func replicas(t *testing.T, n int, store tasks.Store, o mcp.TaskOptions) ([]*mcp.Server, []*gate) {
 	t.Helper()
 	var servers []*mcp.Server
 	var gates []*gate
@@ -30,7 +31,7 @@ func replicas(t *testing.T, n int, store mcp.TaskStore, o mcp.TaskOptions) ([]*m
 
 func TestTaskAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	srv, gates := replicas(t, 3, store, mcp.TaskOptions{Lease: time.Minute})
 	a, b, c := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice"), newTaskClient(t, srv[2], "alice")
 
@@ -57,25 +58,25 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	// Input across replicas: asked on A, answered in parts on B and C; the
 	// tool resumes on C, the replica that got the last answer.
 	id = a.start("ask", `{}`)
-	a.wait(id, mcp.TaskInputRequired)
+	a.wait(id, tasks.InputRequired)
 	if r := b.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Bo"}}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
 	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"confirm#1":{"action":"accept"}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
-	b.wait(id, mcp.TaskInputRequired)
+	b.wait(id, tasks.InputRequired)
 	if r := a.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{"action":"accept"}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
-	if r := c.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "state r2") {
+	if r := c.wait(id, tasks.Completed); !strings.Contains(r.Raw, "state r2") {
 		t.Errorf("resumed task: %s", r.Raw)
 	}
 }
 
 func TestTaskLeaseExpiry(t *testing.T) {
 	t.Parallel()
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	// Leases long enough for a loaded machine running -race: a replica
 	// whose renewal stalls past its lease is rightly taken for dead.
 	const lease, ghostLease = time.Second, 300 * time.Millisecond
@@ -85,7 +86,7 @@ func TestTaskLeaseExpiry(t *testing.T) {
 	// A task whose replica is gone: its lease ends, and the next reader
 	// fails it, saying why.
 	now := time.Now()
-	ghost := &mcp.TaskRecord{ID: "GhostGhostGhostGhost01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
+	ghost := &tasks.Record{ID: "GhostGhostGhostGhost01", Version: 1, Status: tasks.Working, Created: now, Updated: now,
 		Expires: now.Add(time.Hour), PollInterval: time.Second, Principal: "alice", Permission: "tasks.slow",
 		Tool: "slow", Arguments: json.RawMessage(`{}`), ProtocolVersion: mcp.Version20260728, Owner: "replica-dead"}
 	if err := store.Create(context.Background(), ghost, ghostLease); err != nil {
@@ -112,7 +113,7 @@ func TestTaskLeaseExpiry(t *testing.T) {
 		}
 	}
 	gates[0].release <- "late"
-	if r := b.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "late") {
+	if r := b.wait(id, tasks.Completed); !strings.Contains(r.Raw, "late") {
 		t.Errorf("%s", r.Raw)
 	}
 }
@@ -152,13 +153,13 @@ func TestTaskShutdown(t *testing.T) {
 	id := c.start("slow", `{}`)
 	g.awaitStart(t)
 	quick := c.start("must", `{}`)
-	c.wait(quick, mcp.TaskCompleted)
+	c.wait(quick, tasks.Completed)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := s.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown with a task still running = %v", err)
 	}
-	r := c.wait(id, mcp.TaskFailed)
+	r := c.wait(id, tasks.Failed)
 	if !strings.Contains(r.Raw, "shut down") {
 		t.Errorf("task cut by shutdown: %s", r.Raw)
 	}
@@ -200,7 +201,7 @@ func TestTaskMaxRunning(t *testing.T) {
 func TestTaskDisabled(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Disabled: true}})
-	if r := c.do("server/discover", ""); strings.Contains(r.Raw, mcp.TaskExtension) {
+	if r := c.do("server/discover", ""); strings.Contains(r.Raw, tasks.Extension) {
 		t.Errorf("discover advertises disabled tasks: %s", r.Raw)
 	}
 	if r := c.get("AAAAAAAAAAAAAAAAAAAAAA"); r.Error == nil || r.Error.Code != mcp.CodeMethodNotFound {
@@ -218,7 +219,7 @@ func TestTaskExpiry(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
 	id := c.start("must", `{}`)
-	if r := c.wait(id, mcp.TaskCompleted); r.Result["ttlMs"] != 150.0 {
+	if r := c.wait(id, tasks.Completed); r.Result["ttlMs"] != 150.0 {
 		t.Errorf("ttlMs: %s", r.Raw)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -231,7 +232,7 @@ func TestTaskRoutingHeaders(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	id := c.start("must", `{}`)
-	c.wait(id, mcp.TaskCompleted)
+	c.wait(id, tasks.Completed)
 	for _, tc := range []struct {
 		name, want string
 	}{{id, `"status":"completed"`}, {"", "required header Mcp-Name is missing"}, {"other", "Mcp-Name header value"}} {
@@ -253,7 +254,7 @@ func TestTaskRoutingHeaders(t *testing.T) {
 func TestTaskCreationCost(t *testing.T) {
 	t.Parallel()
 	g := newGate()
-	store := &countingStore{TaskStore: mcp.NewMemoryTaskStore(nil)}
+	store := &countingStore{Store: tasks.NewMemoryStore(nil)}
 	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
 	c := newTaskClient(t, s, "alice")
 	for range 20 {
@@ -271,7 +272,7 @@ func TestTaskCreationCost(t *testing.T) {
 			t.Fatalf("creating a task made %v store operations, want one Create", store.ops)
 		}
 		g.release <- "x"
-		c.wait(id, mcp.TaskCompleted)
+		c.wait(id, tasks.Completed)
 	}
 }
 
@@ -293,7 +294,7 @@ func TestTaskNoGoroutineLeft(t *testing.T) {
 		g.release <- "x"
 	}
 	for _, id := range ids {
-		c.wait(id, mcp.TaskCompleted)
+		c.wait(id, tasks.Completed)
 	}
 	base.check(t)
 }
@@ -325,7 +326,7 @@ func TestTaskOutlivesItsRequest(t *testing.T) {
 	id := c.start("late", `{}`)
 	cancel() // the client went away
 	c.ctx = context.Background()
-	if done := c.wait(id, mcp.TaskCompleted); !strings.Contains(done.Raw, "still here") {
+	if done := c.wait(id, tasks.Completed); !strings.Contains(done.Raw, "still here") {
 		t.Errorf("%s", done.Raw)
 	}
 	if ex := <-seen; ex == nil || ex.Transport != mcp.TransportHTTP || ex.HTTPRequest != nil || ex.Notify != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 var isoMillis = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
@@ -46,7 +47,7 @@ func TestTaskLifecycle(t *testing.T) {
 		t.Fatalf("tasks/get of a working task: %s", r.Raw)
 	}
 	g.release <- "finished"
-	done := c.wait(id, mcp.TaskCompleted)
+	done := c.wait(id, tasks.Completed)
 	res, _ := done.Result["result"].(map[string]any)
 	content, _ := res["content"].([]any)
 	if len(content) != 1 || content[0].(map[string]any)["text"] != "finished" || res["resultType"] != "complete" {
@@ -72,12 +73,12 @@ func TestTaskOutcomes(t *testing.T) {
 	_, c, _ := taskFixture(t, &mcp.Options{MaxResultBytes: 1024})
 
 	// An ordinary error is a tool result with isError: completed.
-	r := c.wait(c.start("oops", `{}`), mcp.TaskCompleted)
+	r := c.wait(c.start("oops", `{}`), tasks.Completed)
 	if res := r.Result["result"].(map[string]any); res["isError"] != true || !strings.Contains(r.Raw, "disk full") {
 		t.Errorf("isError result: %s", r.Raw)
 	}
 	// An *Error is a JSON-RPC error: failed, with the error inlined.
-	r = c.wait(c.start("boom", `{}`), mcp.TaskFailed)
+	r = c.wait(c.start("boom", `{}`), tasks.Failed)
 	e, _ := r.Result["error"].(map[string]any)
 	if e["code"] != -32050.0 || e["message"] != "quota exceeded" || e["data"].(map[string]any)["retryAfter"] != 3.0 ||
 		!strings.Contains(r.str("statusMessage"), "quota exceeded") {
@@ -87,12 +88,12 @@ func TestTaskOutcomes(t *testing.T) {
 		t.Errorf("a failed task carries a result: %s", r.Raw)
 	}
 	// A panic is an internal error; the stack stays in the log.
-	r = c.wait(c.start("panics", `{}`), mcp.TaskFailed)
+	r = c.wait(c.start("panics", `{}`), tasks.Failed)
 	if e := r.Result["error"].(map[string]any); e["code"] != float64(mcp.CodeInternalError) || strings.Contains(r.Raw, "kaboom") {
 		t.Errorf("panicking task: %s", r.Raw)
 	}
 	// MaxResultBytes applies to a task's result as to any.
-	r = c.wait(c.start("big", `{}`), mcp.TaskCompleted)
+	r = c.wait(c.start("big", `{}`), tasks.Completed)
 	if res := r.Result["result"].(map[string]any); res["isError"] != true || !strings.Contains(r.Raw, "more than the server's cap of 1024 bytes") {
 		t.Errorf("oversized result: %s", r.Raw)
 	}
@@ -112,7 +113,7 @@ func TestTaskCapabilityGating(t *testing.T) {
 	// ...a required one is refused with -32021 naming the extension...
 	r := plain.call("must", `{}`)
 	if r.Error == nil || r.Error.Code != mcp.CodeMissingClientCapability || r.Status != 400 ||
-		r.Error.Data["requiredCapabilities"].(map[string]any)["extensions"].(map[string]any)[mcp.TaskExtension] == nil ||
+		r.Error.Data["requiredCapabilities"].(map[string]any)["extensions"].(map[string]any)[tasks.Extension] == nil ||
 		!strings.Contains(r.Error.Message, `tool "must" runs only as a task`) {
 		t.Errorf("required tool without the extension: %d %s", r.Status, r.Raw)
 	}
@@ -131,7 +132,7 @@ func TestTaskCapabilityGating(t *testing.T) {
 		t.Errorf("TaskNever tool: %s", r.Raw)
 	}
 	// The extension is advertised; removed and unknown methods are unknown.
-	if r := c.do("server/discover", ""); r.Result["capabilities"].(map[string]any)["extensions"].(map[string]any)[mcp.TaskExtension] == nil {
+	if r := c.do("server/discover", ""); r.Result["capabilities"].(map[string]any)["extensions"].(map[string]any)[tasks.Extension] == nil {
 		t.Errorf("server/discover does not advertise the extension: %s", r.Raw)
 	}
 	for _, m := range []string{"tasks/result", "tasks/list"} {
@@ -156,7 +157,7 @@ func TestTaskBadInput(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	done := c.start("must", `{}`)
-	c.wait(done, mcp.TaskCompleted)
+	c.wait(done, tasks.Completed)
 	cases := []struct{ method, members, want string }{
 		{"tasks/get", ``, "Invalid params: taskId is required"},
 		{"tasks/get", `"taskId":12`, "Invalid params: taskId must be a string, got integer"},
@@ -188,7 +189,7 @@ func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	id := c.start("ask", `{}`)
-	r := c.wait(id, mcp.TaskInputRequired)
+	r := c.wait(id, tasks.InputRequired)
 	reqs, _ := r.Result["inputRequests"].(map[string]any)
 	if len(reqs) != 2 || reqs["name#1"] == nil || reqs["confirm#1"] == nil ||
 		reqs["name#1"].(map[string]any)["method"] != "elicitation/create" || r.str("statusMessage") == "" {
@@ -212,7 +213,7 @@ func TestTaskInputRequired(t *testing.T) {
 		t.Fatalf("completing update (an answered key again is ignored): %s", r.Raw)
 	}
 	// The tool ran again with both answers, and asks again: new keys.
-	r = c.wait(id, mcp.TaskInputRequired)
+	r = c.wait(id, tasks.InputRequired)
 	reqs, _ = r.Result["inputRequests"].(map[string]any)
 	if len(reqs) != 1 || reqs["again#2"] == nil || !strings.Contains(r.Raw, `Again? ({\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}`) {
 		t.Fatalf("second round: %s", r.Raw)
@@ -220,7 +221,7 @@ func TestTaskInputRequired(t *testing.T) {
 	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{"action":"accept"}}`); r.Error != nil {
 		t.Fatalf("second update: %s", r.Raw)
 	}
-	r = c.wait(id, mcp.TaskCompleted)
+	r = c.wait(id, tasks.Completed)
 	if !strings.Contains(r.Raw, "done; state r2; task true") {
 		t.Errorf("final result: %s", r.Raw)
 	}
@@ -247,11 +248,11 @@ func TestTaskInputRequired(t *testing.T) {
 		t.Errorf("an update of a working task changed it: %s", r.Raw)
 	}
 	g.release <- "x"
-	c2.wait(w, mcp.TaskCompleted)
+	c2.wait(w, tasks.Completed)
 	// Another caller's task, even one waiting for input, answers as an
 	// unknown one: -32602, as for tasks/get.
 	asker := c.start("ask", `{}`)
-	c.wait(asker, mcp.TaskInputRequired)
+	c.wait(asker, tasks.InputRequired)
 	other := newTaskClient(t, c.s, "mallory")
 	if r := other.do("tasks/update", `"taskId":"`+asker+`","inputResponses":{"name#1":{"action":"accept"}}`); r.Error == nil || r.Error.Code != mcp.CodeInvalidParams {
 		t.Errorf("update of another caller's task: %s", r.Raw)
@@ -265,7 +266,7 @@ func TestTaskInputNeedsCapability(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	c.caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}` // no elicitation
-	r := c.wait(c.start("ask", `{}`), mcp.TaskFailed)
+	r := c.wait(c.start("ask", `{}`), tasks.Failed)
 	if e := r.Result["error"].(map[string]any); e["code"] != float64(mcp.CodeMissingClientCapability) || !strings.Contains(r.Raw, "elicitation") {
 		t.Errorf("input the client cannot give: %s", r.Raw)
 	}
@@ -285,7 +286,7 @@ func TestTaskAfterMultiRoundTrip(t *testing.T) {
 		t.Fatalf("round 2: %s", r.Raw)
 	}
 	id := r.str("taskId")
-	done := c.wait(id, mcp.TaskCompleted)
+	done := c.wait(id, tasks.Completed)
 	if !strings.Contains(done.Raw, "Hello, Alice (task "+id+")") {
 		t.Errorf("result: %s", done.Raw)
 	}
@@ -355,7 +356,7 @@ func TestTaskCancelRacesCompletion(t *testing.T) {
 		var r taskReply
 		for deadline := time.Now().Add(5 * time.Second); ; {
 			r = c.get(id)
-			if mcp.TaskStatus(r.str("status")).Terminal() {
+			if tasks.Status(r.str("status")).Terminal() {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // heapAfterGC is the live heap once garbage is collected.
@@ -25,7 +26,7 @@ func heapAfterGC() uint64 {
 
 // retainServer serves "done", a tool that runs only as a task and finishes
 // at once, keeping its tasks in store.
-func retainServer(t *testing.T, store mcp.TaskStore) *mcp.Server {
+func retainServer(t *testing.T, store tasks.Store) *mcp.Server {
 	t.Helper()
 	ts := mcp.NewToolSet()
 	hostileMust(t, ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "done", Description: "Done.", TaskSupport: mcp.TaskRequired},
@@ -46,7 +47,7 @@ func junkMember(n int) string {
 // instrumentation makes parsing slow, the junk is 1 MB a request: 200 MB
 // pinned would still fail.
 func TestTaskRecordsDoNotPinBodies(t *testing.T) {
-	store := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: -1})
+	store := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: -1})
 	s := retainServer(t, store)
 	c := newTaskClient(t, s, "alice")
 	junkBytes := 3_900_000
@@ -80,14 +81,14 @@ func TestTaskRecordsDoNotPinBodies(t *testing.T) {
 }
 
 // TestTaskStoreCountsWhatItKeeps: the heap a finished task keeps alive is
-// at most 1.5 times what MemoryTaskStore counts against MaxBytes, plus the
+// at most 1.5 times what tasks.MemoryStore counts against MaxBytes, plus the
 // engine's bounded record of the tasks it acknowledged.
 func TestTaskStoreCountsWhatItKeeps(t *testing.T) {
 	var n int64 = 4000
 	if raceEnabled {
 		n = 1000
 	}
-	store := mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasksPerPrincipal: -1})
+	store := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: -1})
 	s := retainServer(t, store)
 	c := newTaskClient(t, s, "alice")
 	c.start("done", `{"n":1}`) // warm up

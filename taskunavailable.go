@@ -10,7 +10,7 @@ import (
 const storeUnavailableRetry = 2 * time.Second
 
 // storeUnavailable is the answer to a request the task store cannot serve
-// for now (ErrTaskStoreUnavailable).
+// for now (tasks.ErrUnavailable).
 func storeUnavailable(ctx context.Context, what string) *Error {
 	if ex := ExchangeFromContext(ctx); ex != nil {
 		ex.retryAfter = storeUnavailableRetry

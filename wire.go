@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // The wire shapes of the Server's answers, one named appender each, so that
@@ -139,7 +141,7 @@ func appendDiscoverResult(b []byte, r *discoverResult) []byte {
 	b = strconv.AppendBool(b, r.ListChanged)
 	b = append(b, '}')
 	if r.Tasks {
-		b = append(b, `,"extensions":{"`+TaskExtension+`":{}}`...)
+		b = append(b, `,"extensions":{"`+tasks.Extension+`":{}}`...)
 	}
 	b = append(b, '}')
 	return appendInstructions(b, r.Instructions)

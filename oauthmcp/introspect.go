@@ -25,7 +25,7 @@ const (
 
 // ErrIntrospection: the introspection endpoint could not be asked, or gave
 // no usable answer; the token is refused (fails closed).
-var ErrIntrospection = errors.New("introspection failed")
+var ErrIntrospection = errors.New("oauthmcp: introspection failed")
 
 // Introspection configures the verification of opaque (non-JWT) access
 // tokens at the issuer's token introspection endpoint (RFC 7662). Answers
@@ -172,7 +172,7 @@ func (in *introspector) ask(ctx context.Context, token string) (*introspectionAn
 			return nil, err
 		}
 		if md.IntrospectionEndpoint == "" {
-			return nil, errors.New("the issuer's metadata names no introspection_endpoint")
+			return nil, errors.New("oauthmcp: the issuer's metadata names no introspection_endpoint")
 		}
 		if err := checkFetchURL(md.IntrospectionEndpoint); err != nil {
 			return nil, fmt.Errorf("introspection_endpoint %w", err)
