@@ -93,6 +93,7 @@ func TestSlowBodyMemory(t *testing.T) {
 // TestSlowBodyDeadline: a body that has not arrived within BodyTimeout is
 // answered 408 and its connection closed.
 func TestSlowBodyDeadline(t *testing.T) {
+	t.Parallel()
 	var entered atomic.Int64
 	h := mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil), &mcp.HandlerOptions{BodyTimeout: 300 * time.Millisecond})
 	srv := httptest.NewServer(countEntered(h, &entered))
@@ -176,6 +177,7 @@ func TestBodyReadExactly(t *testing.T) {
 // request's arrival, not its streamed answer: a call that streams progress
 // for longer than ReadTimeout completes.
 func TestReadTimeoutKeepsStreams(t *testing.T) {
+	t.Parallel()
 	ts := mcp.NewToolSet()
 	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "slow", Description: "Takes 600 ms."},
 		func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {

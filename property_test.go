@@ -198,6 +198,7 @@ var propSeed = flag.Uint64("property.seed", 0, "seed of TestPropertyAuthorizatio
 // TestPropertyAuthorization runs 500 random cases. A failure names its seed
 // and the command that replays it.
 func TestPropertyAuthorization(t *testing.T) {
+	t.Parallel()
 	seed := *propSeed
 	if seed == 0 {
 		seed = rand.Uint64()

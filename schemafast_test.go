@@ -319,6 +319,7 @@ func instancesFor(s *jsonschema.Schema, literals []any) []any {
 // TestSchemaFastPathDifferential: for every schema of the tests and its
 // corpus, the fast path and jsonschema-go agree.
 func TestSchemaFastPathDifferential(t *testing.T) {
+	t.Parallel()
 	schemas, literals := testSchemas(t)
 	fast, checked := 0, 0
 	for _, ns := range schemas {
