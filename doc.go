@@ -42,7 +42,7 @@
 // net/http/httptest; tasks is its io/fs for task stores; otelmcp (OpenTelemetry) and redisstore (tasks shared
 // through Redis) are modules of their own.
 //
-// The README describes each part at length; docs/design.md holds the path
+// The README introduces each part and docs/ describes it at length; docs/design.md holds the path
 // of a request, tasks, error codes, logging, and the conventions every
 // package follows (docs_test.go checks those the code shows).
 package mcp

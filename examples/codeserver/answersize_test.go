@@ -68,7 +68,7 @@ func measure(t *testing.T, url, method, params string) (raw []byte, a answer) {
 }
 
 // TestAnswerSizes prints what the tools of this example cost a client, the
-// table the README shows, and holds the bounds: tools/list at most 16 KB,
+// table docs/runtime.md shows, and holds the bounds: tools/list at most 16 KB,
 // a function's code_definition at most 1.5 × its source + 600 bytes, no
 // text block that is the JSON of the structured content.
 func TestAnswerSizes(t *testing.T) {

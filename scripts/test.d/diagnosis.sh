@@ -2,7 +2,7 @@
 # Diagnosis to the line (issue 26), run from the repo root by scripts/test:
 #   - TestDiagnosis of examples/faultyshop: a service with four planted faults
 #     under load, one runtime tool call per fault; prints the table of calls
-#     and bytes per fault (README "Diagnosis to the line");
+#     and bytes per fault (docs/runtime.md "Diagnosis to the line");
 #   - BenchmarkProfilerOverhead: the background CPU profiler's cost at its
 #     default duty cycle (10 s a minute), process CPU time with and without a
 #     profile in alternating rounds of one run; fails above 1 % (the best of
