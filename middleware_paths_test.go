@@ -200,18 +200,18 @@ func waitTask(t *testing.T, s *mcp.Server, answer, name string) {
 		t.Fatalf("%s: no task ID in %s", name, answer)
 	}
 	c := newTaskClient(t, s, "local")
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	if !eventually(10*time.Second, func() bool {
 		switch st := c.get(created.Result.TaskID).str("status"); st {
 		case string(tasks.Completed), string(tasks.Failed):
-			return
+			return true
 		case string(tasks.Working):
+			return false
 		default:
 			t.Fatalf("%s: task status %q", name, st)
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the task did not finish", name)
-		}
-		time.Sleep(5 * time.Millisecond)
+	}) {
+		t.Fatalf("%s: the task did not finish", name)
 	}
 }
 

@@ -95,21 +95,19 @@ func (c *taskClient) start(tool, args string) string {
 // wait polls tasks/get until the task's status is want or final.
 func (c *taskClient) wait(id string, want tasks.Status) taskReply {
 	c.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := c.get(id)
-		st := tasks.Status(r.str("status"))
-		if r.Error != nil || st == want || st.Terminal() {
-			if st != want {
-				c.t.Fatalf("task %s: want %s, got %s", id, want, r.Raw)
-			}
-			return r
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("task %s still %s after 10s, want %s", id, st, want)
-		}
-		time.Sleep(2 * time.Millisecond)
+	var r taskReply
+	var st tasks.Status
+	if !eventually(10*time.Second, func() bool {
+		r = c.get(id)
+		st = tasks.Status(r.str("status"))
+		return r.Error != nil || st == want || st.Terminal()
+	}) {
+		c.t.Fatalf("task %s still %s after 10s, want %s", id, st, want)
 	}
+	if st != want {
+		c.t.Fatalf("task %s: want %s, got %s", id, want, r.Raw)
+	}
+	return r
 }
 
 // gate is a tool body that blocks until released or cancelled, and

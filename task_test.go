@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/embedmcp/mcp"
@@ -294,38 +295,40 @@ func TestTaskAfterMultiRoundTrip(t *testing.T) {
 
 func TestTaskCancel(t *testing.T) {
 	t.Parallel()
-	_, c, g := taskFixture(t, nil)
-	id := c.start("slow", `{}`)
-	g.awaitStart(t)
-	if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil || r.str("resultType") != "complete" {
-		t.Fatalf("tasks/cancel: %s", r.Raw)
-	}
-	select {
-	case cause := <-g.ended:
-		if cause == nil || !strings.Contains(cause.Error(), "cancelled by the client") {
-			t.Errorf("the tool's context ended with %v", cause)
+	synctest.Test(t, func(t *testing.T) {
+		_, c, g := taskFixture(t, nil)
+		id := c.start("slow", `{}`)
+		g.awaitStart(t)
+		if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil || r.str("resultType") != "complete" {
+			t.Fatalf("tasks/cancel: %s", r.Raw)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the running tool's context was not cancelled")
-	}
-	r := c.get(id)
-	if r.str("status") != "cancelled" || r.Result["result"] != nil || r.Result["error"] != nil {
-		t.Errorf("cancelled task: %s", r.Raw)
-	}
-	// The tool's late outcome does not overwrite the cancellation.
-	time.Sleep(20 * time.Millisecond)
-	if r := c.get(id); r.str("status") != "cancelled" {
-		t.Errorf("after the tool ended: %s", r.Raw)
-	}
+		select {
+		case cause := <-g.ended:
+			if cause == nil || !strings.Contains(cause.Error(), "cancelled by the client") {
+				t.Errorf("the tool's context ended with %v", cause)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the running tool's context was not cancelled")
+		}
+		r := c.get(id)
+		if r.str("status") != "cancelled" || r.Result["result"] != nil || r.Result["error"] != nil {
+			t.Errorf("cancelled task: %s", r.Raw)
+		}
+		// The tool's late outcome does not overwrite the cancellation.
+		synctest.Wait()
+		if r := c.get(id); r.str("status") != "cancelled" {
+			t.Errorf("after the tool ended: %s", r.Raw)
+		}
+	})
 }
 
 // TestTaskCancelRacesCompletion: whichever of a cancellation and a
 // completion lands first, the task ends in one final state, whole.
 func TestTaskCancelRacesCompletion(t *testing.T) {
 	t.Parallel()
-	_, c, g := taskFixture(t, nil)
 	seen := map[string]int{}
 	for i := range 60 {
+		s, c, g := taskFixture(t, nil)
 		id := c.start("slow", `{}`)
 		g.awaitStart(t)
 		// The release and the cancellation start together; one of them is
@@ -380,7 +383,9 @@ func TestTaskCancelRacesCompletion(t *testing.T) {
 		case <-g.release:
 		default:
 		}
-		time.Sleep(time.Millisecond)
+		if err := s.Shutdown(context.Background()); err != nil { // the tool has ended and settled
+			t.Fatal(err)
+		}
 		if again := c.get(id); again.str("status") != st {
 			t.Fatalf("race %d changed after it ended: %s then %s", i, st, again.Raw)
 		}

@@ -58,7 +58,8 @@ func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // bigServer serves "big", a tool answering 8 MiB, through a Handler with
 // opts; active counts the requests being served, closed the connections
 // the server closed. The writes of requests with an X-Stall header wait
-// until stall is closed.
+// until stall is closed; without stall, the connections' send buffers are
+// small, so that a client reading nothing blocks the server's write.
 func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (addr string, active, closed, waiting *atomic.Int64) {
 	t.Helper()
 	ts := mcp.NewToolSet()
@@ -76,7 +77,9 @@ func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (a
 		}
 		h.ServeHTTP(w, r)
 	}))
-	srv.Listener = smallSendBuffers{srv.Listener}
+	if stall == nil { // clients that read nothing block the server's writes
+		srv.Listener = smallSendBuffers{srv.Listener}
+	}
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateClosed {
 			closed.Add(1)
@@ -109,12 +112,8 @@ func nonReader(t *testing.T, addr string) net.Conn {
 // waitActive waits until the count is n.
 func waitActive(t *testing.T, active *atomic.Int64, n int64, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for active.Load() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("count %d after %v, want %d", active.Load(), within, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually(within, func() bool { return active.Load() == n }) {
+		t.Fatalf("count %d after %v, want %d", active.Load(), within, n)
 	}
 }
 
@@ -177,27 +176,24 @@ func TestPendingBytesBudget(t *testing.T) {
 		}()
 	}
 	waitActive(t, waiting, 2, time.Minute) // both answers encoded and waiting to be written
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, body := call(false)
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			var e struct {
-				ID    json.RawMessage `json:"id"`
-				Error struct {
-					Code    int    `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(body, &e) != nil || e.Error.Code != mcp.CodeLimitExceeded || string(e.ID) != "1" ||
-				!strings.Contains(e.Error.Message, "MaxPendingBytes") || resp.Header.Get("Retry-After") == "" {
-				t.Fatalf("beyond the budget: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("with 16 MiB waiting, an 8 MiB answer beyond a 20 MiB budget: %d, want 503", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var resp *http.Response
+	var body []byte
+	if !eventually(time.Minute, func() bool {
+		resp, body = call(false)
+		return resp.StatusCode == http.StatusServiceUnavailable
+	}) {
+		t.Fatalf("with 16 MiB waiting, an 8 MiB answer beyond a 20 MiB budget: %d, want 503", resp.StatusCode)
+	}
+	var e struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Code != mcp.CodeLimitExceeded || string(e.ID) != "1" ||
+		!strings.Contains(e.Error.Message, "MaxPendingBytes") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("beyond the budget: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	release.Do(func() { close(stall) })
 	for range 2 {
