@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaFastPathDifferential lets the external tests run the fast path's
-// differential check (schemafast_test.go) on the schemas of the tool
+// differential check (schema_fast_test.go) on the schemas of the tool
 // packages, which import this one: values built from each schema and the
 // tests' literals that name one of its properties. It returns the names
 // of the schemas that took the fast path and how many instances it
