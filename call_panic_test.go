@@ -90,7 +90,7 @@ func TestPanicSynchronous(t *testing.T) {
 	c.caps = noTasksCaps
 	for i, tool := range []string{"boom", "mwboom", "mboom"} {
 		r := c.call(tool, `{}`)
-		wantPanicError(t, tool+" (2026-07-28)", []byte(r.Raw), "7")
+		wantPanicError(t, tool+" (2026-07-28)", []byte(r.Raw), r.ID)
 		_, resp := s.Handle(context.Background(), mcp.Caller{}, []byte(callBody("3", tool)))
 		wantPanicError(t, tool+" (2025-03-26)", resp, "3")
 		if n := stacks(logs); n != 2*(i+1) {
@@ -141,7 +141,7 @@ func TestPanicTask(t *testing.T) {
 		}
 	}
 	r := c.call("mboom", `{}`) // the Middleware runs before the task is made
-	wantPanicError(t, "mboom as a task", []byte(r.Raw), "7")
+	wantPanicError(t, "mboom as a task", []byte(r.Raw), r.ID)
 	if n := stacks(logs); n != 3 {
 		t.Errorf("%d stacks logged, want 3", n)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 	"github.com/embedmcp/mcp/tasks"
 )
 
@@ -24,21 +25,26 @@ const (
 
 // taskReply is a decoded response.
 type taskReply struct {
+	ID     string `json:"-"` // the request's id
 	Status int
 	Raw    string
 	Result map[string]any
-	Error  *struct {
-		Code    int            `json:"code"`
-		Message string         `json:"message"`
-		Data    map[string]any `json:"data"`
-	}
+	Error  *taskError
+}
+
+// taskError is a JSON-RPC error of a taskReply.
+type taskError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
 }
 
 // str returns a string member of the result.
 func (r taskReply) str(key string) string { s, _ := r.Result[key].(string); return s }
 
-// taskClient calls a Server as one caller with the given client
-// capabilities.
+// taskClient calls a Server under 2026-07-28 as one caller with the given
+// client capabilities: through an mcptest.Client, or, when ctx is set,
+// straight through Handle under ctx (a transport of the test's own).
 type taskClient struct {
 	t      *testing.T
 	s      mcp.Protocol
@@ -48,7 +54,16 @@ type taskClient struct {
 }
 
 func newTaskClient(t *testing.T, s mcp.Protocol, principal string) *taskClient {
-	return &taskClient{t: t, s: s, caller: mcp.Caller{Principal: principal}, caps: tasksCaps, ctx: context.Background()}
+	return &taskClient{t: t, s: s, caller: mcp.Caller{Principal: principal}, caps: tasksCaps}
+}
+
+// client is the mcptest.Client of c's caller and capabilities.
+func (c *taskClient) client() *mcptest.Client {
+	var caps map[string]any
+	if err := json.Unmarshal([]byte(c.caps), &caps); err != nil {
+		c.t.Fatal(err)
+	}
+	return mcptest.NewClient(c.t, c.s, &mcptest.ClientOptions{Caller: c.caller, ProtocolVersion: mcp.Version20260728, Capabilities: caps})
 }
 
 // body is a request of method whose params hold members (JSON object
@@ -64,8 +79,29 @@ func (c *taskClient) body(method, members string) []byte {
 
 func (c *taskClient) do(method, members string) taskReply {
 	c.t.Helper()
+	if c.ctx == nil {
+		resp, err := c.client().Do(method, json.RawMessage("{"+members+"}"))
+		if err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		r := taskReply{Status: resp.Status}
+		if resp.Error != nil {
+			r.Error = &taskError{Code: resp.Error.Code, Message: resp.Error.Message}
+			r.Error.Data, _ = resp.Error.Data.(map[string]any)
+		} else if err := json.Unmarshal(resp.Result, &r.Result); err != nil {
+			c.t.Fatalf("%s: the result is not an object: %v: %s", method, err, resp.Result)
+		}
+		raw, _ := json.Marshal(struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result,omitempty"`
+			Error  *taskError      `json:"error,omitempty"`
+		}{resp.ID, resp.Result, r.Error})
+		r.ID = string(resp.ID)
+		r.Raw = string(raw)
+		return r
+	}
 	status, body := c.s.Handle(c.ctx, c.caller, c.body(method, members))
-	r := taskReply{Status: status, Raw: string(body)}
+	r := taskReply{ID: "7", Status: status, Raw: string(body)}
 	if err := json.Unmarshal(body, &r); err != nil {
 		c.t.Fatalf("%s: response is not JSON: %v: %s", method, err, body)
 	}

@@ -334,7 +334,7 @@ func TestTaskOutlivesItsRequest(t *testing.T) {
 	id := c.start("late", `{}`)
 	cancel() // the client went away
 	close(proceed)
-	c.ctx = context.Background()
+	c.ctx = nil
 	if done := c.wait(id, tasks.Completed); !strings.Contains(done.Raw, "still here") {
 		t.Errorf("%s", done.Raw)
 	}
