@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,16 +41,18 @@ func TestHostWildcard(t *testing.T) {
 		{"a.b.example.net", false},
 		{"example.org", false},
 	}
-	for _, tc := range tests {
-		r := onListener(newPost(echoBody), "127.0.0.1:8080")
-		r.Host = tc.host
-		w := serve(h, r)
-		if tc.ok && w.Code != http.StatusOK {
-			t.Errorf("Host %q: %d %s", tc.host, w.Code, w.Body)
-		}
-		if !tc.ok {
-			wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
-		}
+	for i, tc := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := onListener(newPost(echoBody), "127.0.0.1:8080")
+			r.Host = tc.host
+			w := serve(h, r)
+			if tc.ok && w.Code != http.StatusOK {
+				t.Errorf("Host %q: %d %s", tc.host, w.Code, w.Body)
+			}
+			if !tc.ok {
+				wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
+			}
+		})
 	}
 	for _, bad := range []string{"*.com", "a*.example.org", "*.*.example.net", "example.*"} {
 		if !strings.Contains(logs.String(), "host="+bad) {

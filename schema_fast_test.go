@@ -365,14 +365,16 @@ func TestSchemaFastPathScope(t *testing.T) {
 		{`{"$id":"https://example.com/s","type":"object"}`, false},
 		{`{"type":"object","additionalProperties":{"not":{"type":"string"}}}`, false},
 	}
-	for _, tt := range tests {
-		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
-		if err != nil {
-			t.Fatalf("%s: %v", tt.schema, err)
-		}
-		if got := c.Fast(); got != tt.fast {
-			t.Errorf("%s: fast path %v, want %v", tt.schema, got, tt.fast)
-		}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+			if err != nil {
+				t.Fatalf("%s: %v", tt.schema, err)
+			}
+			if got := c.Fast(); got != tt.fast {
+				t.Errorf("%s: fast path %v, want %v", tt.schema, got, tt.fast)
+			}
+		})
 	}
 }
 

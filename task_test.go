@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -170,11 +171,13 @@ func TestTaskBadInput(t *testing.T) {
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":[]`, "inputResponses must be an object, got array"},
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":{"k":1}`, `inputResponses["k"] must be an object, got integer`},
 	}
-	for _, tc := range cases {
-		r := c.do(tc.method, tc.members)
-		if r.Error == nil || r.Error.Code != mcp.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) || len(r.Error.Message) > 400 {
-			t.Errorf("%s %s: want -32602 %q, got %s", tc.method, tc.members[:min(len(tc.members), 40)], tc.want, r.Raw[:min(len(r.Raw), 400)])
-		}
+	for i, tc := range cases {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := c.do(tc.method, tc.members)
+			if r.Error == nil || r.Error.Code != mcp.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) || len(r.Error.Message) > 400 {
+				t.Errorf("%s %s: want -32602 %q, got %s", tc.method, tc.members[:min(len(tc.members), 40)], tc.want, r.Raw[:min(len(r.Raw), 400)])
+			}
+		})
 	}
 	if r := c.get(done); r.str("status") != "completed" || r.Result["result"] == nil {
 		t.Errorf("bad input changed the task: %s", r.Raw)

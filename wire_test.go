@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
@@ -142,13 +143,15 @@ func TestWireShapes(t *testing.T) {
 		{"task result kept", closeTaskResult([]byte(`{"content":[{"type":"text","text":"hi"}]`)),
 			`{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`},
 	}
-	for _, tt := range tests {
-		if string(tt.got) != tt.want {
-			t.Errorf("%s:\n got %s\nwant %s", tt.name, tt.got, tt.want)
-		}
-		if !json.Valid(tt.got) {
-			t.Errorf("%s: not valid JSON: %s", tt.name, tt.got)
-		}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			if string(tt.got) != tt.want {
+				t.Errorf("%s:\n got %s\nwant %s", tt.name, tt.got, tt.want)
+			}
+			if !json.Valid(tt.got) {
+				t.Errorf("%s: not valid JSON: %s", tt.name, tt.got)
+			}
+		})
 	}
 }
 
