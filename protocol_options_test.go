@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestServerErr(t *testing.T) {
 			t.Errorf("options %+v: Err() = %v, want nil", opts, err)
 		}
 	}
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		opts mcp.Options
 		want string
 	}{
@@ -27,14 +28,16 @@ func TestServerErr(t *testing.T) {
 		{mcp.Options{LogLevel: "loud"}, `Options.LogLevel "loud"`},
 		{mcp.Options{CacheScope: "shared"}, `Options.CacheScope "shared"`},
 	} {
-		s := mcp.NewServer(nil, mcp.AllowAll(), &tc.opts)
-		err := s.Err()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("options %+v: Err() = %v, want one that says %s", tc.opts, err, tc.want)
-		}
-		if status, _ := s.Handle(context.Background(), mcp.Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); status != 500 {
-			t.Errorf("options %+v: a request answered %d, want 500", tc.opts, status)
-		}
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			s := mcp.NewServer(nil, mcp.AllowAll(), &tc.opts)
+			err := s.Err()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("options %+v: Err() = %v, want one that says %s", tc.opts, err, tc.want)
+			}
+			if status, _ := s.Handle(context.Background(), mcp.Caller{}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); status != 500 {
+				t.Errorf("options %+v: a request answered %d, want 500", tc.opts, status)
+			}
+		})
 	}
 }
 

@@ -240,16 +240,18 @@ func TestTaskRoutingHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string
 	}{{id, `"status":"completed"`}, {"", "required header Mcp-Name is missing"}, {"other", "Mcp-Name header value"}} {
-		h := http.Header{"Mcp-Method": {"tasks/get"}, "Mcp-Protocol-Version": {"2026-07-28"}}
-		if tc.name != "" {
-			h.Set("Mcp-Name", tc.name)
-		}
-		hc := *c
-		hc.ctx = mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: "2026-07-28", Header: h})
-		r := hc.get(id)
-		if !strings.Contains(r.Raw, tc.want) || (tc.name != id && (r.Status != 400 || r.Error.Code != mcp.CodeHeaderMismatch)) {
-			t.Errorf("tasks/get with Mcp-Name %q: %d %s", tc.name, r.Status, r.Raw)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Mcp-Method": {"tasks/get"}, "Mcp-Protocol-Version": {"2026-07-28"}}
+			if tc.name != "" {
+				h.Set("Mcp-Name", tc.name)
+			}
+			hc := *c
+			hc.ctx = mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: "2026-07-28", Header: h})
+			r := hc.get(id)
+			if !strings.Contains(r.Raw, tc.want) || (tc.name != id && (r.Status != 400 || r.Error.Code != mcp.CodeHeaderMismatch)) {
+				t.Errorf("tasks/get with Mcp-Name %q: %d %s", tc.name, r.Status, r.Raw)
+			}
+		})
 	}
 }
 
