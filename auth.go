@@ -18,8 +18,10 @@ import (
 // Any error refuses the request with 401 Unauthorized. Return
 // ErrUnauthenticated (or an error wrapping it) when the request carries no
 // credentials, ErrInvalidToken when it carries credentials that are
-// rejected; other errors are logged as authentication failures and answered
-// like ErrUnauthenticated. Implementations must be safe for concurrent use.
+// rejected, and ErrAuthUnavailable when the credentials cannot be checked
+// for now (the Handler answers 503 with Retry-After, not 401); other errors
+// are logged as authentication failures and answered like
+// ErrUnauthenticated. Implementations must be safe for concurrent use.
 type Authenticator interface {
 	Authenticate(r *http.Request) (Caller, error)
 }
@@ -37,6 +39,13 @@ var (
 	// ErrInvalidToken: the request carries a token that was rejected
 	// (unknown, expired, malformed). It matches ErrUnauthenticated too.
 	ErrInvalidToken = fmt.Errorf("%w: invalid token", ErrUnauthenticated)
+	// ErrAuthUnavailable: the credentials could not be checked for now
+	// (the authorization server is busy, slow or unreachable). It is a
+	// condition of the server, not of the token: the Handler answers 503
+	// with Retry-After, never 401, so that the client keeps its token and
+	// retries instead of authorizing again. It does not match
+	// ErrUnauthenticated.
+	ErrAuthUnavailable = errors.New("mcp: authentication unavailable")
 )
 
 // Anonymous returns an Authenticator that admits every request as c. It is
@@ -49,8 +58,9 @@ func Anonymous(c Caller) Authenticator {
 // BearerAuth returns an Authenticator for OAuth 2.0 bearer tokens (RFC 6750)
 // sent in the Authorization header; tokens in the URL query are never read.
 // verify checks a token and returns its Caller. Every error verify returns
-// refuses the request as an invalid token (it fails closed); the error is
-// logged with the token's text removed.
+// refuses the request as an invalid token (it fails closed), except one
+// wrapping ErrAuthUnavailable, which stays that (503, the token kept); the
+// error is logged with the token's text removed.
 func BearerAuth(verify func(ctx context.Context, token string) (Caller, error)) Authenticator {
 	return AuthenticatorFunc(func(r *http.Request) (Caller, error) {
 		tok, err := bearerToken(r)
@@ -85,7 +95,8 @@ func bearerToken(r *http.Request) (string, error) {
 	return tok, nil
 }
 
-// tokenError is a verifier's error: it is an invalid token, and its text
+// tokenError is a verifier's error: it is an invalid token (unless the
+// verifier said it could not check it, ErrAuthUnavailable), and its text
 // never contains the token, whatever the verifier wrote.
 type tokenError struct {
 	err   error
@@ -97,10 +108,18 @@ func (e *tokenError) Error() string {
 	if len(e.token) > 0 {
 		msg = strings.ReplaceAll(msg, e.token, "[redacted]")
 	}
+	if errors.Is(e.err, ErrAuthUnavailable) {
+		return msg
+	}
 	return ErrInvalidToken.Error() + ": " + msg
 }
 
-func (e *tokenError) Unwrap() []error { return []error{ErrInvalidToken, e.err} }
+func (e *tokenError) Unwrap() []error {
+	if errors.Is(e.err, ErrAuthUnavailable) {
+		return []error{e.err}
+	}
+	return []error{ErrInvalidToken, e.err}
+}
 
 // StaticTokens returns a bearer-token Authenticator with a fixed table of
 // tokens and their callers, for tests, examples and small deployments.
@@ -193,10 +212,5 @@ func wwwAuthenticate(err error, metadataURL string) string {
 	if errors.Is(err, ErrInvalidToken) {
 		b = append(b, `, error="invalid_token"`...)
 	}
-	if metadataURL != "" {
-		b = append(b, `, resource_metadata="`...)
-		b = append(b, strings.ReplaceAll(metadataURL, `"`, "%22")...)
-		b = append(b, '"')
-	}
-	return string(b)
+	return string(appendMetadataURL(b, metadataURL))
 }

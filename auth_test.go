@@ -228,3 +228,38 @@ func TestPanickingAuthenticatorFailsClosed(t *testing.T) {
 		t.Fatalf("got %d %s, want 401 without the panic text", rec.Code, rec.Body)
 	}
 }
+
+// A verifier that cannot check a token for now (ErrAuthUnavailable) gets
+// 503 with Retry-After: never 401 invalid_token, which tells a client to
+// drop its token and authorize again.
+func TestAuthUnavailable(t *testing.T) {
+	p, _ := testProtocol(t, nil)
+	var logs bytes.Buffer
+	busy := fmt.Errorf("introspection: no free slot: %w", mcp.ErrAuthUnavailable)
+	h := mcp.NewHandler(p, &mcp.HandlerOptions{
+		Authenticator: mcp.BearerAuth(func(_ context.Context, tok string) (mcp.Caller, error) {
+			return mcp.Caller{}, fmt.Errorf("checking %s: %w", tok, busy)
+		}),
+		ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource",
+		Logger:              slog.New(slog.NewTextHandler(&logs, nil)),
+	})
+	w := serve(h, withAuth(newPost(whoamiBody), "Bearer secret-token"))
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("status %d, Retry-After %q; want 503 with Retry-After: %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if got := w.Header().Get("WWW-Authenticate"); got != "" {
+		t.Errorf("503 carries WWW-Authenticate %q", got)
+	}
+	r := decodeRPC(t, w.Body.Bytes())
+	if r.Error == nil || r.Error.Code != mcp.CodeLimitExceeded || strings.Contains(w.Body.String(), "invalid_token") {
+		t.Errorf("body: %s", w.Body)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || strings.Contains(logs.String(), "secret-token") {
+		t.Errorf("log (WARN, without the token):\n%s", logs.String())
+	}
+	_, err := mcp.BearerAuth(func(context.Context, string) (mcp.Caller, error) { return mcp.Caller{}, busy }).
+		Authenticate(withAuth(newPost(""), "Bearer x"))
+	if !errors.Is(err, mcp.ErrAuthUnavailable) || errors.Is(err, mcp.ErrInvalidToken) || errors.Is(err, mcp.ErrUnauthenticated) {
+		t.Errorf("BearerAuth error %v: want ErrAuthUnavailable only", err)
+	}
+}

@@ -108,22 +108,48 @@ func challengeScopes(ctx context.Context, sc ScopeChallenge, caller Caller, perm
 
 // insufficientScope builds the WWW-Authenticate challenge of a 403 answer
 // (RFC 6750 section 3.1, MCP authorization "Scope Challenge Handling").
+// Every value is an RFC 9110 quoted-string (appendQuoted); the scopes are
+// scope-tokens already (validScopeToken), which quoting leaves as they are.
 func insufficientScope(scopes []string, metadataURL string) string {
 	b := make([]byte, 0, 128)
-	b = append(b, `Bearer realm="mcp", error="insufficient_scope", scope="`...)
-	b = append(b, strings.Join(scopes, " ")...)
-	b = append(b, '"')
-	if metadataURL != "" {
-		b = append(b, `, resource_metadata="`...)
-		b = append(b, strings.ReplaceAll(metadataURL, `"`, "%22")...)
-		b = append(b, '"')
+	b = append(b, `Bearer realm="mcp", error="insufficient_scope", scope=`...)
+	b = appendQuoted(b, strings.Join(scopes, " "))
+	return string(appendMetadataURL(b, metadataURL))
+}
+
+// appendMetadataURL appends the resource_metadata parameter of a challenge
+// (RFC 9728 section 5.1), if there is a URL: '"', which no URL holds raw,
+// is percent-encoded (%22), and the value quoted.
+func appendMetadataURL(b []byte, metadataURL string) []byte {
+	if metadataURL == "" {
+		return b
 	}
-	return string(b)
+	b = append(b, `, resource_metadata=`...)
+	return appendQuoted(b, strings.ReplaceAll(metadataURL, `"`, "%22"))
+}
+
+// appendQuoted appends s as an RFC 9110 quoted-string (section 5.6.4): '"'
+// and '\' are escaped with a backslash, other visible characters, space,
+// tab and bytes of 0x80 and above go as they are, and control characters,
+// which no header value may carry, are left out. Whatever s holds, the
+// parameter ends where the closing quote says and no other parameter can
+// be smuggled in.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\t' || (c >= 0x20 && c != 0x7f):
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
 }
 
 // validScopeToken reports whether s is a scope-token of RFC 6749 section
 // 3.3: printable ASCII without space, '"' or '\'. Others are left out of the
-// challenge, whose quoting they would break.
+// challenge: no client could ask for them.
 func validScopeToken(s string) bool {
 	if s == "" {
 		return false

@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -138,6 +140,125 @@ func TestScopeChallengeModern(t *testing.T) {
 		}
 		if got := w.Header().Get("WWW-Authenticate"); (want == http.StatusForbidden) != strings.Contains(got, `scope="notes:write"`) {
 			t.Errorf("%s: WWW-Authenticate %q", tool, got)
+		}
+	}
+}
+
+// parseChallenge parses one WWW-Authenticate challenge strictly by RFC 9110
+// section 11.6.1: a scheme, then auth-params whose values are tokens or
+// quoted-strings (section 5.6.4), each name once.
+func parseChallenge(h string) (scheme string, params map[string]string, err error) {
+	isTchar := func(c byte) bool {
+		return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	}
+	token := func(s string) (string, string) {
+		i := 0
+		for i < len(s) && isTchar(s[i]) {
+			i++
+		}
+		return s[:i], s[i:]
+	}
+	ows := func(s string) string { return strings.TrimLeft(s, " \t") }
+	scheme, rest := token(h)
+	if scheme == "" || !strings.HasPrefix(rest, " ") {
+		return "", nil, fmt.Errorf("no scheme in %q", h)
+	}
+	params = map[string]string{}
+	rest = ows(rest)
+	for rest != "" {
+		var name string
+		name, rest = token(rest)
+		rest = ows(rest)
+		if name == "" || !strings.HasPrefix(rest, "=") {
+			return "", nil, fmt.Errorf("bad auth-param at %q", rest)
+		}
+		rest = ows(rest[1:])
+		var value string
+		if strings.HasPrefix(rest, `"`) {
+			var b strings.Builder
+			i, closed := 1, false
+			for ; i < len(rest) && !closed; i++ {
+				c := rest[i]
+				switch {
+				case c == '"':
+					closed = true
+				case c == '\\':
+					if i+1 == len(rest) || !(rest[i+1] == '\t' || rest[i+1] >= 0x20 && rest[i+1] != 0x7f) {
+						return "", nil, fmt.Errorf("bad quoted-pair in %q", rest)
+					}
+					i++
+					b.WriteByte(rest[i])
+				case c == '\t' || c == ' ' || c == 0x21 || c >= 0x23 && c <= 0x5b || c >= 0x5d && c <= 0x7e || c >= 0x80:
+					b.WriteByte(c)
+				default:
+					return "", nil, fmt.Errorf("byte %#x in a quoted-string", c)
+				}
+			}
+			if !closed {
+				return "", nil, fmt.Errorf("unterminated quoted-string in %q", h)
+			}
+			value, rest = b.String(), rest[i:]
+		} else if value, rest = token(rest); value == "" {
+			return "", nil, fmt.Errorf("no value for %s", name)
+		}
+		if _, dup := params[strings.ToLower(name)]; dup {
+			return "", nil, fmt.Errorf("%s twice in %q", name, h)
+		}
+		params[strings.ToLower(name)] = value
+		rest = ows(rest)
+		if rest != "" {
+			if rest[0] != ',' {
+				return "", nil, fmt.Errorf("junk after %s: %q", name, rest)
+			}
+			rest = ows(rest[1:])
+		}
+	}
+	return scheme, params, nil
+}
+
+// Every value of a challenge is an RFC 9110 quoted-string, whatever the
+// host configured: a resource metadata URL with a backslash, a quote or a
+// control character cannot end its parameter early or add one, and scope
+// names that are not RFC 6749 scope-tokens are left out.
+func TestChallengeQuoted(t *testing.T) {
+	const meta = `https://mcp.example.com/.well-known/oauth-protected-resource/a\b"c, error="none` + "\x01" + `\`
+	const wantMeta = `https://mcp.example.com/.well-known/oauth-protected-resource/a\b%22c, error=%22none\`
+	ts := mcp.NewToolSet()
+	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "write", Description: "A tool.", Permission: "notes.write"},
+		func(context.Context, *mcp.Request, struct{}) (string, error) { return "", nil }))
+	h := mcp.NewHandler(mcp.NewServer(ts, mcp.GrantsAuthorizer{}, nil), &mcp.HandlerOptions{
+		ScopeChallenge:      noteScopes,
+		ResourceMetadataURL: meta,
+		Authenticator:       mcp.StaticTokens(map[string]mcp.Caller{"reader": {Principal: "reader"}}),
+	})
+	for _, tc := range []struct {
+		name   string
+		auth   string
+		status int
+		want   map[string]string
+	}{
+		{"no token", "", http.StatusUnauthorized, map[string]string{"realm": "mcp", "resource_metadata": wantMeta}},
+		{"bad token", "Bearer nope", http.StatusUnauthorized,
+			map[string]string{"realm": "mcp", "error": "invalid_token", "resource_metadata": wantMeta}},
+		{"insufficient scope", "Bearer reader", http.StatusForbidden,
+			map[string]string{"realm": "mcp", "error": "insufficient_scope", "scope": "notes:write", "resource_metadata": wantMeta}},
+	} {
+		r := newPost(challengeCallBody("write"))
+		if tc.auth != "" {
+			r = withAuth(r, tc.auth)
+		}
+		w := serve(h, r)
+		hdr := w.Header().Get("WWW-Authenticate")
+		if w.Code != tc.status {
+			t.Errorf("%s: status %d, want %d", tc.name, w.Code, tc.status)
+		}
+		scheme, params, err := parseChallenge(hdr)
+		if err != nil {
+			t.Errorf("%s: WWW-Authenticate %s: %v", tc.name, hdr, err)
+			continue
+		}
+		if scheme != "Bearer" || !maps.Equal(params, tc.want) {
+			t.Errorf("%s: WWW-Authenticate %s\nparsed %s %q\nwant %q", tc.name, hdr, scheme, params, tc.want)
 		}
 	}
 }

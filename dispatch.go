@@ -51,6 +51,10 @@ func (s *Server) dispatch(ctx context.Context, m *message) ([]byte, error) {
 		return s.listTools(ctx, m)
 	case "server/discover":
 		return s.discover(ctx, m)
+	case "resources/read", "resources/list", "resources/templates/list":
+		if s.servesViews() {
+			return s.resourceMethod(ctx, m)
+		}
 	}
 	if m.rev.perRequest {
 		switch m.method {
@@ -139,7 +143,8 @@ func (s *Server) initialize(_ context.Context, m *message) ([]byte, error) {
 		}
 		version = s.handshakeVersions[len(s.handshakeVersions)-1]
 	}
-	b := appendInitializeResult(nil, &initializeResult{Version: version, ServerInfo: s.infoRaw, Instructions: s.opts.Instructions})
+	b := appendInitializeResult(nil, &initializeResult{Version: version, ServerInfo: s.infoRaw, Instructions: s.opts.Instructions,
+		Resources: s.servesViews()})
 	return m.respond(b), nil
 }
 
@@ -190,13 +195,17 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		more     bool
 		pageSize int
 		after    string
-		caller   Caller
-		reg      Registry
-		az       Authorizer
-		tools    *toolCache
-		logger   *slog.Logger
+		// hideAppOnly: a 2026-07-28 client that does not render views
+		// is not shown the tools only views call.
+		hideAppOnly bool
+		caller      Caller
+		reg         Registry
+		az          Authorizer
+		tools       *toolCache
+		logger      *slog.Logger
 	}{b: appendToolsListStart((*bp)[:0]), pageSize: s.opts.PageSize, after: after, caller: caller,
-		reg: s.reg, az: s.az, tools: &s.tools, logger: s.logger}
+		reg: s.reg, az: s.az, tools: &s.tools, logger: s.logger,
+		hideAppOnly: m.rev.perRequest && !declaresExtension(m.meta, UIExtension)}
 	for t := range st.reg.All() {
 		c, err := st.tools.get(t, st.reg)
 		if err != nil {
@@ -207,7 +216,7 @@ func (s *Server) listTools(ctx context.Context, m *message) ([]byte, error) {
 		if st.after != "" && name <= st.after {
 			continue
 		}
-		if !allowed(ctx, st.az, st.caller, c.info.Permission) {
+		if (st.hideAppOnly && c.info.Visibility.appOnly()) || !allowed(ctx, st.az, st.caller, c.info.Permission) {
 			continue
 		}
 		if st.pageSize > 0 && st.n == st.pageSize {

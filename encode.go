@@ -68,9 +68,9 @@ func encodeInfo(info *ToolInfo, in, out []byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if len(info.Meta) > 0 {
+	if meta := toolMeta(info); len(meta) > 0 {
 		b = append(b, `,"_meta":`...)
-		if b, err = appendJSON(b, info.Meta); err != nil {
+		if b, err = appendJSON(b, meta); err != nil {
 			return nil, err
 		}
 	}

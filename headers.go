@@ -86,7 +86,7 @@ func duplicateHeaders(h http.Header) *Error {
 // checkHeaders applies the 2026-07-28 Streamable HTTP rule that the
 // Mcp-Method and Mcp-Name headers are present and agree with the body
 // (Mcp-Name: the tool of a tools/call, the task of tasks/get, tasks/update
-// and tasks/cancel).
+// and tasks/cancel, the URI of resources/read).
 func checkHeaders(h http.Header, m *message) *Error {
 	method, err := headerValue(h, "Mcp-Method", false)
 	if err != nil {
@@ -102,6 +102,8 @@ func checkHeaders(h http.Header, m *message) *Error {
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		// SEP-2663: the task's ID, so that intermediaries can route.
 		name, _ = m.params["taskId"].(string)
+	case "resources/read":
+		name, _ = m.params["uri"].(string)
 	default:
 		return nil
 	}

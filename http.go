@@ -137,7 +137,9 @@ type HandlerOptions struct {
 //     sessions) and the rest get 405 with "Allow: POST". A client's
 //     Mcp-Session-Id header is ignored, and none is ever issued.
 //   - Authentication (HandlerOptions.Authenticator): 401 with a
-//     WWW-Authenticate Bearer challenge.
+//     WWW-Authenticate Bearer challenge; when the Authenticator could not
+//     check the credentials for now (ErrAuthUnavailable), 503 with
+//     Retry-After and code -32001 instead.
 //   - Content-Type other than application/json (UTF-8): 415.
 //   - Accept allowing neither application/json nor text/event-stream: 406.
 //     A missing Accept allows both.
@@ -386,10 +388,25 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// unauthorized answers 401 with the Bearer challenge. The error's text is
-// logged; verifier errors never carry the token (BearerAuth removes it).
+// authRetryAfter is the Retry-After of a request whose credentials could
+// not be checked for now (ErrAuthUnavailable).
+const authRetryAfter = 2 * time.Second
+
+// unauthorized answers 401 with the Bearer challenge, or 503 with
+// Retry-After when the credentials could not be checked (a condition of
+// the server: the client must keep its token). The error's text is logged;
+// verifier errors never carry the token (BearerAuth removes it).
 func (h *Handler) unauthorized(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
+	case errors.Is(err, ErrAuthUnavailable):
+		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "mcp: authentication unavailable",
+			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))
+		w.Header().Set("Retry-After", strconv.Itoa(int(authRetryAfter/time.Second)))
+		writeJSON(w, http.StatusServiceUnavailable, appendError(make([]byte, 0, 256), nil, CodeLimitExceeded,
+			"Service unavailable: the bearer token cannot be checked now (the authorization server is busy or "+
+				"unreachable); keep it and retry in "+authRetryAfter.String(),
+			map[string]any{"retryAfterMs": authRetryAfter.Milliseconds()}))
+		return
 	case errors.Is(err, ErrInvalidToken):
 		h.logger.LogAttrs(r.Context(), slog.LevelInfo, "mcp: invalid credentials",
 			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))

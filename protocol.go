@@ -62,8 +62,8 @@ type Options struct {
 	Versions []string
 	// Limits bound the JSON parser. Zero fields take DefaultLimits().
 	Limits Limits
-	// PageSize is the number of tools per tools/list page; 0 returns all
-	// permitted tools in one page.
+	// PageSize is the number of tools per tools/list page, and of views
+	// per resources/list page; 0 returns all permitted ones in one page.
 	PageSize int
 	// Logger receives one record per request (method, tool, principal,
 	// duration, outcome; never argument values) at level Info, denied
@@ -102,6 +102,11 @@ type Options struct {
 	// Changes is the source of tool-list changes for subscriptions/listen.
 	// Default: the Registry, if it is a ChangeNotifier (ToolSet is).
 	Changes ChangeNotifier
+	// Views is the source of the MCP Apps views the tools name
+	// (ToolInfo.View), served with resources/list and resources/read once
+	// one is registered. Default: the Registry, if it is a ViewRegistry
+	// (ToolSet is).
+	Views ViewRegistry
 	// Middleware wraps the answering of every request, whatever its
 	// method, the first outermost (see Middleware): tracing, metrics,
 	// limits across methods.

@@ -38,9 +38,11 @@ type ChangeNotifier interface {
 	Watch(fn func()) (stop func())
 }
 
-// ToolSet is the default Registry: a concurrency-safe set of tools that can
-// change at run time. Lookups take no lock; Register, Set and Remove copy
-// the set and swap it in atomically. The zero value is an empty set.
+// ToolSet is the default Registry: a concurrency-safe set of tools, and of
+// the views they name (ViewRegistry, MCP Apps), that can change at run
+// time. Lookups take no lock; Register, Set, Remove and their View
+// counterparts copy the set and swap it in atomically. The zero value is
+// an empty set.
 type ToolSet struct {
 	mu  sync.Mutex // serialises writers
 	cur atomic.Pointer[toolSnapshot]
@@ -51,8 +53,10 @@ type ToolSet struct {
 
 // toolSnapshot is an immutable view of the set.
 type toolSnapshot struct {
-	byName map[string]Tool
-	sorted []Tool
+	byName      map[string]Tool
+	sorted      []Tool
+	views       map[string]*compiledView // views.go
+	viewsSorted []*compiledView
 }
 
 var emptySnapshot = &toolSnapshot{byName: map[string]Tool{}}
@@ -98,7 +102,8 @@ func checkTools(tools []Tool) ([]string, error) {
 
 // Register adds tools. It adds all of them or, on the first invalid or
 // duplicate one, none, and returns an error that matches ErrInvalidToolName,
-// ErrInvalidSchema, ErrInvalidToolInfo or ErrDuplicateTool.
+// ErrInvalidSchema, ErrInvalidToolInfo, ErrDuplicateTool or, for a tool
+// naming a view the set does not hold (ToolInfo.View), ErrUnknownView.
 func (ts *ToolSet) Register(tools ...Tool) error {
 	return ts.change(tools, false)
 }
@@ -131,7 +136,11 @@ func (ts *ToolSet) change(tools []Tool, replace bool) error {
 		added[name] = true
 		next[name] = t
 	}
-	ts.swapAndNotify(next)
+	if err := checkToolViews(tools, old.views); err != nil {
+		ts.mu.Unlock()
+		return err
+	}
+	ts.swapAndNotify(next, old.views)
 	return nil
 }
 
@@ -153,7 +162,7 @@ func (ts *ToolSet) Remove(names ...string) int {
 	for _, name := range names {
 		delete(next, name)
 	}
-	ts.swapAndNotify(next)
+	ts.swapAndNotify(next, old.views)
 	return n
 }
 
@@ -161,11 +170,14 @@ func (ts *ToolSet) Remove(names ...string) int {
 // calls the watchers. Notifications are delivered one change at a time, in
 // the order of the changes: the watchers of a change run before the method
 // that made it returns, and after those of every earlier change.
-func (ts *ToolSet) swapAndNotify(byName map[string]Tool) {
+func (ts *ToolSet) swapAndNotify(byName map[string]Tool, views map[string]*compiledView) {
 	sorted := slices.SortedFunc(maps.Values(byName), func(a, b Tool) int {
 		return strings.Compare(a.Info().Name, b.Info().Name)
 	})
-	ts.cur.Store(&toolSnapshot{byName: byName, sorted: sorted})
+	viewsSorted := slices.SortedFunc(maps.Values(views), func(a, b *compiledView) int {
+		return strings.Compare(a.v.URI, b.v.URI)
+	})
+	ts.cur.Store(&toolSnapshot{byName: byName, sorted: sorted, views: views, viewsSorted: viewsSorted})
 	ts.wmu.Lock()
 	ts.mu.Unlock()
 	defer ts.wmu.Unlock()
@@ -175,9 +187,10 @@ func (ts *ToolSet) swapAndNotify(byName map[string]Tool) {
 }
 
 // Watch implements ChangeNotifier: fn is called after every change of the
-// set until stop is called. It runs in the goroutine that made the change,
-// before Register, Set or Remove returns, one change at a time; it must
-// return quickly and must not change the set itself.
+// set, of its tools or of its views, until stop is called. It runs in the
+// goroutine that made the change, before the method that made it returns,
+// one change at a time; it must return quickly and must not change the
+// set itself.
 func (ts *ToolSet) Watch(fn func()) (stop func()) {
 	return ts.watchers.Add(fn)
 }

@@ -24,7 +24,7 @@ func (s *Server) changes() ChangeNotifier {
 // capabilities and the server's identity.
 func (s *Server) discover(_ context.Context, m *message) ([]byte, error) {
 	b := appendDiscoverResult(nil, &discoverResult{Versions: s.versions, ListChanged: s.changes() != nil,
-		Tasks: s.tasks != nil, Instructions: s.opts.Instructions})
+		Tasks: s.tasks != nil, Views: s.servesViews(), Instructions: s.opts.Instructions})
 	b = s.appendCacheable(b)
 	b = s.appendCompleteResult(b, false)
 	return m.respond(b), nil

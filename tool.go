@@ -59,8 +59,17 @@ type ToolInfo struct {
 	Annotations *ToolAnnotations
 	// Icons are optional icons for clients that show them.
 	Icons []Icon
-	// Meta is the tool's _meta object in tools/list.
+	// Meta is the tool's _meta object in tools/list. Its "ui" member is
+	// View and Visibility's: set those instead.
 	Meta map[string]any
+	// View is the ui:// URI of the View that shows the tool's results to
+	// clients that render MCP Apps (_meta.ui.resourceUri); a ToolSet
+	// holds the view before the tool. Data only the view needs goes in
+	// Result.Meta, which hosts hand to the view and not to the model.
+	View string
+	// Visibility says who calls the tool: the model, views, or both (the
+	// zero value).
+	Visibility Visibility
 	// Guide is optional guidance for the enquiry tools (tool_detail,
 	// tool_catalogue); it is not sent in tools/list.
 	Guide *Guide

@@ -49,6 +49,9 @@ func compileInfo(info *ToolInfo) (c *compiled, err error) {
 		return nil, fmt.Errorf("%w: tool %q: TaskSupport %q is none of TaskNever, TaskOptional, TaskRequired",
 			ErrInvalidToolInfo, info.Name, shorten(string(info.TaskSupport)))
 	}
+	if err := checkToolUI(info); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil { // a schema jsonschema-go chokes on
 			c, err = nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, info.Name, r)

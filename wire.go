@@ -100,13 +100,18 @@ type initializeResult struct {
 	Version      string // the revision agreed
 	ServerInfo   []byte // encoded Implementation
 	Instructions string // "" for none
+	Resources    bool   // views are served (MCP Apps): the resources capability
 }
 
 // appendInitializeResult appends r as an open InitializeResult.
 func appendInitializeResult(b []byte, r *initializeResult) []byte {
 	b = append(b, `{"protocolVersion":`...)
 	b = appendString(b, r.Version)
-	b = append(b, `,"capabilities":{"logging":{},"tools":{"listChanged":false}},"serverInfo":`...)
+	b = append(b, `,"capabilities":{"logging":{},`...)
+	if r.Resources {
+		b = append(b, `"resources":{},`...)
+	}
+	b = append(b, `"tools":{"listChanged":false}},"serverInfo":`...)
 	b = append(b, r.ServerInfo...)
 	return appendInstructions(b, r.Instructions)
 }
@@ -125,6 +130,7 @@ type discoverResult struct {
 	Versions     []string // served, oldest first (sent newest first)
 	ListChanged  bool     // tools/list changes are announced
 	Tasks        bool     // the Tasks extension is served
+	Views        bool     // views are served: resources and the MCP Apps extension
 	Instructions string   // "" for none
 }
 
@@ -137,11 +143,20 @@ func appendDiscoverResult(b []byte, r *discoverResult) []byte {
 			b = append(b, ',')
 		}
 	}
-	b = append(b, `],"capabilities":{"logging":{},"tools":{"listChanged":`...)
+	b = append(b, `],"capabilities":{"logging":{},`...)
+	if r.Views {
+		b = append(b, `"resources":{},`...)
+	}
+	b = append(b, `"tools":{"listChanged":`...)
 	b = strconv.AppendBool(b, r.ListChanged)
 	b = append(b, '}')
-	if r.Tasks {
+	switch {
+	case r.Tasks && r.Views:
+		b = append(b, `,"extensions":{"`+tasks.Extension+`":{},"`+UIExtension+`":{"mimeTypes":["`+ViewMIMEType+`"]}}`...)
+	case r.Tasks:
 		b = append(b, `,"extensions":{"`+tasks.Extension+`":{}}`...)
+	case r.Views:
+		b = append(b, `,"extensions":{"`+UIExtension+`":{"mimeTypes":["`+ViewMIMEType+`"]}}`...)
 	}
 	b = append(b, '}')
 	return appendInstructions(b, r.Instructions)

@@ -91,6 +91,7 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		Description:  definitionToolDescription,
 		InputSchema:  defSchema,
 		Permission:   Permission,
+		View:         DefinitionViewURI,
 		AdminSummary: "Lets an agent read the source, documentation and build provenance of one declaration of this service.",
 		AdminExample: `{"name":"net/http.(*ServeMux).ServeHTTP"}`,
 		Annotations:  readOnly,
@@ -120,6 +121,9 @@ func Tools(c *Catalog) ([]mcp.Tool, error) {
 		res, err := textAndStructure(text, structured)
 		if err == nil && source != "" {
 			res.Content = append(res.Content, mcp.TextContent(source))
+		}
+		if err == nil {
+			c.setViewMeta(ctx, res, d, q)
 		}
 		return res, err
 	})
@@ -273,6 +277,9 @@ func toolError(req *mcp.Request, err error) error {
 func Register(ts *mcp.ToolSet, c *Catalog) error {
 	tools, err := Tools(c)
 	if err != nil {
+		return err
+	}
+	if err := registerViews(ts); err != nil {
 		return err
 	}
 	if err := ts.Register(tools...); err != nil {

@@ -4,6 +4,8 @@ import (
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/embedmcp/mcp/internal/viewdata"
 )
 
 // sample is one reading of the process.
@@ -19,10 +21,10 @@ type sample struct {
 
 // The runtime/metrics read per sample.
 const (
-	metricGoroutines = "/sched/goroutines:goroutines"
-	metricHeap       = "/memory/classes/heap/objects:bytes"
-	metricTotal      = "/memory/classes/total:bytes"
-	metricPauses     = "/sched/pauses/total/gc:seconds"
+	metricGoroutines = viewdata.MetricGoroutines
+	metricHeap       = viewdata.MetricHeap
+	metricTotal      = viewdata.MetricTotal
+	metricPauses     = viewdata.MetricPauses
 	metricGCs        = "/gc/cycles/total:gc-cycles"
 )
 

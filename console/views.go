@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/embedmcp/mcp/internal/viewdata"
 	"github.com/embedmcp/mcp/tasks"
 )
 
@@ -238,10 +239,13 @@ func (c *Console) processPage(r *http.Request, req *request) (*page, error) {
 			}
 		}
 	}
+	// The charts the runtime_metrics view draws too (viewdata.ProcessCharts).
+	pc := viewdata.ProcessCharts()
+	g, h, p := pc[viewdata.ChartGoroutines], pc[viewdata.ChartHeap], pc[viewdata.ChartPause]
 	d := &processData{Charts: []chart{
-		newChart("Goroutines", "-60 min", formatCount, series{"goroutines", x, gor}),
-		newChart("Heap", "-60 min", formatBytes, series{"heap objects", x, heap}, series{"runtime total", x, total}),
-		newChart("Longest GC pause", "-60 min", formatSeconds, series{"pause", x, pause}),
+		newChart(g.Title, "-60 min", formatCount, series{g.Series[0].Label, x, gor}),
+		newChart(h.Title, "-60 min", formatBytes, series{h.Series[0].Label, x, heap}, series{h.Series[1].Label, x, total}),
+		newChart(p.Title, "-60 min", formatSeconds, series{p.Series[0].Label, x, pause}),
 		newChart("Requests per second", "-60 min", formatCount, series{"requests/s", rx, rate}),
 	}}
 	d.Facts = [][2]string{

@@ -122,7 +122,8 @@ func buildIndex(gen uint64, tools []mcp.Tool, prefix string, w [numFields]float6
 		if t == nil {
 			continue
 		}
-		if info := t.Info(); info != nil && info.Name != "" {
+		// App-only tools (MCP Apps) are for views, not for the model.
+		if info := t.Info(); info != nil && info.Name != "" && info.Visibility != mcp.VisibleToApp {
 			if _, dup := ix.byName[info.Name]; !dup {
 				ix.byName[info.Name] = -1
 				infos = append(infos, info)

@@ -154,7 +154,7 @@ func (c *toolCheck) run(tool mcp.Tool) {
 		return // the tool cannot be registered; nothing more to run
 	}
 	spy := &spyTool{Tool: tool}
-	ts := mcp.NewToolSet()
+	ts := scratchSet(i1)
 	if err := ts.Register(spy); err != nil {
 		c.fail("register", "a ToolSet refused the tool: %v", err)
 		return
@@ -363,3 +363,14 @@ func (c *toolCheck) cancellation(srv *mcp.Server, name string, args json.RawMess
 }
 
 func compactText(raw []byte) string { return shortText(encodeCompact(raw)) }
+
+// scratchSet returns an empty ToolSet to check a tool in, holding a
+// stand-in for the view the tool names (ToolInfo.View), if any: the
+// checks are the tool's, not its view's.
+func scratchSet(info *mcp.ToolInfo) *mcp.ToolSet {
+	ts := mcp.NewToolSet()
+	if info.View != "" {
+		_ = ts.RegisterViews(mcp.View{URI: info.View, Name: "stand-in", HTML: "<!DOCTYPE html><title>stand-in</title>"})
+	}
+	return ts
+}

@@ -62,7 +62,8 @@ func CheckRegistry(reg mcp.Registry) error {
 		} else if in, _ := info(t); in == nil || in.Name != n {
 			fail(n, "lookup", "Lookup returns a tool with another name")
 		}
-		if err := mcp.NewToolSet().Register(tools[i]); err != nil {
+		in, _ := info(tools[i]) // not nil: tools holds those with an Info
+		if err := scratchSet(in).Register(tools[i]); err != nil {
 			fail(n, "register", "the Server cannot serve it: %v", err)
 		}
 	}

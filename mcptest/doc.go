@@ -19,7 +19,7 @@
 //
 // # Checkers
 //
-// CheckTool, CheckRegistry and CheckAuthorizer check the contracts the
+// CheckTool, CheckRegistry, CheckViews and CheckAuthorizer check the contracts the
 // library relies on, as testing/fstest.TestFS does for file systems, and
 // return every Violation found. A task store is checked by
 // tasks.TestStore.

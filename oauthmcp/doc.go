@@ -42,7 +42,15 @@
 // An opaque token (not three parts) is refused, or, with
 // Options.Introspection, asked about at the issuer's introspection
 // endpoint (RFC 7662) and held to the same issuer, audience and time
-// checks; answers are cached by the token's SHA-256.
+// checks. Answers are cached by the token's SHA-256, active ones and
+// refusals apart, so that made-up tokens never push a good one out; at
+// most Introspection.MaxConcurrent requests are in flight, a token that
+// finds none free waits up to Introspection.MaxWait, and a quarter of the
+// slots is kept for tokens known active, so that a flood of made-up tokens
+// slows new clients down but locks nobody out. When the endpoint is busy,
+// slow or down the token is neither accepted nor refused: the error wraps
+// ErrIntrospection and mcp.ErrAuthUnavailable, which the Handler answers
+// 503 with Retry-After, so the client keeps its token and retries.
 //
 // A token accepted once is remembered by its SHA-256 (Options.TokenCacheSize)
 // and accepted again without a new signature check while the key set that
@@ -53,6 +61,19 @@
 // with its reason and never the token; mcp.BearerAuth answers all of them
 // alike, 401 with error="invalid_token", so a client learns nothing of why.
 // A token in the URL query (access_token=) is refused the same way.
+//
+// # Principals
+//
+// Caller.Principal names who the token speaks for, and task ownership,
+// per-principal quotas, the console and the logs all go by it. It is the
+// token's "sub" when it has one. A token without a subject (a client
+// acting for itself, client credentials at most issuers) speaks for its
+// client: its principal is ClientPrefix and its "client_id", as in
+// "client:ci-bot". A subject that itself begins with "client:" or "sub:"
+// gets SubjectPrefix in front ("client:x" becomes "sub:client:x"). So a
+// client whose id is "alice" is never the user whose subject is "alice",
+// and cannot see her tasks; hosts that name principals in configuration
+// (quotas, grants of their own) write clients as "client:" and the id.
 //
 // # Keys
 //

@@ -35,9 +35,13 @@ type fakeAS struct {
 	issuer  string
 	closing chan struct{} // closed when the test ends
 
-	mu         sync.Mutex
-	published  []*testKey
-	introspect map[string]map[string]any // token → answer
+	mu          sync.Mutex
+	published   []*testKey
+	introspect  map[string]map[string]any // token → answer
+	introCounts map[string]int            // token → introspection requests
+	introDelay  time.Duration             // before each introspection answer
+
+	introInFlight, introMaxInFlight atomic.Int64
 
 	jwksFetches, metaFetches, introRequests atomic.Int64
 	down                                    atomic.Bool // 503 everywhere
@@ -125,12 +129,31 @@ func (f *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSONDoc(w, set)
 	case r.URL.Path == "/introspect" && r.Method == http.MethodPost:
 		f.introRequests.Add(1)
+		n := f.introInFlight.Add(1)
+		defer f.introInFlight.Add(-1)
+		for {
+			if m := f.introMaxInFlight.Load(); n <= m || f.introMaxInFlight.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		if f.introDelay > 0 {
+			select {
+			case <-time.After(f.introDelay):
+			case <-r.Context().Done():
+			case <-f.closing:
+			}
+		}
 		if id, secret, ok := r.BasicAuth(); !ok || id != "rs" || secret != "rs-secret" {
 			http.Error(w, "client authentication failed", http.StatusUnauthorized)
 			return
 		}
+		tok := r.PostFormValue("token")
 		f.mu.Lock()
-		ans, ok := f.introspect[r.PostFormValue("token")]
+		ans, ok := f.introspect[tok]
+		if f.introCounts == nil {
+			f.introCounts = make(map[string]int)
+		}
+		f.introCounts[tok]++
 		f.mu.Unlock()
 		if !ok {
 			ans = map[string]any{"active": false}
@@ -144,6 +167,13 @@ func (f *fakeAS) serve(w http.ResponseWriter, r *http.Request) {
 func writeJSONDoc(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// introspected returns how many times tok was introspected.
+func (f *fakeAS) introspected(tok string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.introCounts[tok]
 }
 
 // rotate publishes a new key and returns it.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/embedmcp/mcp"
 )
 
 func introspectingVerifier(t *testing.T, f *fakeAS, edit func(*Introspection)) (*Verifier, *fakeClock, *logBuffer) {
@@ -86,39 +88,49 @@ func TestIntrospection(t *testing.T) {
 	}
 }
 
+// A hanging endpoint: never more than MaxConcurrent requests at it, every
+// token waits at most MaxWait for a slot, and each gets ErrIntrospection,
+// which is mcp.ErrAuthUnavailable (503), never a refusal. The caches keep to
+// their bounds.
 func TestIntrospectionBounds(t *testing.T) {
 	f := newFakeAS(t, "")
 	f.hang.Store(true)
 	v, _, _ := newTestVerifier(t, f, func(o *Options) {
 		o.FetchTimeout = 300 * time.Millisecond
-		o.Introspection = &Introspection{Endpoint: f.srv.URL + "/introspect", MaxConcurrent: 2, MaxCacheEntries: 3}
+		o.Introspection = &Introspection{ClientID: "rs", ClientSecret: "rs-secret", Endpoint: f.srv.URL + "/introspect",
+			MaxConcurrent: 2, MaxWait: 50 * time.Millisecond, MaxCacheEntries: 3, MaxInactive: 2}
 	})
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	busy := 0
 	for i := range 10 {
 		wg.Go(func() {
 			_, err := v.Verify(background(), "flood-"+string(rune('a'+i)))
-			if !errors.Is(err, ErrIntrospection) {
-				t.Errorf("hanging endpoint: %v", err)
-			}
-			if err != nil && strings.Contains(err.Error(), "already in flight") {
-				mu.Lock()
-				busy++
-				mu.Unlock()
+			if !errors.Is(err, ErrIntrospection) || !errors.Is(err, mcp.ErrAuthUnavailable) {
+				t.Errorf("hanging endpoint: %v, want ErrIntrospection (mcp.ErrAuthUnavailable)", err)
 			}
 		})
 	}
 	wg.Wait()
-	if busy < 8 {
-		t.Errorf("%d of 10 concurrent introspections refused at once, want at least 8 (MaxConcurrent 2)", busy)
+	// Tokens never seen before hold at most MaxConcurrent - 1 slots (one is
+	// kept for known tokens); the others gave up after MaxWait.
+	if n := f.introMaxInFlight.Load(); n > 1 {
+		t.Errorf("%d introspections in flight at once, want at most 1 for new tokens (MaxConcurrent 2)", n)
 	}
-	// The cache stays within MaxCacheEntries.
+	if n := f.introRequests.Load(); n >= 10 {
+		t.Errorf("%d introspection requests for 10 tokens against a hanging endpoint: nobody gave up waiting", n)
+	}
+	// The caches stay within their bounds.
 	f.hang.Store(false)
 	for i := range 10 {
+		good := "good-" + string(rune('a'+i))
+		f.mu.Lock()
+		f.introspect = map[string]map[string]any{good: {"active": true, "sub": "bob", "aud": testResource}}
+		f.mu.Unlock()
+		if _, err := v.Verify(background(), good); err != nil {
+			t.Fatal(err)
+		}
 		_, _ = v.Verify(background(), "inactive-"+string(rune('a'+i)))
 	}
-	if n := len(v.intro.cache); n > 3 {
-		t.Errorf("cache holds %d entries, limit 3", n)
+	if n, m := v.intro.active.len(), v.intro.inactive.len(); n > 3 || m > 2 {
+		t.Errorf("caches hold %d active and %d inactive answers, limits 3 and 2", n, m)
 	}
 }

@@ -3,6 +3,8 @@ package oauthmcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -30,6 +32,38 @@ import (
 // check, as long as the Server's Authorizer is mcp.GrantsAuthorizer (or
 // follows mcp.GrantCovers).
 type ScopeMap map[string][]string
+
+// ErrScopeName: a ScopeMap names a scope that is not an RFC 6749
+// scope-token (section 3.3: one or more printable ASCII characters, none of
+// them a space, '"' or '\'). No client could ask for it, and it could not
+// be named in a WWW-Authenticate challenge.
+var ErrScopeName = errors.New("oauthmcp: scope name is not an RFC 6749 scope-token")
+
+// Validate reports the first scope of m, by name, that is not an RFC 6749
+// scope-token, wrapping ErrScopeName, or nil. New calls it on
+// Options.Scopes.
+func (m ScopeMap) Validate() error {
+	for _, s := range m.Supported() {
+		if !scopeToken(s) {
+			return fmt.Errorf("%w: %q (printable ASCII without space, '\"' or '\\')", ErrScopeName, clip(s))
+		}
+	}
+	return nil
+}
+
+// scopeToken reports whether s is a scope-token: 1*( %x21 / %x23-5B /
+// %x5D-7E ).
+func scopeToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
 
 // Grants returns the grants scopes stand for, each once, in the order of
 // scopes then of the map's lists.

@@ -2,7 +2,9 @@ package oauthmcp
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/embedmcp/mcp"
@@ -106,5 +108,27 @@ func TestScpClaim(t *testing.T) {
 	var s scpClaim
 	if err := json.Unmarshal([]byte(`{"a":1}`), &s); err == nil {
 		t.Errorf("object accepted as scp: %q", s)
+	}
+}
+
+// A scope name that is not an RFC 6749 scope-token is refused when the
+// Verifier is made, with ErrScopeName: no client could ask for it, and it
+// could not be named in a challenge.
+func TestBadScopeNames(t *testing.T) {
+	for _, name := range []string{"", "notes read", `notes"`, `notes\read`, "notes\x00", "notes\r\n", "café", "notes\x7f"} {
+		m := ScopeMap{"notes:read": {"notes.read"}, name: {"notes.write"}}
+		if err := m.Validate(); !errors.Is(err, ErrScopeName) {
+			t.Errorf("Validate, scope %q: %v, want ErrScopeName", name, err)
+		}
+		_, err := New(&Options{Issuer: "https://login.example.com/", Resource: testResource, Scopes: m})
+		if !errors.Is(err, ErrScopeName) || !strings.Contains(err.Error(), "Options.Scopes") {
+			t.Errorf("New, scope %q: %v, want ErrScopeName naming Options.Scopes", name, err)
+		}
+	}
+	if err := testScopes.Validate(); err != nil {
+		t.Errorf("good scopes: %v", err)
+	}
+	if err := (ScopeMap{"a!#$%&'()*+,-./:;<=>?@[]^_`{|}~Z": nil}).Validate(); err != nil {
+		t.Errorf("every scope-token character: %v", err)
 	}
 }

@@ -13,10 +13,11 @@ import (
 
 // tokenCache remembers the JWTs a Verifier accepted, by their SHA-256
 // (never the token), with the key set that verified them and their expiry.
+// Only tokens with a good signature enter it; when it is full, the least
+// recently used one leaves (O(1)).
 type tokenCache struct {
-	mu  sync.Mutex
-	m   map[[sha256.Size]byte]tokenEntry
-	max int
+	mu sync.Mutex
+	m  *lru[tokenEntry]
 }
 
 type tokenEntry struct {
@@ -26,7 +27,7 @@ type tokenEntry struct {
 }
 
 func newTokenCache(size int) *tokenCache {
-	return &tokenCache{m: make(map[[sha256.Size]byte]tokenEntry), max: size}
+	return &tokenCache{m: newLRU[tokenEntry](size)}
 }
 
 // cached answers a token accepted before, if the key set that verified it
@@ -35,7 +36,7 @@ func newTokenCache(size int) *tokenCache {
 func (v *Verifier) cached(ctx context.Context, token string) (c mcp.Caller, ok bool, err error) {
 	sum := sha256.Sum256([]byte(token))
 	v.tokens.mu.Lock()
-	e, found := v.tokens.m[sum]
+	e, found := v.tokens.m.get(sum)
 	v.tokens.mu.Unlock()
 	if !found {
 		return mcp.Caller{}, false, nil
@@ -43,13 +44,13 @@ func (v *Verifier) cached(ctx context.Context, token string) (c mcp.Caller, ok b
 	s, err := v.keys.current(ctx) // fetches a stale key set first, as a full check would
 	if err != nil || s != e.snap {
 		v.tokens.mu.Lock()
-		delete(v.tokens.m, sum)
+		v.tokens.m.remove(sum)
 		v.tokens.mu.Unlock()
 		return mcp.Caller{}, false, nil // decided by a full check
 	}
 	if v.now().Add(-v.leeway).After(e.exp) {
 		v.tokens.mu.Lock()
-		delete(v.tokens.m, sum)
+		v.tokens.m.remove(sum)
 		v.tokens.mu.Unlock()
 		return mcp.Caller{}, true, fmt.Errorf("%w at %s", ErrExpired, e.exp.UTC().Format(time.RFC3339))
 	}
@@ -58,25 +59,12 @@ func (v *Verifier) cached(ctx context.Context, token string) (c mcp.Caller, ok b
 	return c, true, nil
 }
 
-// put remembers an accepted token, making room by dropping expired
-// entries, or any entry when none has expired.
-func (tc *tokenCache) put(token string, snap *keySnap, c mcp.Caller, exp, now time.Time) {
+// put remembers an accepted token, making room by dropping the least
+// recently used one.
+func (tc *tokenCache) put(token string, snap *keySnap, c mcp.Caller, exp time.Time) {
 	sum := sha256.Sum256([]byte(token))
 	c.Grants = slices.Clone(c.Grants)
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if len(tc.m) >= tc.max {
-		for k, e := range tc.m {
-			if now.After(e.exp) {
-				delete(tc.m, k)
-			}
-		}
-		for k := range tc.m {
-			if len(tc.m) < tc.max {
-				break
-			}
-			delete(tc.m, k)
-		}
-	}
-	tc.m[sum] = tokenEntry{snap: snap, caller: c, exp: exp}
+	tc.m.put(sum, tokenEntry{snap: snap, caller: c, exp: exp})
 }

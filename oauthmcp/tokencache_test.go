@@ -1,6 +1,7 @@
 package oauthmcp
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,8 +23,8 @@ func TestTokenCache(t *testing.T) {
 		}
 		c.Grants[0] = "*" // the caller's copy only
 	}
-	if len(v.tokens.m) != 1 {
-		t.Fatalf("%d cached tokens, want 1", len(v.tokens.m))
+	if v.tokens.m.len() != 1 {
+		t.Fatalf("%d cached tokens, want 1", v.tokens.m.len())
 	}
 	// A cached token still expires.
 	clock.add(3 * time.Minute)
@@ -38,8 +39,23 @@ func TestTokenCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := len(v.tokens.m); n > 3 {
+	if n := v.tokens.m.len(); n > 3 {
 		t.Errorf("%d cached tokens, limit 3", n)
+	}
+	// The least recently used token leaves: one in use stays however many
+	// others come.
+	inUse := sign(t, f.key(0), f.claims(clock.now(), "notes"))
+	for i := range 10 {
+		c := f.claims(clock.now(), "notes")
+		c["jti"] = fmt.Sprint("churn-", i)
+		for _, tok := range []string{inUse, sign(t, f.key(0), c)} {
+			if _, err := v.Verify(background(), tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !v.tokens.m.has(sha256.Sum256([]byte(inUse))) {
+		t.Error("a token in use was dropped from the cache")
 	}
 	// A cached token whose key the issuer withdraws is refused once the key
 	// set is fetched again.

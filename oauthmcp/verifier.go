@@ -52,7 +52,8 @@ type Options struct {
 	// passed through from one server to the next.
 	Resource string
 	// Scopes maps the token's scopes to the Caller's Grants; see ScopeMap.
-	// A scope it does not name grants nothing.
+	// A scope it does not name grants nothing. New refuses a scope name
+	// that is not an RFC 6749 scope-token (ErrScopeName).
 	Scopes ScopeMap
 	// Algorithms is the allow-list of JWS algorithms; empty means
 	// DefaultAlgorithms(). New refuses any other ("none", HS256, ...).
@@ -136,7 +137,8 @@ type Verifier struct {
 
 // Errors of verification, for errors.Is. Each refusal wraps one of them;
 // all are answered alike (401 invalid_token), and only the log tells them
-// apart.
+// apart. A token that could not be checked (ErrIntrospection) is not
+// refused: that error wraps mcp.ErrAuthUnavailable (503).
 var (
 	ErrMalformed       = errors.New("oauthmcp: malformed token")
 	ErrTooLarge        = errors.New("oauthmcp: token too large")
@@ -167,6 +169,9 @@ func New(opts *Options) (*Verifier, error) {
 	}
 	if opts.Resource == "" {
 		return nil, errors.New("oauthmcp: Options.Resource is required (this server's resource URL, the tokens' audience)")
+	}
+	if err := opts.Scopes.Validate(); err != nil {
+		return nil, fmt.Errorf("%w, in Options.Scopes", err)
 	}
 	allowed := DefaultAlgorithms()
 	algs := opts.Algorithms
@@ -249,8 +254,8 @@ type accessClaims struct {
 }
 
 // Verify checks token and returns its Caller: Principal is the token's
-// "sub" (or its "client_id" when it has no subject), Grants are what its
-// scopes stand for (Options.Scopes). Any error refuses the token; it is
+// "sub", or ClientPrefix and its "client_id" when it has no subject (see
+// ClientPrefix), Grants are what its scopes stand for (Options.Scopes). Any error refuses the token; it is
 // logged (never the token) and wraps one of the Err values of this
 // package. Verify has the signature mcp.BearerAuth takes.
 func (v *Verifier) Verify(ctx context.Context, token string) (mcp.Caller, error) {
@@ -307,7 +312,7 @@ func (v *Verifier) verify(ctx context.Context, token string) (mcp.Caller, string
 	}
 	c, err := v.check(&claims)
 	if err == nil && v.tokens != nil {
-		v.tokens.put(token, snap, c, claims.Expiry.Time(), v.now())
+		v.tokens.put(token, snap, c, claims.Expiry.Time())
 	}
 	return c, kid, err
 }
@@ -334,12 +339,9 @@ func (v *Verifier) check(cl *accessClaims) (mcp.Caller, error) {
 			return mcp.Caller{}, fmt.Errorf("%w: %v", ErrNotYetValid, err)
 		}
 	}
-	principal := cl.Subject
-	if principal == "" {
-		principal = cl.ClientID
-	}
-	if principal == "" {
-		return mcp.Caller{}, fmt.Errorf("%w: sub or client_id", ErrMissingClaim)
+	principal, err := principalOf(cl.Subject, cl.ClientID)
+	if err != nil {
+		return mcp.Caller{}, err
 	}
 	var scopes []string
 	if cl.Scope != nil {
@@ -359,13 +361,42 @@ func (v *Verifier) typeAccepted(typ string) bool {
 	return false
 }
 
-// refuse logs a refusal: its reason and the key id, never the token.
+// refuse logs a refusal, or a token that could not be checked: its reason
+// and the key id, never the token.
 func (v *Verifier) refuse(ctx context.Context, err error, kid string) {
 	attrs := []slog.Attr{slog.String("reason", err.Error())}
 	if kid != "" {
 		attrs = append(attrs, slog.String("kid", kid))
 	}
+	if errors.Is(err, mcp.ErrAuthUnavailable) {
+		v.logger.LogAttrs(ctx, slog.LevelWarn, "oauthmcp: token not checked", attrs...)
+		return
+	}
 	v.logger.LogAttrs(ctx, slog.LevelInfo, "oauthmcp: token refused", attrs...)
+}
+
+// ClientPrefix begins the principal of a token that names no subject:
+// "client:" and its "client_id". A subject that begins with it, or with
+// SubjectPrefix, gets SubjectPrefix in front, so that no subject can ever
+// be taken for a client, or a client for a user, and no two tokens with
+// different subjects or clients share a principal.
+const (
+	ClientPrefix  = "client:"
+	SubjectPrefix = "sub:"
+)
+
+// principalOf names the caller of a token: its subject, or ClientPrefix
+// and its client_id when it has none (see ClientPrefix).
+func principalOf(sub, clientID string) (string, error) {
+	switch {
+	case sub == "" && clientID == "":
+		return "", fmt.Errorf("%w: sub or client_id", ErrMissingClaim)
+	case sub == "":
+		return ClientPrefix + clientID, nil
+	case strings.HasPrefix(sub, ClientPrefix) || strings.HasPrefix(sub, SubjectPrefix):
+		return SubjectPrefix + sub, nil
+	}
+	return sub, nil
 }
 
 // clip bounds a value taken from a token before it goes into an error or

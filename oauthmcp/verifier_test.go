@@ -61,7 +61,7 @@ func TestVerifyAccepts(t *testing.T) {
 	cl["aud"] = testResource
 	cl["exp"] = now.Add(-10 * time.Second).Unix()
 	c, err = v.Verify(background(), sign(t, f.key(0), cl))
-	if err != nil || c.Principal != "app" || !slices.Equal(c.Grants, []string{"*"}) {
+	if err != nil || c.Principal != "client:app" || !slices.Equal(c.Grants, []string{"*"}) {
 		t.Errorf("scp, client_id, leeway: %+v, %v", c, err)
 	}
 	if n := f.jwksFetches.Load(); n != 1 {

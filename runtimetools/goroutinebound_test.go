@@ -18,6 +18,7 @@ func TestGoroutineDumpBound(t *testing.T) {
 	startGoroutines(t, 100, func(stop chan struct{}, started *sync.WaitGroup) { leakyWorker(stop, started) })
 	waitBlocked(t, "leakyWorker", 100)
 	ts := mcp.NewToolSet()
+	must(t, registerViews(ts))
 	tl, err := tools(nil, func(s *state) { s.maxDump = dumpBound{pause: maxAutoDumpPause, goroutines: 50} })
 	if err != nil {
 		t.Fatal(err)

@@ -103,6 +103,7 @@ func (s *state) goroutinesTool() (mcp.Tool, error) {
 		Description:  goroutinesDescription,
 		Permission:   PermissionRead,
 		Annotations:  readOnly(),
+		View:         GoroutinesViewURI,
 		AdminSummary: "Lets an agent see the goroutines of this process grouped by stack, with their states and wait times.",
 		AdminExample: `{"state":"chan receive","minCount":10}`,
 		Guide: &mcp.Guide{

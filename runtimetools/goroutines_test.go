@@ -180,6 +180,7 @@ func TestGoroutineSnapshotsOneAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := mcp.NewToolSet()
+	must(t, registerViews(ts))
 	must(t, ts.Register(tool))
 	c := mcptest.NewClient(t, mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{CallTimeout: 200 * time.Millisecond}),
 		&mcptest.ClientOptions{Caller: mcptest.Caller("oncall", PermissionRead)})

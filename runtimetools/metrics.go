@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/internal/viewdata"
 )
 
 const metricsDescription = "Read runtime metrics of this process (heap, GC, goroutines, scheduler latency, CPU classes, " +
@@ -96,6 +97,7 @@ func (s *state) metricsTool() (mcp.Tool, error) {
 		Description:  metricsDescription,
 		Permission:   PermissionRead,
 		Annotations:  readOnly(),
+		View:         MetricsViewURI,
 		AdminSummary: "Lets an agent read runtime/metrics and the process's memory and file descriptor figures.",
 		AdminExample: `{"prefix":"/gc/"}`,
 		Guide: &mcp.Guide{
@@ -120,6 +122,7 @@ func (s *state) metricsTool() (mcp.Tool, error) {
 		if err := validateGrowth(req, in.Since, 0); err != nil {
 			return metricsResult{}, err
 		}
+		req.SetResultMeta(viewdata.MetaKey, newMetricsView())
 		return s.metricsSince(req, in.Since, readMetrics(want))
 	})
 }

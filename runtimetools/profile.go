@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/internal/viewdata"
 	"github.com/google/pprof/profile"
 )
 
@@ -115,6 +116,7 @@ type profileOutput struct {
 	result profileResult
 	raw    []byte
 	uri    string
+	flame  *flameGraph // the view's data (views.go)
 }
 
 // progressFunc reports progress: done of total, with a message.
@@ -130,6 +132,7 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		Description: profileDescription,
 		Permission:  PermissionProfile,
 		Annotations: readOnly(),
+		View:        ProfileViewURI,
 		// A CPU profile samples for seconds: for clients that support the
 		// Tasks extension it runs as a task, which outlives the request.
 		TaskSupport:  mcp.TaskOptional,
@@ -172,6 +175,7 @@ func (s *state) profileTool() (mcp.Tool, error) {
 		if out.result.Embedded {
 			req.AddResultContent(mcp.EmbeddedResourceContent(mcp.ResourceContents{URI: out.uri, MIMEType: profileMIME, Blob: out.raw}))
 		}
+		req.SetResultMeta(viewdata.MetaKey, out.flame)
 		return out.result, nil
 	})
 }
@@ -327,7 +331,7 @@ func (s *state) answerProfile(ctx context.Context, in profileArgs, p *profile.Pr
 	out := &profileOutput{raw: raw, result: profileResult{
 		Kind: in.Kind, Seconds: in.seconds, Sample: in.Sample, Unit: p.SampleType[idx].Unit, Frames: in.Frames, SortBy: in.SortBy,
 		Total: total, Functions: n, Top: top, Bytes: len(raw),
-	}}
+	}, flame: newFlameGraph(in.Kind, in.Sample, p.SampleType[idx].Unit, p, idx)}
 	out.uri = fmt.Sprintf("pprof://%s/%s.pb.gz", in.Kind, time.Now().UTC().Format("20060102T150405Z"))
 	switch {
 	case !in.Raw:

@@ -87,14 +87,17 @@ func recordedServer(t *testing.T) (*mcp.Server, []mcp.Tool) {
 		t.Fatal(err)
 	}
 	ts := mcp.NewToolSet()
+	must(t, registerViews(ts))
 	must(t, ts.Register(tools...))
 	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "checkout", Version: "1.0.0"}), tools
 }
 
 // recordedMask masks what changes from run to run and machine to machine:
 // times, durations, paths of the checkout, the Go release and build
-// settings, and every figure of the live process.
+// settings, and every figure of the live process; and the data only views
+// read (views_test.go checks it).
 var recordedMask = map[string]string{
+	"_meta.embedmcp/view":                       "<view data>",
 	"structuredContent.records.*.time":          "<time>",
 	"structuredContent.records.*.source.file":   "<file>",
 	"structuredContent.checks.*.durationMs":     "<ms>",

@@ -82,10 +82,14 @@ type Options struct {
 // Register adds the runtime tools to ts: runtime_goroutines,
 // runtime_metrics, runtime_profile and runtime_build, plus runtime_logs
 // when opts.Logs is set, runtime_health when opts.Health is set and
-// runtime_vars when opts.Vars is set. opts may be nil.
+// runtime_vars when opts.Vars is set, with the views of the first three
+// (Views). opts may be nil.
 func Register(ts *mcp.ToolSet, opts *Options) error {
 	tools, err := Tools(opts)
 	if err != nil {
+		return err
+	}
+	if err := registerViews(ts); err != nil {
 		return err
 	}
 	return ts.Register(tools...)

@@ -166,6 +166,7 @@ func TestNoPlantedSecretReachesAnyAnswer(t *testing.T) {
 	}
 
 	ts := mcp.NewToolSet()
+	must(t, registerViews(ts))
 	tl, err := tools(&Options{Logs: logs, Health: health, Vars: expvarVars}, func(s *state) {
 		s.buildInfo = func() (*debug.BuildInfo, bool) { return bi, true }
 	})

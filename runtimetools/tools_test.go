@@ -393,6 +393,7 @@ func TestToolsMeetTheContracts(t *testing.T) {
 		t.Errorf("tools = %v", names)
 	}
 	ts := mcp.NewToolSet()
+	must(t, registerViews(ts))
 	must(t, ts.Register(tools...))
 	if err := mcptest.CheckRegistry(ts); err != nil {
 		t.Error(err)

@@ -84,5 +84,9 @@ func registerExamples(ts *mcp.ToolSet) error {
 	if err != nil {
 		return err
 	}
-	return ts.Register(echo, add, count)
+	burn, err := newBurn()
+	if err != nil {
+		return err
+	}
+	return ts.Register(echo, add, count, burn)
 }

@@ -107,7 +107,10 @@ func TestDiagnosis(t *testing.T) {
 			t.Fatalf("%s: %s %v: %v %s", fault, tool, args, err, mcptest.ResultText(res))
 		}
 		text := res.Content[0].Text
-		whole, _ := json.Marshal(res)
+		model := *res
+		model.Meta = nil // the views' data, which hosts do not hand to the model
+		whole, _ := json.Marshal(model)
+		all, _ := json.Marshal(res)
 		argText, _ := json.Marshal(args)
 		table = append(table, diagnosis{fault, tool + " " + string(argText), len(text), len(whole)})
 		head := strings.Join(firstN(strings.Split(text, "\n"), firstLines), "\n")
@@ -119,7 +122,7 @@ func TestDiagnosis(t *testing.T) {
 		if len(whole) > limit {
 			t.Errorf("%s: the answer is %d bytes (text %d), more than %d:\n%s", fault, len(whole), len(text), limit, text)
 		}
-		if strings.Contains(string(whole), apiKey) {
+		if strings.Contains(string(all), apiKey) {
 			t.Errorf("%s: the answer shows the API key", fault)
 		}
 		if strings.Contains(text, filepath.Dir(thisFile())) {
