@@ -40,20 +40,20 @@ func junkMember(n int) string {
 	return `"junk":[` + strings.Repeat(s, n/len(s)) + `"j"]`
 }
 
-// TestTaskRecordsDoNotPinBodies: 64 task creations, each carrying 3.9 MB
+// TestTaskRecordsDoNotPinBodies: 32 task creations, each carrying 3.9 MB
 // outside the stored fields, leave the heap at most a quarter of those
 // bodies above where it started once the tasks are done (before the fix
 // each task kept its whole body alive for its time to live). Under -race,
 // whose instrumentation makes parsing slow, the junk is 1 MB a request, in
-// 256 requests.
+// 128 requests.
 func TestTaskRecordsDoNotPinBodies(t *testing.T) {
 	store := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: -1})
 	s := retainServer(t, store)
 	c := newTaskClient(t, s, "alice")
-	// Pinned, the bodies would keep 250 MB alive, four times the bound.
-	junkBytes, n := 3_900_000, 64
+	// Pinned, the bodies would keep 125 MB alive, four times the bound.
+	junkBytes, n := 3_900_000, 32
 	if raceEnabled {
-		junkBytes, n = 1_000_000, 256
+		junkBytes, n = 1_000_000, 128
 	}
 	junk := junkMember(junkBytes)
 	c.start("done", `{"n":1}`) // warm up
