@@ -147,7 +147,7 @@ func StaticTokens(tokens map[string]Caller) Authenticator {
 			}
 		}
 		if found < 0 {
-			return Caller{}, errors.New("unknown token")
+			return Caller{}, errors.New("mcp: unknown token")
 		}
 		return entries[found].caller, nil
 	})

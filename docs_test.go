@@ -103,6 +103,7 @@ func receiverExported(recv *ast.FieldList) bool {
 // may cover the run of fields right below it; a jsonschema tag documents
 // a field of a tool's input or output).
 func TestExportedNamesDocumented(t *testing.T) {
+	t.Parallel()
 	var missing []string
 	for _, gf := range repoGoFiles(t) {
 		if strings.HasSuffix(gf.path, "_test.go") {
@@ -172,6 +173,7 @@ func undocumentedFields(fset *token.FileSet, st *ast.StructType) []*ast.Ident {
 // TestDocsNameWhatExists: the tests, fuzz targets, benchmarks, examples and
 // files the Markdown documents name exist.
 func TestDocsNameWhatExists(t *testing.T) {
+	t.Parallel()
 	files := repoGoFiles(t)
 	funcs := map[string]bool{}
 	paths := map[string]bool{}
@@ -347,6 +349,7 @@ func loadAPI(t *testing.T, dir string) packageAPI {
 // (`HandlerOptions.BodyTimeout`, `Catalog.AddRoutes`) on one of the types
 // of that name.
 func TestDocsNameRealAPI(t *testing.T) {
+	t.Parallel()
 	apis := map[string]packageAPI{}
 	types := map[string][]packageAPI{}
 	for name, dir := range apiPackages {
@@ -470,6 +473,7 @@ func TestCompatibilityMatchesExpectedFailures(t *testing.T) {
 // runs them), which godoc shows beside them. redisstore's needs a Redis,
 // so it is compiled, not run.
 func TestEntryPointsHaveExamples(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"mcp": {"ExampleAddTool", "ExampleNewHandler", "ExampleServer_Handle", "ExampleServeStdio",
 			"ExampleProtocol", "ExampleToolMiddleware", "ExampleMiddleware", "ExampleHandler_Close"},
@@ -528,6 +532,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 // error); the only exported variables are error sentinels (no mutable
 // package-level state); no init functions.
 func TestPackagesFollowConventions(t *testing.T) {
+	t.Parallel()
 	typeName := func(e ast.Expr) string {
 		switch x := e.(type) {
 		case *ast.Ident:

@@ -151,14 +151,9 @@ type Server struct {
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
 // so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
-// may be nil. Options that mean nothing are reported by Server.Err (or
-// by NewServerChecked, which returns them as its error).
+// may be nil. Options that mean nothing are logged and reported by
+// Server.Err, and the Server refuses every request.
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
-	return newServer(reg, az, opts, true)
-}
-
-// newServer is NewServer; logInvalid logs options that mean nothing.
-func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {
 		s.opts = *opts
@@ -207,7 +202,7 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 			s.configErr = err
 		}
 	}
-	if s.configErr != nil && logInvalid {
+	if s.configErr != nil {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",
 			slog.String("error", s.configErr.Error()))
 	}
@@ -223,6 +218,18 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 	s.infoRaw = appendImplementation(nil, o.Name, o.Title, o.Version)
 	return s
 }
+
+// Err reports the Options that mean nothing (an unknown revision in
+// Versions, a LogLevel or CacheScope outside its values, a bad Tasks
+// configuration), nil when there is none. A Server with such options
+// refuses every request with 500 and logs why; a host that would rather
+// not start checks Err once, after NewServer:
+//
+//	server := mcp.NewServer(ts, az, opts)
+//	if err := server.Err(); err != nil {
+//		log.Fatal(err)
+//	}
+func (s *Server) Err() error { return s.configErr }
 
 // servedVersions checks want against the implemented revisions and returns
 // them sorted; all of them when want is empty.

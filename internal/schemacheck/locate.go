@@ -1,4 +1,4 @@
-package mcp
+package schemacheck
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ import (
 // the schema's own JSON pointers ("#", "#/$defs/x"); on meeting anything
 // else it gives up (known false) and explain says what jsonschema-go said.
 //
-// Where a failure lies is tracked as the fast path (schemafast.go) tracks
+// Where a failure lies is tracked as the fast path (fast.go) tracks
 // it: the instance path, whether the failing value is known (not under an
 // array item or an additional member, which a path cannot name) and the
 // last value known.

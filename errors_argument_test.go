@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // tells the model comes from the errors it wraps, not from its text.
 func TestArgumentMessage(t *testing.T) {
 	odd := errors.New("limit must be even")
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		err  error
 		want string
 	}{
@@ -21,8 +22,10 @@ func TestArgumentMessage(t *testing.T) {
 		{fmt.Errorf("%w: limit must be even", ErrInvalidArguments), "mcp: invalid arguments: limit must be even"},
 		{ErrInvalidArguments, "mcp: invalid arguments"},
 	} {
-		if got := argumentMessage(tc.err); got != tc.want {
-			t.Errorf("argumentMessage(%q) = %q, want %q", tc.err, got, tc.want)
-		}
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			if got := argumentMessage(tc.err); got != tc.want {
+				t.Errorf("argumentMessage(%q) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package mcp
+package schemacheck
 
 import (
 	"reflect"
@@ -6,26 +6,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
-
-// SchemaOptions change how SchemaWith infers a schema from a Go type.
-type SchemaOptions struct {
-	// NullableSlices infers a slice field that is not behind a pointer as
-	// ["null","array"], as jsonschema-go does and as this package did
-	// before; by default it is "array", and a nil slice in a typed tool's
-	// output is sent as [] to match.
-	NullableSlices bool
-}
-
-// SchemaWith is SchemaFor with options; opts may be nil. A schema from it
-// with NullableSlices set, put in ToolInfo.InputSchema and OutputSchema,
-// keeps a tool's schemas (and its nil slices sent as null) as they were.
-func SchemaWith[T any](opts *SchemaOptions) (*jsonschema.Schema, error) {
-	var o SchemaOptions
-	if opts != nil {
-		o = *opts
-	}
-	return inferSchema(reflect.TypeFor[T](), o)
-}
 
 // nullableTag is the struct tag that lets a slice or map field be null in
 // an inferred schema: `mcp:"nullable"`.
@@ -107,8 +87,10 @@ func allowNull(s *jsonschema.Schema) {
 	}
 }
 
-// hasNilable reports whether values of t can hold a slice or map that
-// emptyNils would fill: one not behind a field that may be null.
+// HasNilable reports whether values of t can hold a slice or map that
+// EmptyNils would fill: one not behind a field that may be null.
+func HasNilable(t reflect.Type) bool { return hasNilable(t, map[reflect.Type]bool{}) }
+
 func hasNilable(t reflect.Type, seen map[reflect.Type]bool) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -135,13 +117,13 @@ func hasNilable(t reflect.Type, seen map[reflect.Type]bool) bool {
 	return false
 }
 
-// emptyNils returns v with every nil slice or map that the inferred
+// EmptyNils returns v with every nil slice or map that the inferred
 // schema types as "array" or "object" replaced by an empty one, so that
 // encoding/json sends [] or {} rather than null. It copies only what it
 // changes, never writing into v; changed is false when nothing was nil.
 // Fields tagged `mcp:"nullable"` or omitzero, and nil pointers, are left
 // as they are.
-func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
+func EmptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 	switch v.Kind() {
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
@@ -151,7 +133,7 @@ func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 			return reflect.MakeSlice(v.Type(), 0, 0), true
 		}
 		for i := 0; i < v.Len(); i++ {
-			e, ch := emptyNils(v.Index(i))
+			e, ch := EmptyNils(v.Index(i))
 			if !ch {
 				continue
 			}
@@ -164,7 +146,7 @@ func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 		}
 	case reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			e, ch := emptyNils(v.Index(i))
+			e, ch := EmptyNils(v.Index(i))
 			if !ch {
 				continue
 			}
@@ -181,7 +163,7 @@ func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 		}
 		iter := v.MapRange()
 		for iter.Next() {
-			e, ch := emptyNils(iter.Value())
+			e, ch := EmptyNils(iter.Value())
 			if !ch {
 				continue
 			}
@@ -198,7 +180,7 @@ func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 		if v.IsNil() {
 			return v, false
 		}
-		e, ch := emptyNils(v.Elem())
+		e, ch := EmptyNils(v.Elem())
 		if ch {
 			p := reflect.New(v.Type().Elem())
 			p.Elem().Set(e)
@@ -212,7 +194,7 @@ func emptyNils(v reflect.Value) (out reflect.Value, changed bool) {
 			if skip || (!f.Anonymous && nullableTag(f)) || strings.Contains(","+opts+",", ",omitzero,") {
 				continue
 			}
-			e, ch := emptyNils(v.Field(i))
+			e, ch := EmptyNils(v.Field(i))
 			if !ch {
 				continue
 			}

@@ -10,52 +10,53 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
-// flakyStore is a MemoryTaskStore that, while down, fails every operation
-// with an error wrapping mcp.ErrTaskStoreUnavailable, as a store failing
+// flakyStore is a tasks.MemoryStore that, while down, fails every operation
+// with an error wrapping tasks.ErrUnavailable, as a store failing
 // over does.
 type flakyStore struct {
-	mcp.TaskStore
+	tasks.Store
 	down atomic.Bool
 }
 
 func (f *flakyStore) fail(op string) error {
 	if f.down.Load() {
-		return fmt.Errorf("store: %s: READONLY You can't write against a read only replica: %w", op, mcp.ErrTaskStoreUnavailable)
+		return fmt.Errorf("store: %s: READONLY You can't write against a read only replica: %w", op, tasks.ErrUnavailable)
 	}
 	return nil
 }
 
-func (f *flakyStore) Create(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (f *flakyStore) Create(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	if err := f.fail("create"); err != nil {
 		return err
 	}
-	return f.TaskStore.Create(ctx, r, l)
+	return f.Store.Create(ctx, r, l)
 }
 
-func (f *flakyStore) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+func (f *flakyStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 	if err := f.fail("get"); err != nil {
 		return nil, err
 	}
-	return f.TaskStore.Get(ctx, id)
+	return f.Store.Get(ctx, id)
 }
 
-func (f *flakyStore) Swap(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (f *flakyStore) Swap(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	if err := f.fail("swap"); err != nil {
 		return err
 	}
-	return f.TaskStore.Swap(ctx, r, l)
+	return f.Store.Swap(ctx, r, l)
 }
 
-// TestTaskStoreUnavailable: while the store reports ErrTaskStoreUnavailable
+// TestTaskStoreUnavailable: while the store reports tasks.ErrUnavailable
 // (a failover), task creation and every tasks/* method are answered -32001
 // with 503 and a retry delay, never -32603 nor "not found", and the
 // store's own error text stays in the log; a store failing otherwise is
 // still an internal error; once the store is back, the task is there.
 func TestTaskStoreUnavailable(t *testing.T) {
 	t.Parallel()
-	store := &flakyStore{TaskStore: mcp.NewMemoryTaskStore(nil)}
+	store := &flakyStore{Store: tasks.NewMemoryStore(nil)}
 	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
 	id := c.start("slow", `{}`)
 	g.awaitStart(t)
@@ -83,7 +84,7 @@ func TestTaskStoreUnavailable(t *testing.T) {
 		t.Errorf("the task after the failover: %s", r.Raw)
 	}
 	g.release <- "x"
-	c.wait(id, mcp.TaskCompleted)
+	c.wait(id, tasks.Completed)
 
 	// Any other failure stays an internal error.
 	_, d, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Store: failingStore{}}})

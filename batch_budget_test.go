@@ -116,12 +116,8 @@ func wantLimit(t *testing.T, status int, retryAfter string, raw []byte, option s
 // waitCount waits until c is n.
 func waitCount(t *testing.T, what string, c func() int64, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for c() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d after a minute, want %d", what, c(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !eventually(time.Minute, func() bool { return c() == n }) {
+		t.Fatalf("%s: %d after a minute, want %d", what, c(), n)
 	}
 }
 

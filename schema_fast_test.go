@@ -16,7 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// The fast path (schemafast.go) is proven against jsonschema-go and
+// The fast path (internal/schemacheck) is proven against jsonschema-go and
 // explain (checkSlow): for every schema the tests use and a corpus of
 // valid and invalid instances built from each schema, both accept or both
 // refuse, with the same path and message.
@@ -27,24 +27,19 @@ import (
 // jsonschema-go's own error may name any).
 func diffCheck(tb testing.TB, name string, c *compiledSchema, v any) {
 	tb.Helper()
-	f, handled := c.fast.check(v)
+	fp, fm, fok, handled := c.CheckFast(v)
 	if !handled {
 		tb.Errorf("%s: %s: the fast path does not handle a generic value", name, describe(v))
 		return
 	}
-	path, msg, ok := c.checkSlow(v)
-	if ok != (f == nil) {
-		fp, fm := "", ""
-		if f != nil {
-			fp, fm = f.path, f.message()
-		}
-		tb.Errorf("%s: %s:\njsonschema-go ok=%v %q %q\n    fast path ok=%v %q %q", name, describe(v), ok, path, msg, f == nil, fp, fm)
+	path, msg, ok := c.CheckSlow(v)
+	if ok != fok {
+		tb.Errorf("%s: %s:\njsonschema-go ok=%v %q %q\n    fast path ok=%v %q %q", name, describe(v), ok, path, msg, fok, fp, fm)
 		return
 	}
 	if ok {
 		return
 	}
-	fp, fm := f.path, f.message()
 	if fp != path || fm != msg {
 		tb.Errorf("%s: %s:\njsonschema-go %q %q\n    fast path %q %q", name, describe(v), path, msg, fp, fm)
 	}
@@ -324,6 +319,7 @@ func instancesFor(s *jsonschema.Schema, literals []any) []any {
 // TestSchemaFastPathDifferential: for every schema of the tests and its
 // corpus, the fast path and jsonschema-go agree.
 func TestSchemaFastPathDifferential(t *testing.T) {
+	t.Parallel()
 	schemas, literals := testSchemas(t)
 	fast, checked := 0, 0
 	for _, ns := range schemas {
@@ -331,7 +327,7 @@ func TestSchemaFastPathDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", ns.name, err)
 		}
-		if c.fast == nil {
+		if !c.Fast() {
 			t.Logf("jsonschema-go only: %s", ns.name)
 			continue
 		}
@@ -369,14 +365,16 @@ func TestSchemaFastPathScope(t *testing.T) {
 		{`{"$id":"https://example.com/s","type":"object"}`, false},
 		{`{"type":"object","additionalProperties":{"not":{"type":"string"}}}`, false},
 	}
-	for _, tt := range tests {
-		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
-		if err != nil {
-			t.Fatalf("%s: %v", tt.schema, err)
-		}
-		if got := c.fast != nil; got != tt.fast {
-			t.Errorf("%s: fast path %v, want %v", tt.schema, got, tt.fast)
-		}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+			if err != nil {
+				t.Fatalf("%s: %v", tt.schema, err)
+			}
+			if got := c.Fast(); got != tt.fast {
+				t.Errorf("%s: fast path %v, want %v", tt.schema, got, tt.fast)
+			}
+		})
 	}
 }
 
@@ -384,8 +382,8 @@ func TestSchemaFastPathScope(t *testing.T) {
 // fast path names the first by name, every time (jsonschema-go names any).
 func TestSchemaFastPathDeterministic(t *testing.T) {
 	c, err := compileSchema("t", "input", mustSchema(t, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":{"type":"boolean"}}`))
-	if err != nil || c.fast == nil {
-		t.Fatal(err, c.fast)
+	if err != nil || !c.Fast() {
+		t.Fatal(err, c.Fast())
 	}
 	for _, tt := range []struct{ instance, path, msg string }{
 		{`{"c":"x","b":"x","a":"x"}`, "/a", `expected integer, got string "x"`},
@@ -396,7 +394,7 @@ func TestSchemaFastPathDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 50 {
-			if path, msg, ok := c.check(v); ok || path != tt.path || msg != tt.msg {
+			if path, msg, ok := c.Check(v); ok || path != tt.path || msg != tt.msg {
 				t.Fatalf("%s: %v %q %q, want %q %q", tt.instance, ok, path, msg, tt.path, tt.msg)
 			}
 		}
@@ -407,15 +405,15 @@ func TestSchemaFastPathDeterministic(t *testing.T) {
 // caller's own map type, an int) goes to jsonschema-go, with its answer.
 func TestSchemaFastPathForeignValues(t *testing.T) {
 	c, err := compileSchema("t", "input", mustSchema(t, `{"type":"object","properties":{"n":{"type":"integer","maximum":3}}}`))
-	if err != nil || c.fast == nil {
-		t.Fatal(err, c.fast)
+	if err != nil || !c.Fast() {
+		t.Fatal(err, c.Fast())
 	}
 	for _, v := range []any{map[string]int{"n": 5}, map[string]any{"n": 5}, map[string]any{"n": math.Inf(1)}} {
-		if _, handled := c.fast.check(v); handled {
+		if _, _, _, handled := c.CheckFast(v); handled {
 			t.Errorf("%#v: handled by the fast path", v)
 		}
-		path, msg, ok := c.check(v)
-		slowPath, slowMsg, _ := c.checkSlow(v)
+		path, msg, ok := c.Check(v)
+		slowPath, slowMsg, _ := c.CheckSlow(v)
 		if ok || path != "/n" || path != slowPath || msg != slowMsg {
 			t.Errorf("%#v: %v %q %q, jsonschema-go says %q %q", v, ok, path, msg, slowPath, slowMsg)
 		}
@@ -432,8 +430,8 @@ func BenchmarkValidateFlat(b *testing.B) {
 		"exact":{"type":"boolean"},
 		"tags":{"type":"array","items":{"type":"string"},"maxItems":8}},
 		"required":["query"],"additionalProperties":false}`))
-	if err != nil || c.fast == nil {
-		b.Fatal(err, c.fast)
+	if err != nil || !c.Fast() {
+		b.Fatal(err, c.Fast())
 	}
 	v, err := parseJSON([]byte(`{"query":"ServeHTTP","limit":20,"kind":"func","exact":false,"tags":["http","server"]}`), DefaultLimits())
 	if err != nil {
@@ -442,7 +440,7 @@ func BenchmarkValidateFlat(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		check func(any) (string, string, bool)
-	}{{"fast", c.check}, {"jsonschema-go", c.checkSlow}} {
+	}{{"fast", c.Check}, {"jsonschema-go", c.CheckSlow}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,12 +1,16 @@
-package mcp
+package schemacheck
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // TestSchemaMessages covers every entry of schemaMessages: jsonschema-go's
@@ -56,15 +60,15 @@ func TestSchemaMessages(t *testing.T) {
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		covered[tt.keyword] = true
-		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+		c, err := Compile(mustSchema(t, tt.schema))
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := parseJSON([]byte(tt.instance), DefaultLimits())
+		v, err := boundedjson.Parse([]byte(tt.instance), boundedjson.DefaultLimits())
 		if err != nil {
 			t.Fatal(err)
 		}
-		path, msg, ok := c.check(v)
+		path, msg, ok := c.Check(v)
 		if ok {
 			t.Errorf("%s: %s accepted", tt.keyword, tt.instance)
 			continue
@@ -108,11 +112,11 @@ func TestExplainReadsNoErrorText(t *testing.T) {
 		{`{"type":"object","properties":{"o":{"propertyNames":{"maxLength":1}}}}`, `{"o":{"ab":1}}`, "/o", "opaque"},
 	}
 	for _, tt := range tests {
-		c, err := compileSchema("t", "input", mustSchema(t, tt.schema))
+		c, err := Compile(mustSchema(t, tt.schema))
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := parseJSON([]byte(tt.instance), DefaultLimits())
+		v, err := boundedjson.Parse([]byte(tt.instance), boundedjson.DefaultLimits())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +131,18 @@ func TestExplainReadsNoErrorText(t *testing.T) {
 		if tt.msg == "opaque" {
 			continue
 		}
-		if p, m, _ := c.checkSlow(v); p != path || m != msg {
+		if p, m, _ := c.CheckSlow(v); p != path || m != msg {
 			t.Errorf("%s: %s: with jsonschema-go's error %q %q, with another %q %q", tt.schema, tt.instance, p, m, path, msg)
 		}
 	}
+}
+
+// mustSchema decodes a schema of the tests.
+func mustSchema(t *testing.T, doc string) *jsonschema.Schema {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(doc), &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
 }

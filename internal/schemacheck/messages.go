@@ -1,4 +1,4 @@
-package mcp
+package schemacheck
 
 import (
 	"encoding/json"
@@ -16,14 +16,14 @@ import (
 
 // jsonschema-go decides whether a value is valid; its error is text (it
 // has no structured error type, up to v0.4.3, the latest). explain reads
-// nothing of that text: the locator (schemalocate.go) walks the schema
+// nothing of that text: the locator (locate.go) walks the schema
 // against the value to find the failing keyword and where it lies, and
 // everything a message says (what was expected, what was sent, which items
 // are equal) comes from the schema and the instance themselves, one entry
 // of schemaMessages per keyword, so that a model learns what was expected,
 // what it sent and where, and nothing of the input is echoed unbounded.
 // Only where the locator cannot follow the schema does the message repeat
-// jsonschema-go's own, shortened. (The fast path, schemafast.go, builds
+// jsonschema-go's own, shortened. (The fast path, fast.go, builds
 // the same failures for the schemas it compiles.)
 
 // failure is one failed keyword.

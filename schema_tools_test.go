@@ -12,6 +12,7 @@ import (
 // on the input and output schemas of every tool the tool packages build:
 // each schema the fast path takes gives the same answers as jsonschema-go.
 func TestSchemaFastPathToolPackages(t *testing.T) {
+	t.Parallel()
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tools := range packageTools(t) {
 		for _, tool := range tools {

@@ -12,19 +12,22 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
-// TestTaskStoreQuota: after one caller has made 10 000 task creations,
+// TestTaskStoreQuota: after one caller has made 1 000 task creations,
 // the store holds at most MaxTasksPerPrincipal of them, the caller's
 // task-only calls beyond it are refused with -32001 (503) naming the
 // limit, its optional ones are answered at once, and another caller still
 // gets a task.
 func TestTaskStoreQuota(t *testing.T) {
-	store := mcp.NewMemoryTaskStore(nil)
+	t.Parallel()
+	const quota, creations = 100, 1000
+	store := tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: quota})
 	s, mallory, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Store: store, MaxRunningPerPrincipal: -1}})
 	mallory.caller.Principal = "mallory"
 	refused := 0
-	for i := range 10_000 {
+	for i := range creations {
 		r := mallory.call("must", `{}`)
 		switch {
 		case r.str("resultType") == "task":
@@ -35,7 +38,7 @@ func TestTaskStoreQuota(t *testing.T) {
 			t.Fatalf("creation %d: %d %s", i, r.Status, r.Raw)
 		}
 	}
-	if want := 10_000 - mcp.DefaultMaxTasksPerPrincipal; refused != want {
+	if want := creations - quota; refused != want {
 		t.Errorf("%d of mallory's creations refused, want %d", refused, want)
 	}
 	if r := mallory.call("oops", `{}`); r.str("resultType") != "complete" {
@@ -43,9 +46,9 @@ func TestTaskStoreQuota(t *testing.T) {
 	}
 	alice := newTaskClient(t, s, "alice")
 	id := alice.start("must", `{}`)
-	alice.wait(id, mcp.TaskCompleted)
-	if n := store.Len(); n != mcp.DefaultMaxTasksPerPrincipal+1 {
-		t.Errorf("store holds %d tasks, want %d", n, mcp.DefaultMaxTasksPerPrincipal+1)
+	alice.wait(id, tasks.Completed)
+	if n := store.Len(); n != quota+1 {
+		t.Errorf("store holds %d tasks, want %d", n, quota+1)
 	}
 }
 

@@ -28,18 +28,10 @@ func leakSnapshot() leakBaseline { return leakBaseline{runtime.NumGoroutine()} }
 // baseline, and fails with a dump of every goroutine if it does not.
 func (b leakBaseline) check(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= b.n {
-			return
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Fatalf("%d goroutines, %d before the scenario:\n%s", n, b.n, buf)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually(10*time.Second, func() bool { return runtime.NumGoroutine() <= b.n }) {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("%d goroutines, %d before the scenario:\n%s", runtime.NumGoroutine(), b.n, buf)
 	}
 }
 

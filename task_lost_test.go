@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
-// forgetfulStore is a MemoryTaskStore that can lose a task, as a Redis
+// forgetfulStore is a tasks.MemoryStore that can lose a task, as a Redis
 // that evicts it or restarts empty.
 type forgetfulStore struct {
-	*mcp.MemoryTaskStore
+	*tasks.MemoryStore
 	mu   sync.Mutex
 	lost map[string]bool
 }
@@ -33,25 +34,25 @@ func (f *forgetfulStore) gone(id string) bool {
 	return f.lost[id]
 }
 
-func (f *forgetfulStore) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+func (f *forgetfulStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 	if f.gone(id) {
-		return nil, mcp.ErrTaskNotFound
+		return nil, tasks.ErrNotFound
 	}
-	return f.MemoryTaskStore.Get(ctx, id)
+	return f.MemoryStore.Get(ctx, id)
 }
 
-func (f *forgetfulStore) Swap(ctx context.Context, rec *mcp.TaskRecord, lease time.Duration) error {
+func (f *forgetfulStore) Swap(ctx context.Context, rec *tasks.Record, lease time.Duration) error {
 	if f.gone(rec.ID) {
-		return mcp.ErrTaskNotFound
+		return tasks.ErrNotFound
 	}
-	return f.MemoryTaskStore.Swap(ctx, rec, lease)
+	return f.MemoryStore.Swap(ctx, rec, lease)
 }
 
-func (f *forgetfulStore) Create(ctx context.Context, rec *mcp.TaskRecord, lease time.Duration) error {
+func (f *forgetfulStore) Create(ctx context.Context, rec *tasks.Record, lease time.Duration) error {
 	if f.gone(rec.ID) {
 		return errors.New("still down") // the failed record cannot be written back
 	}
-	return f.MemoryTaskStore.Create(ctx, rec, lease)
+	return f.MemoryStore.Create(ctx, rec, lease)
 }
 
 func (f *forgetfulStore) Renew(ctx context.Context, owner string, ids []string, lease time.Duration) ([]string, error) {
@@ -63,7 +64,7 @@ func (f *forgetfulStore) Renew(ctx context.Context, owner string, ids []string, 
 			keep = append(keep, id)
 		}
 	}
-	more, err := f.MemoryTaskStore.Renew(ctx, owner, keep, lease)
+	more, err := f.MemoryStore.Renew(ctx, owner, keep, lease)
 	return append(stopped, more...), err
 }
 
@@ -74,7 +75,7 @@ func (f *forgetfulStore) Renew(ctx context.Context, owner string, ids []string, 
 func TestLostTaskReported(t *testing.T) {
 	var log bytes.Buffer
 	lw := &lockedWriter{w: &log}
-	store := &forgetfulStore{MemoryTaskStore: mcp.NewMemoryTaskStore(nil), lost: map[string]bool{}}
+	store := &forgetfulStore{MemoryStore: tasks.NewMemoryStore(nil), lost: map[string]bool{}}
 	_, c, g := taskFixture(t, &mcp.Options{Logger: slog.New(slog.NewTextHandler(lw, nil)),
 		Tasks: mcp.TaskOptions{Store: store, Lease: 90 * time.Millisecond}})
 	id := c.start("slow", `{}`)

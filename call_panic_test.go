@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 const panicSecret = "panic-value-7f3a"
@@ -89,7 +90,7 @@ func TestPanicSynchronous(t *testing.T) {
 	c.caps = noTasksCaps
 	for i, tool := range []string{"boom", "mwboom", "mboom"} {
 		r := c.call(tool, `{}`)
-		wantPanicError(t, tool+" (2026-07-28)", []byte(r.Raw), "7")
+		wantPanicError(t, tool+" (2026-07-28)", []byte(r.Raw), r.ID)
 		_, resp := s.Handle(context.Background(), mcp.Caller{}, []byte(callBody("3", tool)))
 		wantPanicError(t, tool+" (2025-03-26)", resp, "3")
 		if n := stacks(logs); n != 2*(i+1) {
@@ -131,7 +132,7 @@ func TestPanicTask(t *testing.T) {
 	c := newTaskClient(t, s, "alice")
 	for _, tool := range []string{"boom", "mwboom"} {
 		id := c.start(tool, `{}`)
-		r := c.wait(id, mcp.TaskFailed)
+		r := c.wait(id, tasks.Failed)
 		if strings.Contains(r.Raw, panicSecret) {
 			t.Errorf("%s: the task shows the panic: %s", tool, r.Raw)
 		}
@@ -140,11 +141,11 @@ func TestPanicTask(t *testing.T) {
 		}
 	}
 	r := c.call("mboom", `{}`) // the Middleware runs before the task is made
-	wantPanicError(t, "mboom as a task", []byte(r.Raw), "7")
+	wantPanicError(t, "mboom as a task", []byte(r.Raw), r.ID)
 	if n := stacks(logs); n != 3 {
 		t.Errorf("%d stacks logged, want 3", n)
 	}
-	if id := c.start("ok", `{}`); c.wait(id, mcp.TaskCompleted).Error != nil {
+	if id := c.start("ok", `{}`); c.wait(id, tasks.Completed).Error != nil {
 		t.Error("ok after panicking tasks")
 	}
 }

@@ -1,4 +1,4 @@
-package mcp
+package schemacheck
 
 import (
 	"math"
@@ -17,7 +17,7 @@ import (
 // validates the generic decoded JSON (map[string]any, []any, string,
 // float64, bool, nil) directly, without reflection and without allocating
 // when the value is valid. It reports a failure as the same *failure
-// explain's locator (schemalocate.go) finds, so that the message comes
+// explain's locator (locate.go) finds, so that the message comes
 // from the same schemaMessages entry: the path and the message are
 // identical. A schema using any keyword outside the set below, or a value
 // of any other Go type, goes to jsonschema-go.

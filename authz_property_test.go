@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 )
 
 // propCovers is the specification of grant coverage, stated over dotted
@@ -89,20 +90,11 @@ func (p *propTool) Execute(context.Context, *mcp.Request) (*mcp.Result, error) {
 	return mcp.TextResult("ran " + p.info.Name), nil
 }
 
-// propRPC is a decoded response.
-type propRPC struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-func propHandle(t *testing.T, s *mcp.Server, caller mcp.Caller, method, params string) (int, propRPC, string) {
+func propHandle(t *testing.T, s *mcp.Server, caller mcp.Caller, method, params string) (int, mcptest.Response, string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
 	status, resp := s.Handle(context.Background(), caller, []byte(body))
-	var r propRPC
+	var r mcptest.Response
 	if err := json.Unmarshal(resp, &r); err != nil {
 		t.Fatalf("%s: %v: %s", method, err, resp)
 	}
@@ -198,6 +190,7 @@ var propSeed = flag.Uint64("property.seed", 0, "seed of TestPropertyAuthorizatio
 // TestPropertyAuthorization runs 500 random cases. A failure names its seed
 // and the command that replays it.
 func TestPropertyAuthorization(t *testing.T) {
+	t.Parallel()
 	seed := *propSeed
 	if seed == 0 {
 		seed = rand.Uint64()

@@ -50,19 +50,21 @@ func TestMessagesAModelCanActOn(t *testing.T) {
 		{"duplicate member", `{"query":"a","limit":1,"limit":2}`, CodeInvalidRequest, `Invalid request: duplicate member "limit" at /params/arguments`},
 	}
 	for _, tt := range tests {
-		got = query{}
-		status, r, _ := callTool(t, s, versionCtx(Version20250618), `{"name":"search","arguments":`+tt.args+`}`)
-		if tt.code == 0 {
-			if r.Error != nil || got.Limit != 1 {
-				t.Errorf("%s: %+v, the tool got %+v", tt.name, r.Error, got)
+		t.Run(tt.name, func(t *testing.T) {
+			got = query{}
+			status, r, _ := callTool(t, s, versionCtx(Version20250618), `{"name":"search","arguments":`+tt.args+`}`)
+			if tt.code == 0 {
+				if r.Error != nil || got.Limit != 1 {
+					t.Errorf("%s: %+v, the tool got %+v", tt.name, r.Error, got)
+				}
+				return
 			}
-			continue
-		}
-		if r.Error == nil || r.Error.Code != tt.code || r.Error.Message != tt.msg {
-			t.Errorf("%s: %d %+v\nwant %d %q", tt.name, status, r.Error, tt.code, tt.msg)
-		}
-		if r.Error != nil && len(r.Error.Message) > 300 {
-			t.Errorf("%s: a %d-byte message", tt.name, len(r.Error.Message))
-		}
+			if r.Error == nil || r.Error.Code != tt.code || r.Error.Message != tt.msg {
+				t.Errorf("%s: %d %+v\nwant %d %q", tt.name, status, r.Error, tt.code, tt.msg)
+			}
+			if r.Error != nil && len(r.Error.Message) > 300 {
+				t.Errorf("%s: a %d-byte message", tt.name, len(r.Error.Message))
+			}
+		})
 	}
 }
