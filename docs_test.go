@@ -71,7 +71,7 @@ func libraryPackage(dir string, f *ast.File) bool {
 	if f.Name.Name == "main" || slices.Contains(strings.Split(dir, "/"), "internal") {
 		return false
 	}
-	for _, harness := range []string{"bench", "interop", "searcheval", "scripts", "examples"} {
+	for _, harness := range []string{"bench", "interop", "searcheval", "scripts", "examples", "testsupport"} {
 		if dir == harness || strings.HasPrefix(dir, harness+"/") {
 			return false
 		}
@@ -209,7 +209,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 				t.Errorf("%s names %s, which no Go file declares", doc, name)
 			}
 		}
-		if doc == "docs/search-quality.md" {
+		if doc == "docs/evaluation.md" {
 			continue // its file names are queries, of this repository and of another
 		}
 		for _, m := range fileName.FindAllStringSubmatch(text, -1) {
@@ -226,7 +226,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 // (the generated tool pages of docs/tools are checked by their own tests).
 func markdownDocs(t *testing.T) []string {
 	t.Helper()
-	docs := []string{"README.md", "SECURITY.md", "interop/COMPATIBILITY.md", "docs/search-quality.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
+	docs := []string{"README.md", "SECURITY.md", "interop/COMPATIBILITY.md", "docs/evaluation.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
 	for _, d := range docs {
 		if _, err := os.Stat(d); err != nil {
 			t.Fatal(err)
@@ -364,7 +364,7 @@ func TestDocsNameRealAPI(t *testing.T) {
 		switch doc {
 		case "bench/RESULTS.md", "bench/NOTES.md":
 			continue // their mcp is also go-sdk's and mcp-go's package
-		case "docs/search-quality.md":
+		case "docs/evaluation.md":
 			continue // its ids are the answers of a past run
 		}
 		text := readFile(t, doc)
