@@ -17,7 +17,10 @@ type transport struct {
 	version string      // the MCP-Protocol-Version header, or what stdio negotiated
 	header  http.Header // nil for transports without headers (stdio, in process)
 	name    string      // Exchange.Transport
-	notify  func(method string, params json.RawMessage) error
+	remote  string      // Exchange.HTTPRequest.RemoteAddr, for httpCalls
+	// logLevel is Exchange.logLevel: a stdio connection's logging/setLevel.
+	logLevel LogLevel
+	notify   func(method string, params json.RawMessage) error
 	// message, if not nil, is where handleOne makes the request's
 	// Message for Middleware (Exchange.message).
 	message *heapMessage
