@@ -22,7 +22,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 	"github.com/embedmcp/mcp/searcheval/heldout"
 )
 
