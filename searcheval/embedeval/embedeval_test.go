@@ -22,8 +22,8 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
-	"github.com/embedmcp/mcp/testsupport/searcheval"
 	"github.com/embedmcp/mcp/searcheval/heldout"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 type config struct {
