@@ -147,7 +147,7 @@ func StaticTokens(tokens map[string]Caller) Authenticator {
 			}
 		}
 		if found < 0 {
-			return Caller{}, errors.New("unknown token")
+			return Caller{}, errors.New("mcp: unknown token")
 		}
 		return entries[found].caller, nil
 	})
@@ -206,11 +206,15 @@ func ProtectedResourceMetadata(md ResourceMetadata) http.Handler {
 }
 
 // wwwAuthenticate builds the WWW-Authenticate challenge of a 401 answer.
-func wwwAuthenticate(err error, metadataURL string) string {
+func wwwAuthenticate(err error, metadataURL, scope string) string {
 	b := make([]byte, 0, 96)
 	b = append(b, `Bearer realm="mcp"`...)
 	if errors.Is(err, ErrInvalidToken) {
 		b = append(b, `, error="invalid_token"`...)
+	}
+	if scope != "" {
+		b = append(b, `, scope=`...)
+		b = appendQuoted(b, scope)
 	}
 	return string(appendMetadataURL(b, metadataURL))
 }

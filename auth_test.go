@@ -65,19 +65,21 @@ func TestStaticTokens(t *testing.T) {
 		{"scheme alone", "Bearer", true},
 	}
 	for _, tc := range tests {
-		r := newPost(whoamiBody)
-		if tc.auth != "" {
-			r.Header.Set("Authorization", tc.auth)
-		}
-		w := serve(h, r)
-		wantRPCError(t, w, http.StatusUnauthorized, mcp.CodeInvalidRequest, "Unauthorized")
-		want := `Bearer realm="mcp", resource_metadata="` + metaURL + `"`
-		if tc.invalid {
-			want = `Bearer realm="mcp", error="invalid_token", resource_metadata="` + metaURL + `"`
-		}
-		if got := w.Header().Get("WWW-Authenticate"); got != want {
-			t.Errorf("%s: WWW-Authenticate = %s, want %s", tc.name, got, want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPost(whoamiBody)
+			if tc.auth != "" {
+				r.Header.Set("Authorization", tc.auth)
+			}
+			w := serve(h, r)
+			wantRPCError(t, w, http.StatusUnauthorized, mcp.CodeInvalidRequest, "Unauthorized")
+			want := `Bearer realm="mcp", resource_metadata="` + metaURL + `"`
+			if tc.invalid {
+				want = `Bearer realm="mcp", error="invalid_token", resource_metadata="` + metaURL + `"`
+			}
+			if got := w.Header().Get("WWW-Authenticate"); got != want {
+				t.Errorf("%s: WWW-Authenticate = %s, want %s", tc.name, got, want)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,10 +38,12 @@ func TestGrantCovers(t *testing.T) {
 		{"", "x", false},
 		{"Diagnostics.*", "diagnostics.read", false}, // case-sensitive
 	}
-	for _, tt := range tests {
-		if got := GrantCovers(tt.grant, tt.perm); got != tt.want {
-			t.Errorf("GrantCovers(%q, %q) = %v, want %v", tt.grant, tt.perm, got, tt.want)
-		}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			if got := GrantCovers(tt.grant, tt.perm); got != tt.want {
+				t.Errorf("GrantCovers(%q, %q) = %v, want %v", tt.grant, tt.perm, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -65,9 +68,11 @@ func TestAuthorizers(t *testing.T) {
 		{"deny all empty permission", DenyAll(), []string{"*"}, "", false},
 	}
 	for _, tt := range tests {
-		if got := tt.az.Allowed(ctx, Caller{Principal: "p", Grants: tt.grants}, tt.perm); got != tt.want {
-			t.Errorf("%s: Allowed(%v, %q) = %v, want %v", tt.name, tt.grants, tt.perm, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.az.Allowed(ctx, Caller{Principal: "p", Grants: tt.grants}, tt.perm); got != tt.want {
+				t.Errorf("%s: Allowed(%v, %q) = %v, want %v", tt.name, tt.grants, tt.perm, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -153,15 +158,17 @@ func TestListAuthorization(t *testing.T) {
 		{"nil authorizer fails closed", nil, []string{"*"}, nil},
 	}
 	for _, tt := range tests {
-		for _, pageSize := range []int{0, 1, 2} {
-			ts := NewToolSet()
-			permTools(t, ts, perms)
-			s := NewServer(ts, tt.az, &Options{PageSize: pageSize})
-			got := listNames(t, s, Caller{Principal: "u", Grants: tt.grants})
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("%s (page size %d): listed %v, want %v", tt.name, pageSize, got, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			for _, pageSize := range []int{0, 1, 2} {
+				ts := NewToolSet()
+				permTools(t, ts, perms)
+				s := NewServer(ts, tt.az, &Options{PageSize: pageSize})
+				got := listNames(t, s, Caller{Principal: "u", Grants: tt.grants})
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("%s (page size %d): listed %v, want %v", tt.name, pageSize, got, tt.want)
+				}
 			}
-		}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 )
 
 // batchServer serves big (4 KiB of text), hang (waits for its context) and
@@ -67,14 +68,14 @@ func batchOf(tool string, n int) []byte {
 	return []byte(b.String())
 }
 
-func decodeBatch(t *testing.T, status int, body []byte) []rpcResponse {
+func decodeBatch(t *testing.T, status int, body []byte) []mcptest.Response {
 	t.Helper()
 	if status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, body)
 	}
 	var raw []json.RawMessage
 	must(t, json.Unmarshal(body, &raw))
-	out := make([]rpcResponse, len(raw))
+	out := make([]mcptest.Response, len(raw))
 	for i, r := range raw {
 		out[i] = decodeRPC(t, r)
 	}

@@ -26,6 +26,7 @@ func readTimeoutServer(h http.Handler, d time.Duration) *httptest.Server {
 // none of its own): a body still incomplete then is answered 408, naming
 // ReadTimeout, and its connection closed.
 func TestSlowBodyServerReadTimeout(t *testing.T) {
+	t.Parallel()
 	var entered atomic.Int64
 	h := mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil), nil) // BodyTimeout 30s
 	srv := readTimeoutServer(countEntered(h, &entered), 300*time.Millisecond)
@@ -39,6 +40,7 @@ func TestSlowBodyServerReadTimeout(t *testing.T) {
 // server's ReadTimeout nor anything the Handler set ends a call that runs
 // longer, answered as JSON or as an SSE stream.
 func TestServerReadTimeoutLongCall(t *testing.T) {
+	t.Parallel()
 	ts := mcp.NewToolSet()
 	mustAdd(t)(mcp.AddTool(ts, mcp.ToolInfo{Name: "slow", Description: "Answers after a while."},
 		func(ctx context.Context, req *mcp.Request, in struct{}) (struct {

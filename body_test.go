@@ -35,12 +35,8 @@ func slowBodyAttack(t *testing.T, addr string, entered *atomic.Int64, n, declare
 			t.Fatalf("connection %d: %v", i, err)
 		}
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for entered.Load() < int64(n) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d requests reached the handler", entered.Load(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !eventually(10*time.Second, func() bool { return entered.Load() >= int64(n) }) {
+		t.Fatalf("%d of %d requests reached the handler", entered.Load(), n)
 	}
 	return conns
 }
@@ -75,13 +71,11 @@ func TestSlowBodyMemory(t *testing.T) {
 	before := heapAlloc()
 	conns := slowBodyAttack(t, addr, &entered, n, declared)
 	defer closeAll(conns)
-	for round := 0; round < 3; round++ {
-		time.Sleep(50 * time.Millisecond)
+	for range 3 {
 		for _, c := range conns {
 			_, _ = c.Write([]byte(" "))
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
 	during := heapAlloc()
 	t.Logf("heap before %.1f MiB, with %d connections declaring %d MiB each: %.1f MiB",
 		mib(before), n, declared>>20, mib(during))
@@ -93,6 +87,7 @@ func TestSlowBodyMemory(t *testing.T) {
 // TestSlowBodyDeadline: a body that has not arrived within BodyTimeout is
 // answered 408 and its connection closed.
 func TestSlowBodyDeadline(t *testing.T) {
+	t.Parallel()
 	var entered atomic.Int64
 	h := mcp.NewHandler(mcp.NewServer(nil, mcp.AllowAll(), nil), &mcp.HandlerOptions{BodyTimeout: 300 * time.Millisecond})
 	srv := httptest.NewServer(countEntered(h, &entered))
@@ -176,6 +171,7 @@ func TestBodyReadExactly(t *testing.T) {
 // request's arrival, not its streamed answer: a call that streams progress
 // for longer than ReadTimeout completes.
 func TestReadTimeoutKeepsStreams(t *testing.T) {
+	t.Parallel()
 	ts := mcp.NewToolSet()
 	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "slow", Description: "Takes 600 ms."},
 		func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {

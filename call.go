@@ -124,14 +124,35 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res *Result
 	ctx, err = s.admit(ctx, req, m, nil)
 	m.tool = req.c.tool
+	asTask := false
 	if err == nil {
-		var created []byte
-		if res, created, err = s.runCall(ctx, req, m); created != nil {
-			return created, nil
+		asTask, err = s.taskMode(ctx, req, m)
+	}
+	if err == nil && asTask {
+		// What a tool checks or asks before it starts is answered at once;
+		// then the task is stored and spawned, and the CreateTaskResult
+		// answers.
+		if req.c.invalid = s.validate(ctx, req); req.c.invalid == nil {
+			var created []byte
+			if created, err = s.startTask(ctx, req, m); created != nil {
+				return created, nil
+			}
+			// An error, or an optional task without a slot, which runs
+			// at once.
 		}
+	}
+	var res *Result
+	if err == nil {
+		// At once, under the CallTimeout (a task runs until its time to
+		// live).
+		cctx, cancel := s.callDeadline(ctx)
+		if !asTask {
+			req.c.invalid = s.validate(cctx, req)
+		}
+		res, err = s.execute(cctx, req)
+		cancel()
 	}
 	if err == nil && m.rev.resultType() {
 		res = s.withServerInfo(res)
@@ -153,40 +174,6 @@ func (s *Server) callTool(ctx context.Context, m *message) ([]byte, error) {
 		}
 	}
 	return s.encodeResult(ctx, req, m, res)
-}
-
-// runCall validates an admitted call and runs it at once, or, when the
-// tool and the client agree to a task, stores the task, spawns it and
-// returns the CreateTaskResult (created).
-func (s *Server) runCall(ctx context.Context, req *Request, m *message) (res *Result, created []byte, err error) {
-	asTask, err := s.taskMode(ctx, req, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !asTask {
-		return s.runNow(ctx, req)
-	}
-	// What a tool checks or asks before it starts is answered at once.
-	if req.c.invalid = s.validate(ctx, req); req.c.invalid == nil {
-		created, err = s.startTask(ctx, req, m)
-		if created != nil || err != nil {
-			return nil, created, err
-		}
-		// An optional task without a slot runs at once.
-	}
-	ctx, cancel := s.callDeadline(ctx)
-	defer cancel()
-	res, err = s.execute(ctx, req)
-	return res, nil, err
-}
-
-// runNow validates and executes a call answered at once, under the
-// Server's CallTimeout.
-func (s *Server) runNow(ctx context.Context, req *Request) (*Result, []byte, error) {
-	ctx, cancel := s.callDeadline(ctx)
-	defer cancel()
-	res, err := s.validateExecute(ctx, req)
-	return res, nil, err
 }
 
 // callDeadline bounds a call answered at once by Options.CallTimeout (a
@@ -235,6 +222,9 @@ func (s *Server) notifierFor(m *message, n *notifier) bool {
 		n.level = LogLevel(l)
 	} else if !m.rev.logLevelInMeta() {
 		n.level = s.opts.LogLevel
+		if m.tr.logLevel != "" {
+			n.level = m.tr.logLevel
+		}
 	}
 	return true
 }
@@ -270,8 +260,9 @@ func (s *Server) call(ctx context.Context, req *Request, m *message) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := s.runNow(ctx, req)
-	return res, err
+	ctx, cancel := s.callDeadline(ctx)
+	defer cancel()
+	return s.validateExecute(ctx, req)
 }
 
 // admit looks the tool up, authorizes the caller, checks the Mcp-Param

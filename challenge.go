@@ -162,3 +162,20 @@ func validScopeToken(s string) bool {
 	}
 	return true
 }
+
+// joinScopes is HandlerOptions.Scopes as a 401 challenge names them:
+// scope-tokens, each once, space-separated. It warns of the others.
+func joinScopes(scopes []string, logger *slog.Logger) string {
+	var kept []string
+	for _, s := range scopes {
+		if !validScopeToken(s) {
+			logger.LogAttrs(context.Background(), slog.LevelWarn, "mcp: HandlerOptions.Scopes: not a scope-token, left out of 401 challenges",
+				slog.String("scope", shorten(s)))
+			continue
+		}
+		if !slices.Contains(kept, s) {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, " ")
+}

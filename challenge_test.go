@@ -105,19 +105,21 @@ func TestScopeChallengeDefaultAndAnonymous(t *testing.T) {
 		{"no Authenticator", noteScopes, false},
 		{"a panicking ScopeChallenge", func(context.Context, mcp.Caller, string) []string { panic("broken") }, true},
 	} {
-		h := scopedHandler(t, tc.challenge, tc.auth)
-		r := newPost(challengeCallBody("write"))
-		if tc.auth {
-			r = withAuth(r, "Bearer reader")
-		}
-		w := serve(h, r)
-		if w.Code != http.StatusOK || w.Header().Get("WWW-Authenticate") != "" {
-			t.Errorf("%s: status %d, WWW-Authenticate %q; want forbidden = unknown", tc.name, w.Code,
-				w.Header().Get("WWW-Authenticate"))
-		}
-		if r := decodeRPC(t, w.Body.Bytes()); r.Error == nil || !strings.Contains(r.Error.Message, "write") {
-			t.Errorf("%s: want the unknown-tool error: %s", tc.name, w.Body)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			h := scopedHandler(t, tc.challenge, tc.auth)
+			r := newPost(challengeCallBody("write"))
+			if tc.auth {
+				r = withAuth(r, "Bearer reader")
+			}
+			w := serve(h, r)
+			if w.Code != http.StatusOK || w.Header().Get("WWW-Authenticate") != "" {
+				t.Errorf("%s: status %d, WWW-Authenticate %q; want forbidden = unknown", tc.name, w.Code,
+					w.Header().Get("WWW-Authenticate"))
+			}
+			if r := decodeRPC(t, w.Body.Bytes()); r.Error == nil || !strings.Contains(r.Error.Message, "write") {
+				t.Errorf("%s: want the unknown-tool error: %s", tc.name, w.Body)
+			}
+		})
 	}
 }
 

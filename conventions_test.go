@@ -107,14 +107,16 @@ func TestAuthorizerAskedOncePerCall(t *testing.T) {
 		{"legacy", &Exchange{ProtocolVersion: Version20250618}, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"geo","arguments":{"region":"eu"}}}`},
 		{"modern over HTTP", &Exchange{ProtocolVersion: Version20260728, Header: h}, modern},
 	} {
-		az.n.Store(0)
-		status, body := s.Handle(ContextWithExchange(context.Background(), c.ex), Caller{}, []byte(c.body))
-		if status != 200 || !strings.Contains(string(body), `"text":"ok"`) {
-			t.Fatalf("%s: %d %s", c.name, status, body)
-		}
-		if n := az.n.Load(); n != 1 {
-			t.Errorf("%s: the Authorizer was asked %d times, want 1", c.name, n)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			az.n.Store(0)
+			status, body := s.Handle(ContextWithExchange(context.Background(), c.ex), Caller{}, []byte(c.body))
+			if status != 200 || !strings.Contains(string(body), `"text":"ok"`) {
+				t.Fatalf("%s: %d %s", c.name, status, body)
+			}
+			if n := az.n.Load(); n != 1 {
+				t.Errorf("%s: the Authorizer was asked %d times, want 1", c.name, n)
+			}
+		})
 	}
 }
 

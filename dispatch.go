@@ -26,6 +26,16 @@ type message struct {
 	tool        Tool           // the tool of a tools/call, once looked up and authorized
 }
 
+// answer dispatches m and says how it was answered: the innermost
+// MessageHandler.
+func (s *Server) answer(ctx context.Context, m *message) Outcome {
+	res, err := s.dispatch(ctx, m)
+	if err != nil {
+		return Outcome{Err: s.rpcError(ctx, err)}
+	}
+	return Outcome{response: res, IsError: m.isError}
+}
+
 // dispatch runs one method and returns the complete response (see
 // message.respond). Errors are *Error, *ArgumentError, *UnknownToolError or
 // internal errors; rpcError maps them to codes. server/discover is served
@@ -144,7 +154,8 @@ func (s *Server) ping(_ context.Context, m *message) ([]byte, error) {
 
 // setLevel accepts logging/setLevel. Being stateless, the server keeps
 // nothing: the level that applies to a request is the one on the request,
-// or the configured default.
+// the one a logging/setLevel set on its stdio connection (ServeStdio
+// remembers it), or the configured default.
 func (s *Server) setLevel(_ context.Context, m *message) ([]byte, error) {
 	l, _ := m.params["level"].(string)
 	if !LogLevel(l).Valid() {

@@ -71,7 +71,7 @@ func libraryPackage(dir string, f *ast.File) bool {
 	if f.Name.Name == "main" || slices.Contains(strings.Split(dir, "/"), "internal") {
 		return false
 	}
-	for _, harness := range []string{"bench", "interop", "searcheval", "scripts", "examples"} {
+	for _, harness := range []string{"bench", "interop", "searcheval", "scripts", "examples", "testsupport"} {
 		if dir == harness || strings.HasPrefix(dir, harness+"/") {
 			return false
 		}
@@ -103,6 +103,7 @@ func receiverExported(recv *ast.FieldList) bool {
 // may cover the run of fields right below it; a jsonschema tag documents
 // a field of a tool's input or output).
 func TestExportedNamesDocumented(t *testing.T) {
+	t.Parallel()
 	var missing []string
 	for _, gf := range repoGoFiles(t) {
 		if strings.HasSuffix(gf.path, "_test.go") {
@@ -172,6 +173,7 @@ func undocumentedFields(fset *token.FileSet, st *ast.StructType) []*ast.Ident {
 // TestDocsNameWhatExists: the tests, fuzz targets, benchmarks, examples and
 // files the Markdown documents name exist.
 func TestDocsNameWhatExists(t *testing.T) {
+	t.Parallel()
 	files := repoGoFiles(t)
 	funcs := map[string]bool{}
 	paths := map[string]bool{}
@@ -209,7 +211,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 				t.Errorf("%s names %s, which no Go file declares", doc, name)
 			}
 		}
-		if doc == "docs/search-quality.md" {
+		if doc == "docs/evaluation.md" {
 			continue // its file names are queries, of this repository and of another
 		}
 		for _, m := range fileName.FindAllStringSubmatch(text, -1) {
@@ -226,7 +228,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 // (the generated tool pages of docs/tools are checked by their own tests).
 func markdownDocs(t *testing.T) []string {
 	t.Helper()
-	docs := []string{"README.md", "SECURITY.md", "interop/COMPATIBILITY.md", "docs/search-quality.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
+	docs := []string{"README.md", "SECURITY.md", "interop/COMPATIBILITY.md", "docs/evaluation.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
 	for _, d := range docs {
 		if _, err := os.Stat(d); err != nil {
 			t.Fatal(err)
@@ -347,6 +349,7 @@ func loadAPI(t *testing.T, dir string) packageAPI {
 // (`HandlerOptions.BodyTimeout`, `Catalog.AddRoutes`) on one of the types
 // of that name.
 func TestDocsNameRealAPI(t *testing.T) {
+	t.Parallel()
 	apis := map[string]packageAPI{}
 	types := map[string][]packageAPI{}
 	for name, dir := range apiPackages {
@@ -364,7 +367,7 @@ func TestDocsNameRealAPI(t *testing.T) {
 		switch doc {
 		case "bench/RESULTS.md", "bench/NOTES.md":
 			continue // their mcp is also go-sdk's and mcp-go's package
-		case "docs/search-quality.md":
+		case "docs/evaluation.md":
 			continue // its ids are the answers of a past run
 		}
 		text := readFile(t, doc)
@@ -470,6 +473,7 @@ func TestCompatibilityMatchesExpectedFailures(t *testing.T) {
 // runs them), which godoc shows beside them. redisstore's needs a Redis,
 // so it is compiled, not run.
 func TestEntryPointsHaveExamples(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		"mcp": {"ExampleAddTool", "ExampleNewHandler", "ExampleServer_Handle", "ExampleServeStdio",
 			"ExampleProtocol", "ExampleToolMiddleware", "ExampleMiddleware", "ExampleHandler_Close"},
@@ -528,6 +532,7 @@ func TestEntryPointsHaveExamples(t *testing.T) {
 // error); the only exported variables are error sentinels (no mutable
 // package-level state); no init functions.
 func TestPackagesFollowConventions(t *testing.T) {
+	t.Parallel()
 	typeName := func(e ast.Expr) string {
 		switch x := e.(type) {
 		case *ast.Ident:

@@ -26,10 +26,10 @@ func putScratch(bp *[]byte) {
 func encodeDescriptor(c *compiled) ([]byte, error) {
 	var in, out []byte
 	if c.in != nil {
-		in = c.in.encoded
+		in = c.in.Encoded()
 	}
 	if c.out != nil {
-		out = c.out.encoded
+		out = c.out.Encoded()
 	}
 	return encodeInfo(c.info, in, out)
 }

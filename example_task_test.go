@@ -29,8 +29,8 @@ func ExampleTaskSupport() {
 	if err != nil {
 		panic(err)
 	}
-	// One process: the default MemoryTaskStore. Replicas share a store:
-	// Options.Tasks.Store = redisstore.NewStore(rdb, nil).
+	// One process: the default tasks.MemoryStore. Replicas share a store:
+	// Options.Tasks.Store = a store from redisstore.Open.
 	server := mcp.NewServer(ts, mcp.AllowAll(), nil)
 
 	ask := func(method, params string) map[string]any {

@@ -38,6 +38,9 @@ type Exchange struct {
 	// response stream. It must be safe for concurrent use. Nil drops them.
 	Notify func(method string, params json.RawMessage) error
 
+	// logLevel, set by ServeStdio, is the level a logging/setLevel set on
+	// the connection; "" applies Options.LogLevel.
+	logLevel LogLevel
 	// retryAfter, set while the request is answered, asks the HTTP
 	// transport for a Retry-After header (a full task store).
 	retryAfter time.Duration

@@ -48,6 +48,14 @@ type HandlerOptions struct {
 	// resource metadata (see ProtectedResourceMetadata). When set, 401
 	// answers name it in WWW-Authenticate, as MCP authorization requires.
 	ResourceMetadataURL string
+	// Scopes are the OAuth scopes that 401 answers name in
+	// WWW-Authenticate (scope="..."): the least a client needs to start.
+	// MCP clients request the scopes a 401 names and, when it names none,
+	// every scope of the resource metadata's scopes_supported at once; a
+	// call that needs more is then answered with a step-up challenge (see
+	// ScopeChallenge). Scopes that are not RFC 6749 scope-tokens are left
+	// out, with a warning.
+	Scopes []string
 	// ScopeChallenge, when set with an Authenticator, makes a tools/call
 	// that the Authorizer refuses an OAuth step-up request: 403 with
 	// WWW-Authenticate: Bearer error="insufficient_scope", scope="<every
@@ -183,6 +191,7 @@ type Handler struct {
 	maxBody     int64
 	policy      *originPolicy
 	metaURL     string
+	scope       string // HandlerOptions.Scopes, space-separated
 	logger      *slog.Logger
 	keepAlive   time.Duration
 	bodyTimeout time.Duration
@@ -213,6 +222,7 @@ func NewHandler(p Protocol, opts *HandlerOptions) *Handler {
 		h.logger = discardLogger
 	}
 	h.policy = newOriginPolicy(o.AllowedOrigins, o.AllowedHosts, h.logger)
+	h.scope = joinScopes(o.Scopes, h.logger)
 	if h.keepAlive == 0 {
 		h.keepAlive = 25 * time.Second
 	}
@@ -400,7 +410,7 @@ func (h *Handler) unauthorized(w http.ResponseWriter, r *http.Request, err error
 		h.logger.LogAttrs(r.Context(), slog.LevelWarn, "mcp: authenticator failed",
 			slog.String("remote", r.RemoteAddr), slog.String("error", err.Error()))
 	}
-	w.Header().Set("WWW-Authenticate", wwwAuthenticate(err, h.metaURL))
+	w.Header().Set("WWW-Authenticate", wwwAuthenticate(err, h.metaURL, h.scope))
 	msg := "Unauthorized: send a valid bearer token in the Authorization header"
 	if errors.Is(err, ErrInvalidToken) {
 		msg = "Unauthorized: the bearer token was rejected"

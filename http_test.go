@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 )
 
 // hooks let a test steer the blocking tool "slow" of testProtocol.
@@ -86,28 +87,20 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// rpcResponse is a decoded JSON-RPC response.
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
-	Error   *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	} `json:"error"`
-}
-
-func decodeRPC(t *testing.T, b []byte) rpcResponse {
+// decodeRPC decodes a JSON-RPC response, failing t if b is none.
+func decodeRPC(t *testing.T, b []byte) mcptest.Response {
 	t.Helper()
-	var r rpcResponse
+	var r struct {
+		JSONRPC string `json:"jsonrpc"`
+		mcptest.Response
+	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, b)
 	}
 	if r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
 		t.Fatalf("not a JSON-RPC response: %s", b)
 	}
-	return r
+	return r.Response
 }
 
 const (
@@ -131,7 +124,7 @@ func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 
 // wantRPCError checks a transport error answer: the status, a JSON-RPC
 // error without id, and words of its message.
-func wantRPCError(t *testing.T, w *httptest.ResponseRecorder, status, code int, words ...string) rpcResponse {
+func wantRPCError(t *testing.T, w *httptest.ResponseRecorder, status, code int, words ...string) mcptest.Response {
 	t.Helper()
 	if w.Code != status {
 		t.Fatalf("status = %d, want %d; body %s", w.Code, status, w.Body)
@@ -308,7 +301,8 @@ func TestHandlerProtocolVersionHeader(t *testing.T) {
 		Supported []string `json:"supported"`
 		Requested string   `json:"requested"`
 	}
-	must(t, json.Unmarshal(resp.Error.Data, &data))
+	raw, _ := json.Marshal(resp.Error.Data)
+	must(t, json.Unmarshal(raw, &data))
 	if strings.Join(data.Supported, ",") != "2025-06-18,2025-03-26" || data.Requested != "2099-01-01" {
 		t.Errorf("data = %+v", data)
 	}

@@ -155,18 +155,12 @@ func TestListenCap(t *testing.T) {
 
 	// A stream that ends gives its slot back.
 	first()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !eventually(10*time.Second, func() bool {
 		resp := postListen(ctx, t, srv.URL, "subscriptions/listen")
-		if resp.StatusCode == http.StatusOK {
-			resp.Body.Close()
-			break
-		}
 		resp.Body.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("the slot of a closed stream was not given back")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return resp.StatusCode == http.StatusOK
+	}) {
+		t.Fatal("the slot of a closed stream was not given back")
 	}
 }
 

@@ -125,16 +125,6 @@ func chainMessages(mw []Middleware, serve MessageHandler) MessageHandler {
 	return h
 }
 
-// answer dispatches m and says how it was answered: the innermost
-// MessageHandler.
-func (s *Server) answer(ctx context.Context, m *message) Outcome {
-	res, err := s.dispatch(ctx, m)
-	if err != nil {
-		return Outcome{Err: s.rpcError(ctx, err)}
-	}
-	return Outcome{response: res, IsError: m.isError}
-}
-
 // heapMessage is a request on its way through Options.Middleware: the
 // message and the Message they see, made for this request alone
 // (Middleware may keep the Message), in one allocation of its own, apart

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -199,18 +200,18 @@ func waitTask(t *testing.T, s *mcp.Server, answer, name string) {
 		t.Fatalf("%s: no task ID in %s", name, answer)
 	}
 	c := newTaskClient(t, s, "local")
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	if !eventually(10*time.Second, func() bool {
 		switch st := c.get(created.Result.TaskID).str("status"); st {
-		case string(mcp.TaskCompleted), string(mcp.TaskFailed):
-			return
-		case string(mcp.TaskWorking):
+		case string(tasks.Completed), string(tasks.Failed):
+			return true
+		case string(tasks.Working):
+			return false
 		default:
 			t.Fatalf("%s: task status %q", name, st)
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the task did not finish", name)
-		}
-		time.Sleep(5 * time.Millisecond)
+	}) {
+		t.Fatalf("%s: the task did not finish", name)
 	}
 }
 
@@ -233,14 +234,14 @@ func TestToolMiddlewareResumedTask(t *testing.T) {
 		Logger: slog.New(slog.DiscardHandler)})
 	c := newTaskClient(t, s, "alice")
 	id := c.start("ask", `{}`)
-	c.wait(id, mcp.TaskInputRequired)
+	c.wait(id, tasks.InputRequired)
 	if got := rec.take(); len(got) != 1 || !strings.HasPrefix(got[0], "ask:error: mcp: input required") {
 		t.Errorf("the first run: the middleware saw %q, want the request for input once", got)
 	}
 	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Ada"}}}`); r.Error != nil {
 		t.Fatalf("tasks/update: %s", r.Raw)
 	}
-	c.wait(id, mcp.TaskCompleted)
+	c.wait(id, tasks.Completed)
 	if got := rec.take(); strings.Join(got, " ") != "ask:ok" {
 		t.Errorf("the resumed run: the middleware saw %q, want [ask:ok]", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -38,25 +39,27 @@ func TestOrigin(t *testing.T) {
 		{"file://localhost", "mcp.example.com", false, false},
 		{"http://localhost.evil.example", "mcp.example.com", false, false},
 	}
-	for _, tc := range tests {
-		r := newPost(echoBody)
-		r.Host = tc.host
-		if tc.origin != "" {
-			r.Header.Set("Origin", tc.origin)
-		}
-		w := serve(h, r)
-		if !tc.ok {
-			wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "origin", tc.origin)
-			continue
-		}
-		if w.Code != http.StatusOK {
-			t.Errorf("Origin %q, Host %q: %d %s", tc.origin, tc.host, w.Code, w.Body)
-			continue
-		}
-		acao := w.Header().Get("Access-Control-Allow-Origin")
-		if want := map[bool]string{true: tc.origin, false: ""}[tc.cors]; acao != want {
-			t.Errorf("Origin %q: Access-Control-Allow-Origin %q", tc.origin, acao)
-		}
+	for i, tc := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := newPost(echoBody)
+			r.Host = tc.host
+			if tc.origin != "" {
+				r.Header.Set("Origin", tc.origin)
+			}
+			w := serve(h, r)
+			if !tc.ok {
+				wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "origin", tc.origin)
+				return
+			}
+			if w.Code != http.StatusOK {
+				t.Errorf("Origin %q, Host %q: %d %s", tc.origin, tc.host, w.Code, w.Body)
+				return
+			}
+			acao := w.Header().Get("Access-Control-Allow-Origin")
+			if want := map[bool]string{true: tc.origin, false: ""}[tc.cors]; acao != want {
+				t.Errorf("Origin %q: Access-Control-Allow-Origin %q", tc.origin, acao)
+			}
+		})
 	}
 }
 
@@ -100,16 +103,18 @@ func TestHostCheck(t *testing.T) {
 		{"[::1]:8080", "192.168.1.10:8080", false},
 		{"10.0.0.5:8080", "attacker.example", true}, // not a loopback listener
 	}
-	for _, tc := range tests {
-		r := onListener(newPost(echoBody), tc.local)
-		r.Host = tc.host
-		w := serve(h, r)
-		if tc.ok && w.Code != http.StatusOK {
-			t.Errorf("listener %s, Host %q: %d %s", tc.local, tc.host, w.Code, w.Body)
-		}
-		if !tc.ok {
-			wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
-		}
+	for i, tc := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := onListener(newPost(echoBody), tc.local)
+			r.Host = tc.host
+			w := serve(h, r)
+			if tc.ok && w.Code != http.StatusOK {
+				t.Errorf("listener %s, Host %q: %d %s", tc.local, tc.host, w.Code, w.Body)
+			}
+			if !tc.ok {
+				wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
+			}
+		})
 	}
 	// "*" turns the check off.
 	r := onListener(newPost(echoBody), "127.0.0.1:1")

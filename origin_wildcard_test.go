@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,16 +41,18 @@ func TestHostWildcard(t *testing.T) {
 		{"a.b.example.net", false},
 		{"example.org", false},
 	}
-	for _, tc := range tests {
-		r := onListener(newPost(echoBody), "127.0.0.1:8080")
-		r.Host = tc.host
-		w := serve(h, r)
-		if tc.ok && w.Code != http.StatusOK {
-			t.Errorf("Host %q: %d %s", tc.host, w.Code, w.Body)
-		}
-		if !tc.ok {
-			wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
-		}
+	for i, tc := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := onListener(newPost(echoBody), "127.0.0.1:8080")
+			r.Host = tc.host
+			w := serve(h, r)
+			if tc.ok && w.Code != http.StatusOK {
+				t.Errorf("Host %q: %d %s", tc.host, w.Code, w.Body)
+			}
+			if !tc.ok {
+				wantRPCError(t, w, http.StatusForbidden, mcp.CodeInvalidRequest, "Host", "DNS rebinding")
+			}
+		})
 	}
 	for _, bad := range []string{"*.com", "a*.example.org", "*.*.example.net", "example.*"} {
 		if !strings.Contains(logs.String(), "host="+bad) {
@@ -67,7 +70,7 @@ func TestHostWildcard(t *testing.T) {
 func TestHostRefusalNamesTheListener(t *testing.T) {
 	p, _ := testProtocol(t, nil)
 	h := mcp.NewHandler(p, nil)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		serverAddr string
 		want       []string
 		not        string
@@ -77,24 +80,26 @@ func TestHostRefusalNamesTheListener(t *testing.T) {
 		{"127.0.0.1:8080", []string{"arrived on the loopback address 127.0.0.1:8080"}, "server listening on"},
 		{"", []string{"arrived on the loopback address 127.0.0.1:8080", "AllowedHosts"}, "server listening on"},
 	} {
-		r := onListener(newPost(echoBody), "127.0.0.1:8080")
-		r = r.WithContext(context.WithValue(r.Context(), http.ServerContextKey, &http.Server{Addr: tc.serverAddr}))
-		r.Host = "attacker.example"
-		w := serve(h, r)
-		body := w.Body.String()
-		if w.Code != http.StatusForbidden {
-			t.Fatalf("server %q: %d %s", tc.serverAddr, w.Code, body)
-		}
-		for _, want := range tc.want {
-			if !strings.Contains(body, want) {
-				t.Errorf("server %q: the refusal %s lacks %q", tc.serverAddr, body, want)
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := onListener(newPost(echoBody), "127.0.0.1:8080")
+			r = r.WithContext(context.WithValue(r.Context(), http.ServerContextKey, &http.Server{Addr: tc.serverAddr}))
+			r.Host = "attacker.example"
+			w := serve(h, r)
+			body := w.Body.String()
+			if w.Code != http.StatusForbidden {
+				t.Fatalf("server %q: %d %s", tc.serverAddr, w.Code, body)
 			}
-		}
-		if tc.not != "" && strings.Contains(body, tc.not) {
-			t.Errorf("server %q: the refusal %s says %q", tc.serverAddr, body, tc.not)
-		}
-		if strings.Contains(body, "loopback listener") {
-			t.Errorf("server %q: the refusal still speaks of a loopback listener: %s", tc.serverAddr, body)
-		}
+			for _, want := range tc.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("server %q: the refusal %s lacks %q", tc.serverAddr, body, want)
+				}
+			}
+			if tc.not != "" && strings.Contains(body, tc.not) {
+				t.Errorf("server %q: the refusal %s says %q", tc.serverAddr, body, tc.not)
+			}
+			if strings.Contains(body, "loopback listener") {
+				t.Errorf("server %q: the refusal still speaks of a loopback listener: %s", tc.serverAddr, body)
+			}
+		})
 	}
 }

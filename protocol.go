@@ -142,6 +142,7 @@ type Server struct {
 	sealer    *stateSealer
 	sealerErr error
 	tasks     *taskEngine // nil when Options.Tasks.Disabled
+	httpCalls httpCalls   // tools/call over HTTP a notifications/cancelled may stop
 
 	// batches holds a slot per batch being built
 	// (BatchLimits.MaxConcurrentBatches); nil: no bound.
@@ -150,14 +151,9 @@ type Server struct {
 
 // NewServer returns a Server for reg and az. A nil az denies everything,
 // so that forgetting it fails closed; a nil reg is an empty ToolSet. opts
-// may be nil. Options that mean nothing are reported by Server.Err (or
-// by NewServerChecked, which returns them as its error).
+// may be nil. Options that mean nothing are logged and reported by
+// Server.Err, and the Server refuses every request.
 func NewServer(reg Registry, az Authorizer, opts *Options) *Server {
-	return newServer(reg, az, opts, true)
-}
-
-// newServer is NewServer; logInvalid logs options that mean nothing.
-func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Server {
 	s := &Server{reg: reg, az: az}
 	if opts != nil {
 		s.opts = *opts
@@ -206,7 +202,7 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 			s.configErr = err
 		}
 	}
-	if s.configErr != nil && logInvalid {
+	if s.configErr != nil {
 		s.logger.LogAttrs(context.Background(), slog.LevelError, "mcp: invalid Options; every request will be refused",
 			slog.String("error", s.configErr.Error()))
 	}
@@ -222,6 +218,18 @@ func newServer(reg Registry, az Authorizer, opts *Options, logInvalid bool) *Ser
 	s.infoRaw = appendImplementation(nil, o.Name, o.Title, o.Version)
 	return s
 }
+
+// Err reports the Options that mean nothing (an unknown revision in
+// Versions, a LogLevel or CacheScope outside its values, a bad Tasks
+// configuration), nil when there is none. A Server with such options
+// refuses every request with 500 and logs why; a host that would rather
+// not start checks Err once, after NewServer:
+//
+//	server := mcp.NewServer(ts, az, opts)
+//	if err := server.Err(); err != nil {
+//		log.Fatal(err)
+//	}
+func (s *Server) Err() error { return s.configErr }
 
 // servedVersions checks want against the implemented revisions and returns
 // them sorted; all of them when want is empty.
@@ -268,7 +276,10 @@ func (s *Server) Handle(ctx context.Context, caller Caller, body []byte) (status
 	var tr transport
 	ex := ExchangeFromContext(ctx)
 	if ex != nil {
-		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify}
+		tr = transport{version: ex.ProtocolVersion, header: ex.Header, name: ex.Transport, notify: ex.Notify, logLevel: ex.logLevel}
+		if ex.HTTPRequest != nil {
+			tr.remote = ex.HTTPRequest.RemoteAddr
+		}
 	}
 	if isBatch(body) {
 		btr := tr // a batch's elements run concurrently: their copy lives on the heap, not tr
@@ -321,13 +332,22 @@ func (s *Server) handleOne(ctx context.Context, caller Caller, body []byte, tr *
 		return http.StatusBadRequest, appendError(nil, nil, CodeInvalidRequest, "Invalid request", nil), false
 	}
 	if m.id == nil {
-		// Notifications cannot invoke tools; nothing runs for them.
+		// Notifications cannot invoke tools; nothing runs for them. A
+		// cancellation over HTTP stops the call it names (httpCalls).
+		if m.method == "notifications/cancelled" && m.tr.name == TransportHTTP {
+			s.httpCalls.cancel(m)
+		}
 		s.logRequest(ctx, m, start, "notification")
 		return http.StatusAccepted, nil, true
 	}
 	if rpc := s.selectRevision(m); rpc != nil {
 		s.logRequest(ctx, m, start, "error", slog.Int("code", rpc.Code))
 		return http.StatusBadRequest, appendErr(make([]byte, 0, 128), m.id, rpc), false
+	}
+	if m.method == "tools/call" && !m.rev.perRequest && m.tr.name == TransportHTTP {
+		var done func()
+		ctx, done = s.httpCalls.track(ctx, m)
+		defer done()
 	}
 	var out Outcome
 	if s.chain != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,16 +42,18 @@ func TestValidToolName(t *testing.T) {
 		{"comma,", false},
 	}
 	for _, tt := range tests {
-		if got := ValidToolName(tt.name); got != tt.ok {
-			t.Errorf("ValidToolName(%q) = %v, want %v", tt.name, got, tt.ok)
-		}
-		err := NewToolSet().Register(NewRawTool(ToolInfo{Name: tt.name}, nil))
-		if tt.ok && err != nil {
-			t.Errorf("Register(%q): %v", tt.name, err)
-		}
-		if !tt.ok && !errors.Is(err, ErrInvalidToolName) {
-			t.Errorf("Register(%q) = %v, want ErrInvalidToolName", tt.name, err)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ValidToolName(tt.name); got != tt.ok {
+				t.Errorf("ValidToolName(%q) = %v, want %v", tt.name, got, tt.ok)
+			}
+			err := NewToolSet().Register(NewRawTool(ToolInfo{Name: tt.name}, nil))
+			if tt.ok && err != nil {
+				t.Errorf("Register(%q): %v", tt.name, err)
+			}
+			if !tt.ok && !errors.Is(err, ErrInvalidToolName) {
+				t.Errorf("Register(%q) = %v, want ErrInvalidToolName", tt.name, err)
+			}
+		})
 	}
 }
 
@@ -358,17 +361,19 @@ func TestCallParams(t *testing.T) {
 		{`{"name":"x"}`, "Unknown tool: x"},
 		{`{"name":"Count"}`, "Unknown tool: Count"},
 	}
-	for _, tt := range tests {
-		for _, version := range []string{"", Version20251125} {
-			s, c := newCounterServer(t, nil)
-			status, r, _ := callTool(t, s, versionCtx(version), tt.params)
-			if status != 200 || r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, tt.msg) {
-				t.Errorf("version %q, params %s: %d %+v, want -32602 naming %q", version, tt.params, status, r.Error, tt.msg)
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			for _, version := range []string{"", Version20251125} {
+				s, c := newCounterServer(t, nil)
+				status, r, _ := callTool(t, s, versionCtx(version), tt.params)
+				if status != 200 || r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, tt.msg) {
+					t.Errorf("version %q, params %s: %d %+v, want -32602 naming %q", version, tt.params, status, r.Error, tt.msg)
+				}
+				if c.n.Load() != 0 {
+					t.Errorf("params %s: the tool ran", tt.params)
+				}
 			}
-			if c.n.Load() != 0 {
-				t.Errorf("params %s: the tool ran", tt.params)
-			}
-		}
+		})
 	}
 	s, _ := newCounterServer(t, nil)
 	if _, r, _ := callTool(t, s, context.Background(), `{"name":"x"}`); r.Error == nil || r.Error.Message != "Unknown tool: x" {
@@ -447,40 +452,42 @@ func TestCallArgumentValidation(t *testing.T) {
 		{`{"do":"nope"}`, []string{"/do", "nope"}},
 		{`{}`, []string{"missing", "do"}},
 	}
-	for _, tt := range tests {
-		var messages []string
-		for _, version := range []string{"", Version20250326, Version20250618, Version20251125} {
-			s := behaviourServer(t, nil, nil)
-			status, r, res := callTool(t, s, versionCtx(version), `{"name":"b","arguments":`+tt.args+`}`)
-			if status != 200 {
-				t.Fatalf("status %d", status)
-			}
-			var msg string
-			if version >= Version20251125 {
-				if r.Error != nil || !res.IsError || len(res.Content) != 1 {
-					t.Errorf("version %s, %s: want an isError result, got %+v %+v", version, tt.args, r.Error, res)
-					continue
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			var messages []string
+			for _, version := range []string{"", Version20250326, Version20250618, Version20251125} {
+				s := behaviourServer(t, nil, nil)
+				status, r, res := callTool(t, s, versionCtx(version), `{"name":"b","arguments":`+tt.args+`}`)
+				if status != 200 {
+					t.Fatalf("status %d", status)
 				}
-				msg = res.Content[0].Text
-			} else {
-				if r.Error == nil || r.Error.Code != -32602 {
-					t.Errorf("version %q, %s: want -32602, got %+v %s", version, tt.args, r.Error, r.Result)
-					continue
+				var msg string
+				if version >= Version20251125 {
+					if r.Error != nil || !res.IsError || len(res.Content) != 1 {
+						t.Errorf("version %s, %s: want an isError result, got %+v %+v", version, tt.args, r.Error, res)
+						continue
+					}
+					msg = res.Content[0].Text
+				} else {
+					if r.Error == nil || r.Error.Code != -32602 {
+						t.Errorf("version %q, %s: want -32602, got %+v %s", version, tt.args, r.Error, r.Result)
+						continue
+					}
+					msg = r.Error.Message
 				}
-				msg = r.Error.Message
+				for _, w := range tt.want {
+					if !strings.Contains(msg, w) {
+						t.Errorf("version %q, %s: message %q does not name %q", version, tt.args, msg, w)
+					}
+				}
+				messages = append(messages, msg)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(msg, w) {
-					t.Errorf("version %q, %s: message %q does not name %q", version, tt.args, msg, w)
+			for _, m := range messages[1:] {
+				if m != messages[0] {
+					t.Errorf("%s: messages differ between versions: %q vs %q", tt.args, messages[0], m)
 				}
 			}
-			messages = append(messages, msg)
-		}
-		for _, m := range messages[1:] {
-			if m != messages[0] {
-				t.Errorf("%s: messages differ between versions: %q vs %q", tt.args, messages[0], m)
-			}
-		}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,25 +110,27 @@ func sinkServer(t testing.TB, opts *mcp.Options) *mcp.Server {
 // bound is answered, costing at most 4 MiB.
 func TestParseCostBounded(t *testing.T) {
 	s := sinkServer(t, nil)
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		values int
 		ok     bool
 	}{{2_000_000, false}, {mcp.DefaultLimits().MaxValues - 4096, true}} {
-		body := manyValues(tc.values)
-		var resp []byte
-		n := allocated(func() { _, resp = s.Handle(context.Background(), mcp.Caller{}, body) })
-		t.Logf("%d values in %d KiB: allocated %d KiB (%.2f × the body): %.120s", tc.values, len(body)>>10, n>>10,
-			float64(n)/float64(len(body)), resp)
-		if answered := strings.Contains(string(resp), `"ok"`); answered != tc.ok {
-			t.Errorf("%d values: answered %v, want %v: %.300s", tc.values, answered, tc.ok, resp)
-		}
-		if !tc.ok && (!strings.Contains(string(resp), "values") || n > 2*uint64(len(body))) {
-			t.Errorf("%d values: %d bytes allocated for a %d-byte body, want at most 2×, and an error naming the bound: %.300s",
-				tc.values, n, len(body), resp)
-		}
-		if tc.ok && n > 4<<20 {
-			t.Errorf("%d values: %d MiB allocated, want at most 4", tc.values, n>>20)
-		}
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			body := manyValues(tc.values)
+			var resp []byte
+			n := allocated(func() { _, resp = s.Handle(context.Background(), mcp.Caller{}, body) })
+			t.Logf("%d values in %d KiB: allocated %d KiB (%.2f × the body): %.120s", tc.values, len(body)>>10, n>>10,
+				float64(n)/float64(len(body)), resp)
+			if answered := strings.Contains(string(resp), `"ok"`); answered != tc.ok {
+				t.Errorf("%d values: answered %v, want %v: %.300s", tc.values, answered, tc.ok, resp)
+			}
+			if !tc.ok && (!strings.Contains(string(resp), "values") || n > 2*uint64(len(body))) {
+				t.Errorf("%d values: %d bytes allocated for a %d-byte body, want at most 2×, and an error naming the bound: %.300s",
+					tc.values, n, len(body), resp)
+			}
+			if tc.ok && n > 4<<20 {
+				t.Errorf("%d values: %d MiB allocated, want at most 4", tc.values, n>>20)
+			}
+		})
 	}
 }
 

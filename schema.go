@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"time"
 
+	"github.com/embedmcp/mcp/internal/schemacheck"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -30,17 +30,31 @@ func schemaForType(t reflect.Type) (*jsonschema.Schema, error) {
 }
 
 func inferSchema(t reflect.Type, o SchemaOptions) (*jsonschema.Schema, error) {
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{
-		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-			reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
-			reflect.TypeFor[json.RawMessage](): {},
-		},
-	})
+	s, err := schemacheck.Infer(t, o.NullableSlices)
 	if err != nil {
 		return nil, fmt.Errorf("%w: inferring the schema of %s: %v", ErrInvalidSchema, t, err)
 	}
-	tightenNulls(t, s, o.NullableSlices, map[reflect.Type]bool{})
 	return s, nil
+}
+
+// SchemaOptions change how SchemaWith infers a schema from a Go type.
+type SchemaOptions struct {
+	// NullableSlices infers a slice field that is not behind a pointer as
+	// ["null","array"], as jsonschema-go does and as this package did
+	// before; by default it is "array", and a nil slice in a typed tool's
+	// output is sent as [] to match.
+	NullableSlices bool
+}
+
+// SchemaWith is SchemaFor with options; opts may be nil. A schema from it
+// with NullableSlices set, put in ToolInfo.InputSchema and OutputSchema,
+// keeps a tool's schemas (and its nil slices sent as null) as they were.
+func SchemaWith[T any](opts *SchemaOptions) (*jsonschema.Schema, error) {
+	var o SchemaOptions
+	if opts != nil {
+		o = *opts
+	}
+	return inferSchema(reflect.TypeFor[T](), o)
 }
 
 // ParseSchema decodes a hand-written JSON Schema (2020-12) document, for
@@ -53,14 +67,9 @@ func ParseSchema(doc []byte) (*jsonschema.Schema, error) {
 	return &s, nil
 }
 
-// compiledSchema is a schema checked and resolved once, at registration,
-// with its encoding for tools/list.
-type compiledSchema struct {
-	schema   *jsonschema.Schema
-	resolved *jsonschema.Resolved
-	encoded  json.RawMessage
-	fast     *fastNode // nil: the schema needs jsonschema-go (see schemafast.go)
-}
+// compiledSchema is a tool's schema compiled at registration (package
+// schemacheck is the engine).
+type compiledSchema struct{ *schemacheck.Schema }
 
 // anyObjectJSON is the input schema of tools that declare none.
 var anyObjectJSON = json.RawMessage(`{"type":"object"}`)
@@ -81,46 +90,17 @@ func compileSchema(tool, which string, s *jsonschema.Schema) (*compiledSchema, e
 		}
 		return nil, fmt.Errorf("%w: tool %q: %s schema must have type \"object\", has %s", ErrInvalidSchema, tool, which, got)
 	}
-	rs, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	c, err := schemacheck.Compile(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %s schema: %v", ErrInvalidSchema, tool, which, err)
 	}
-	enc, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("%w: tool %q: %s schema: %v", ErrInvalidSchema, tool, which, err)
-	}
-	return &compiledSchema{schema: s, resolved: rs, encoded: enc, fast: compileFast(s)}, nil
-}
-
-// check validates a generic value and says where and why it failed: on
-// the fast path when the schema and the value allow it, else with
-// jsonschema-go (checkSlow); both give the same path and message.
-func (c *compiledSchema) check(v any) (path, msg string, ok bool) {
-	if c.fast != nil {
-		if f, handled := c.fast.check(v); handled {
-			if f == nil {
-				return "", "", true
-			}
-			return f.path, f.message(), false
-		}
-	}
-	return c.checkSlow(v)
-}
-
-// checkSlow validates a generic value with jsonschema-go and explains a
-// failure (see explain).
-func (c *compiledSchema) checkSlow(v any) (path, msg string, ok bool) {
-	if err := c.resolved.Validate(v); err != nil {
-		path, msg = explain(err, c.schema, v)
-		return path, msg, false
-	}
-	return "", "", true
+	return &compiledSchema{c}, nil
 }
 
 // validate checks arguments against the schema and turns a failure into an
 // *ArgumentError a model can act on.
 func (c *compiledSchema) validate(tool string, v any) error {
-	if path, msg, ok := c.check(v); !ok {
+	if path, msg, ok := c.Check(v); !ok {
 		return &ArgumentError{Tool: tool, Path: path, Msg: msg}
 	}
 	return nil
@@ -129,7 +109,7 @@ func (c *compiledSchema) validate(tool string, v any) error {
 // checkOutput checks a tool's own output against the schema: a failure is
 // ErrInvalidOutput, a bug in the tool.
 func (c *compiledSchema) checkOutput(tool string, v any) error {
-	if path, msg, ok := c.check(v); !ok {
+	if path, msg, ok := c.Check(v); !ok {
 		return fmt.Errorf("%w: tool %q: %s: %s", ErrInvalidOutput, tool, path, msg)
 	}
 	return nil

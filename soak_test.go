@@ -137,12 +137,11 @@ func TestSoak(t *testing.T) {
 	}
 
 	tr.CloseIdleConnections()
-	deadline := time.Now().Add(10 * time.Second)
-	goAfter, fdAfter := runtime.NumGoroutine(), soakFDs(t)
-	for (goAfter > goBefore || fdAfter > fdBefore) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	var goAfter, fdAfter int
+	eventually(10*time.Second, func() bool {
 		goAfter, fdAfter = runtime.NumGoroutine(), soakFDs(t)
-	}
+		return goAfter <= goBefore && fdAfter <= fdBefore
+	})
 	heapAfter := soakHeap()
 	t.Logf("%d requests (%d workers) in %v: %.0f req/s", total, *soakWorkers, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 	for i, k := range soakMix {
@@ -189,14 +188,12 @@ func (s soakState) String() string {
 
 // soakSettle waits until goroutines and descriptors are back to base.
 func soakSettle(t *testing.T, base soakState) soakState {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := soakRead(t)
-		if (st.goroutines <= base.goroutines && st.fds <= base.fds) || time.Now().After(deadline) {
-			return st
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var st soakState
+	eventually(10*time.Second, func() bool {
+		st = soakRead(t)
+		return st.goroutines <= base.goroutines && st.fds <= base.fds
+	})
+	return st
 }
 
 func soakCheckBack(t *testing.T, base, after soakState) {
@@ -235,11 +232,12 @@ func TestSoakSlowBody(t *testing.T) {
 		go func(c net.Conn) {
 			defer wg.Done()
 			go func() { // trickle
-				for time.Since(start) < 2*bodyTimeout {
+				tick := time.NewTicker(500 * time.Millisecond)
+				defer tick.Stop()
+				for ; time.Since(start) < 2*bodyTimeout; <-tick.C {
 					if _, err := c.Write([]byte(" ")); err != nil {
 						return
 					}
-					time.Sleep(500 * time.Millisecond)
 				}
 			}()
 			_ = c.SetReadDeadline(time.Now().Add(2*bodyTimeout + 5*time.Second))

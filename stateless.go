@@ -7,6 +7,8 @@ package mcp
 import (
 	"context"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // changes returns the source of tool-list changes, or nil.
@@ -88,24 +90,24 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		})
 		defer stop()
 	}
-	tasks, err := s.subscribeTasks(ctx, m, filter)
+	sub, err := s.subscribeTasks(ctx, m, filter)
 	if err != nil {
 		return nil, err
 	}
-	defer tasks.close()
+	defer sub.close()
 	ack := listenAck{ID: m.id, ToolsListChanged: wantTools}
-	var wake <-chan TaskChange
+	var wake <-chan tasks.Change
 	var tick <-chan time.Time
-	if tasks != nil {
-		ack.Tasks, ack.TaskIDs = true, tasks.agreed
-		wake, tick = tasks.wake, tasks.tick.C
+	if sub != nil {
+		ack.Tasks, ack.TaskIDs = true, sub.agreed
+		wake, tick = sub.wake, sub.tick.C
 	}
 	if err := notify("notifications/subscriptions/acknowledged", appendListenAck(nil, &ack)); err != nil {
 		return nil, err
 	}
 	note := appendListenNote(nil, m.id)
-	if tasks != nil {
-		err = tasks.refreshAll(ctx, notify)
+	if sub != nil {
+		err = sub.refreshAll(ctx, notify)
 	}
 	for err == nil {
 		select {
@@ -114,9 +116,9 @@ func (s *Server) listen(ctx context.Context, m *message) ([]byte, error) {
 		case <-changed:
 			err = notify("notifications/tools/list_changed", note)
 		case ch := <-wake:
-			err = tasks.changed(ctx, ch, notify)
+			err = sub.changed(ctx, ch, notify)
 		case <-tick:
-			err = tasks.refreshAll(ctx, notify)
+			err = sub.refreshAll(ctx, notify)
 		}
 	}
 	return m.respond(appendListenResult(nil, m.id, s.infoRaw)), nil

@@ -13,7 +13,7 @@ import (
 )
 
 // errBadState is the error for a requestState that fails verification.
-var errBadState = errors.New("invalid requestState")
+var errBadState = errors.New("mcp: invalid requestState")
 
 // sealedState is what a requestState carries, sealed.
 type sealedState struct {

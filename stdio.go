@@ -190,7 +190,8 @@ type stdioConn struct {
 
 	imu      sync.Mutex
 	inflight map[*stdioCall]struct{}
-	version  string // negotiated by initialize
+	version  string   // negotiated by initialize
+	logLevel LogLevel // set by logging/setLevel; "": Options.LogLevel
 }
 
 // stdioCall is one request in flight.
@@ -231,7 +232,8 @@ func (c *stdioConn) serve(ctx context.Context, data []byte) {
 	case "notifications/cancelled":
 		c.cancelCall(canonicalID(env.Params.RequestID))
 		return
-	case "initialize":
+	case "initialize", "logging/setLevel":
+		// In line: the requests after them are served under what they set.
 		c.run(c.track(ctx, &env), data)
 		return
 	}
@@ -305,10 +307,10 @@ func (c *stdioConn) track(ctx context.Context, env *stdioEnvelope) *stdioCall {
 func (c *stdioConn) run(call *stdioCall, data []byte) {
 	defer call.cancel()
 	c.imu.Lock()
-	version := c.version
+	version, level := c.version, c.logLevel
 	c.imu.Unlock()
 
-	ex := &Exchange{ProtocolVersion: version, Transport: TransportStdio, Notify: call.notify}
+	ex := &Exchange{ProtocolVersion: version, Transport: TransportStdio, Notify: call.notify, logLevel: level}
 	status, resp := c.handle(ContextWithExchange(call.ctx, ex), call, data)
 	if call.sem != nil {
 		<-call.sem // free before the answer is written: an answered request holds no slot
@@ -324,6 +326,22 @@ func (c *stdioConn) run(call *stdioCall, data []byte) {
 		}
 		if json.Unmarshal(resp, &r) == nil && r.Result.ProtocolVersion != "" {
 			c.version = r.Result.ProtocolVersion
+		}
+	}
+	if call.method == "logging/setLevel" && status == 200 {
+		// The connection is the session logging/setLevel sets a level
+		// for (the Server, stateless, keeps none): once accepted, it
+		// applies to the calls that follow.
+		var req struct {
+			Params struct {
+				Level LogLevel `json:"level"`
+			} `json:"params"`
+		}
+		var r struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(data, &req) == nil && req.Params.Level.Valid() && json.Unmarshal(resp, &r) == nil && r.Result != nil {
+			c.logLevel = req.Params.Level
 		}
 	}
 	c.imu.Unlock()

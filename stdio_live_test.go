@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
 )
 
 // stdioListenLine is a 2026-07-28 subscriptions/listen request with id.
@@ -19,9 +20,9 @@ func stdioListenLine(id int) string {
 
 // stdioAnswers splits ServeStdio's output into the final answers by id
 // (notifications left out), checking every line is one JSON-RPC message.
-func stdioAnswers(t *testing.T, out string) map[string][]rpcResponse {
+func stdioAnswers(t *testing.T, out string) map[string][]mcptest.Response {
 	t.Helper()
-	answers := map[string][]rpcResponse{}
+	answers := map[string][]mcptest.Response{}
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if line == "" {
 			continue
@@ -105,7 +106,7 @@ func TestStdioBusy(t *testing.T) {
 		within(t, "slow to start", (<-chan struct{})(hk.started))
 	}
 	// next returns the next answer (not a notification) with the given id.
-	next := func(id string) rpcResponse {
+	next := func(id string) mcptest.Response {
 		t.Helper()
 		for {
 			line := c.recv(t)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // TestTaskAuthorizerAskedOncePerRequest: every tasks/* request asks the
@@ -30,7 +31,7 @@ func TestTaskAuthorizerAskedOncePerRequest(t *testing.T) {
 		return r
 	}
 	id := once("tools/call creating a task", func() taskReply { return c.call("ask", `{}`) }).str("taskId")
-	c.wait(id, mcp.TaskInputRequired)
+	c.wait(id, tasks.InputRequired)
 	once("tasks/get", func() taskReply { return c.get(id) })
 	once("tasks/update answering part of the input", func() taskReply {
 		return c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Ada"}}}`)
@@ -38,6 +39,6 @@ func TestTaskAuthorizerAskedOncePerRequest(t *testing.T) {
 	once("tasks/update completing the input", func() taskReply {
 		return c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"confirm#1":{"action":"accept"}}`)
 	})
-	c.wait(id, mcp.TaskInputRequired)
+	c.wait(id, tasks.InputRequired)
 	once("tasks/cancel", func() taskReply { return c.do("tasks/cancel", `"taskId":"`+id+`"`) })
 }

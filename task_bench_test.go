@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Benchmarks of the Tasks extension with the in-memory store, through
@@ -19,7 +20,7 @@ func benchTaskServer(b *testing.B) (*mcp.Server, *taskClient) {
 		b.Fatal(err)
 	}
 	s := mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: -1,
-		Store: mcp.NewMemoryTaskStore(&mcp.MemoryTaskStoreOptions{MaxTasks: -1})}})
+		Store: tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasks: -1})}})
 	c := newTaskClient(nil, s, "bench")
 	return s, c
 }

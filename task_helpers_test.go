@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/mcptest"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // Fixtures of the task tests: a client that speaks 2026-07-28 to a Server
@@ -23,21 +25,26 @@ const (
 
 // taskReply is a decoded response.
 type taskReply struct {
+	ID     string `json:"-"` // the request's id
 	Status int
 	Raw    string
 	Result map[string]any
-	Error  *struct {
-		Code    int            `json:"code"`
-		Message string         `json:"message"`
-		Data    map[string]any `json:"data"`
-	}
+	Error  *taskError
+}
+
+// taskError is a JSON-RPC error of a taskReply.
+type taskError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
 }
 
 // str returns a string member of the result.
 func (r taskReply) str(key string) string { s, _ := r.Result[key].(string); return s }
 
-// taskClient calls a Server as one caller with the given client
-// capabilities.
+// taskClient calls a Server under 2026-07-28 as one caller with the given
+// client capabilities: through an mcptest.Client, or, when ctx is set,
+// straight through Handle under ctx (a transport of the test's own).
 type taskClient struct {
 	t      *testing.T
 	s      mcp.Protocol
@@ -47,7 +54,16 @@ type taskClient struct {
 }
 
 func newTaskClient(t *testing.T, s mcp.Protocol, principal string) *taskClient {
-	return &taskClient{t: t, s: s, caller: mcp.Caller{Principal: principal}, caps: tasksCaps, ctx: context.Background()}
+	return &taskClient{t: t, s: s, caller: mcp.Caller{Principal: principal}, caps: tasksCaps}
+}
+
+// client is the mcptest.Client of c's caller and capabilities.
+func (c *taskClient) client() *mcptest.Client {
+	var caps map[string]any
+	if err := json.Unmarshal([]byte(c.caps), &caps); err != nil {
+		c.t.Fatal(err)
+	}
+	return mcptest.NewClient(c.t, c.s, &mcptest.ClientOptions{Caller: c.caller, ProtocolVersion: mcp.Version20260728, Capabilities: caps})
 }
 
 // body is a request of method whose params hold members (JSON object
@@ -63,8 +79,29 @@ func (c *taskClient) body(method, members string) []byte {
 
 func (c *taskClient) do(method, members string) taskReply {
 	c.t.Helper()
+	if c.ctx == nil {
+		resp, err := c.client().Do(method, json.RawMessage("{"+members+"}"))
+		if err != nil {
+			c.t.Fatalf("%s: %v", method, err)
+		}
+		r := taskReply{Status: resp.Status}
+		if resp.Error != nil {
+			r.Error = &taskError{Code: resp.Error.Code, Message: resp.Error.Message}
+			r.Error.Data, _ = resp.Error.Data.(map[string]any)
+		} else if err := json.Unmarshal(resp.Result, &r.Result); err != nil {
+			c.t.Fatalf("%s: the result is not an object: %v: %s", method, err, resp.Result)
+		}
+		raw, _ := json.Marshal(struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result,omitempty"`
+			Error  *taskError      `json:"error,omitempty"`
+		}{resp.ID, resp.Result, r.Error})
+		r.ID = string(resp.ID)
+		r.Raw = string(raw)
+		return r
+	}
 	status, body := c.s.Handle(c.ctx, c.caller, c.body(method, members))
-	r := taskReply{Status: status, Raw: string(body)}
+	r := taskReply{ID: "7", Status: status, Raw: string(body)}
 	if err := json.Unmarshal(body, &r); err != nil {
 		c.t.Fatalf("%s: response is not JSON: %v: %s", method, err, body)
 	}
@@ -92,23 +129,21 @@ func (c *taskClient) start(tool, args string) string {
 }
 
 // wait polls tasks/get until the task's status is want or final.
-func (c *taskClient) wait(id string, want mcp.TaskStatus) taskReply {
+func (c *taskClient) wait(id string, want tasks.Status) taskReply {
 	c.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := c.get(id)
-		st := mcp.TaskStatus(r.str("status"))
-		if r.Error != nil || st == want || st.Terminal() {
-			if st != want {
-				c.t.Fatalf("task %s: want %s, got %s", id, want, r.Raw)
-			}
-			return r
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("task %s still %s after 10s, want %s", id, st, want)
-		}
-		time.Sleep(2 * time.Millisecond)
+	var r taskReply
+	var st tasks.Status
+	if !eventually(10*time.Second, func() bool {
+		r = c.get(id)
+		st = tasks.Status(r.str("status"))
+		return r.Error != nil || st == want || st.Terminal()
+	}) {
+		c.t.Fatalf("task %s still %s after 10s, want %s", id, st, want)
 	}
+	if st != want {
+		c.t.Fatalf("task %s: want %s, got %s", id, want, r.Raw)
+	}
+	return r
 }
 
 // gate is a tool body that blocks until released or cancelled, and
@@ -224,24 +259,24 @@ func taskFixture(t *testing.T, opts *mcp.Options) (*mcp.Server, *taskClient, *ga
 // named "nogrants".
 var grantsAll = mcp.AuthorizerFunc(func(_ context.Context, c mcp.Caller, _ string) bool { return c.Principal != "nogrants" })
 
-// failingStore is a TaskStore that is down.
+// failingStore is a tasks.Store that is down.
 type failingStore struct{}
 
 var errStoreDown = errors.New("connection refused")
 
-func (failingStore) Create(context.Context, *mcp.TaskRecord, time.Duration) error {
+func (failingStore) Create(context.Context, *tasks.Record, time.Duration) error {
 	return errStoreDown
 }
-func (failingStore) Get(context.Context, string) (*mcp.TaskRecord, error)       { return nil, errStoreDown }
-func (failingStore) Swap(context.Context, *mcp.TaskRecord, time.Duration) error { return errStoreDown }
+func (failingStore) Get(context.Context, string) (*tasks.Record, error)       { return nil, errStoreDown }
+func (failingStore) Swap(context.Context, *tasks.Record, time.Duration) error { return errStoreDown }
 func (failingStore) Renew(context.Context, string, []string, time.Duration) ([]string, error) {
 	return nil, errStoreDown
 }
-func (failingStore) Watch(func(mcp.TaskChange)) func() { return func() {} }
+func (failingStore) Watch(func(tasks.Change)) func() { return func() {} }
 
 // countingStore counts the operations on a store.
 type countingStore struct {
-	mcp.TaskStore
+	tasks.Store
 	mu  sync.Mutex
 	ops map[string]int
 }
@@ -255,17 +290,17 @@ func (c *countingStore) count(op string) {
 	c.mu.Unlock()
 }
 
-func (c *countingStore) Create(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (c *countingStore) Create(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	c.count("create")
-	return c.TaskStore.Create(ctx, r, l)
+	return c.Store.Create(ctx, r, l)
 }
 
-func (c *countingStore) Get(ctx context.Context, id string) (*mcp.TaskRecord, error) {
+func (c *countingStore) Get(ctx context.Context, id string) (*tasks.Record, error) {
 	c.count("get")
-	return c.TaskStore.Get(ctx, id)
+	return c.Store.Get(ctx, id)
 }
 
-func (c *countingStore) Swap(ctx context.Context, r *mcp.TaskRecord, l time.Duration) error {
+func (c *countingStore) Swap(ctx context.Context, r *tasks.Record, l time.Duration) error {
 	c.count("swap")
-	return c.TaskStore.Swap(ctx, r, l)
+	return c.Store.Swap(ctx, r, l)
 }

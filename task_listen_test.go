@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 func TestTaskNotifications(t *testing.T) {
@@ -18,7 +19,7 @@ func TestTaskNotifications(t *testing.T) {
 	own := alice.start("slow", `{}`)
 	g.awaitStart(t)
 	foreign := bob.start("must", `{}`)
-	bob.wait(foreign, mcp.TaskCompleted)
+	bob.wait(foreign, tasks.Completed)
 
 	notes := make(chan string, 16)
 	ex := &mcp.Exchange{Notify: func(method string, params json.RawMessage) error {

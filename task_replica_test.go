@@ -7,14 +7,16 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // replicas returns n Servers sharing one store, as replicas behind a load
 // balancer share Redis, each with its own gate.
-func replicas(t *testing.T, n int, store mcp.TaskStore, o mcp.TaskOptions) ([]*mcp.Server, []*gate) {
+func replicas(t *testing.T, n int, store tasks.Store, o mcp.TaskOptions) ([]*mcp.Server, []*gate) {
 	t.Helper()
 	var servers []*mcp.Server
 	var gates []*gate
@@ -30,7 +32,7 @@ func replicas(t *testing.T, n int, store mcp.TaskStore, o mcp.TaskOptions) ([]*m
 
 func TestTaskAcrossReplicas(t *testing.T) {
 	t.Parallel()
-	store := mcp.NewMemoryTaskStore(nil)
+	store := tasks.NewMemoryStore(nil)
 	srv, gates := replicas(t, 3, store, mcp.TaskOptions{Lease: time.Minute})
 	a, b, c := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice"), newTaskClient(t, srv[2], "alice")
 
@@ -57,64 +59,65 @@ func TestTaskAcrossReplicas(t *testing.T) {
 	// Input across replicas: asked on A, answered in parts on B and C; the
 	// tool resumes on C, the replica that got the last answer.
 	id = a.start("ask", `{}`)
-	a.wait(id, mcp.TaskInputRequired)
+	a.wait(id, tasks.InputRequired)
 	if r := b.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"name#1":{"action":"accept","content":{"name":"Bo"}}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
 	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"confirm#1":{"action":"accept"}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
-	b.wait(id, mcp.TaskInputRequired)
+	b.wait(id, tasks.InputRequired)
 	if r := a.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{"action":"accept"}}`); r.Error != nil {
 		t.Fatal(r.Raw)
 	}
-	if r := c.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "state r2") {
+	if r := c.wait(id, tasks.Completed); !strings.Contains(r.Raw, "state r2") {
 		t.Errorf("resumed task: %s", r.Raw)
 	}
 }
 
 func TestTaskLeaseExpiry(t *testing.T) {
 	t.Parallel()
-	store := mcp.NewMemoryTaskStore(nil)
-	// Leases long enough for a loaded machine running -race: a replica
-	// whose renewal stalls past its lease is rightly taken for dead.
-	const lease, ghostLease = time.Second, 300 * time.Millisecond
-	srv, gates := replicas(t, 2, store, mcp.TaskOptions{Lease: lease})
-	a, b := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice")
+	synctest.Test(t, func(t *testing.T) {
+		store := tasks.NewMemoryStore(nil)
+		// On the bubble's clock: only the library's own timers move it.
+		const lease, ghostLease = time.Second, 300 * time.Millisecond
+		srv, gates := replicas(t, 2, store, mcp.TaskOptions{Lease: lease})
+		a, b := newTaskClient(t, srv[0], "alice"), newTaskClient(t, srv[1], "alice")
 
-	// A task whose replica is gone: its lease ends, and the next reader
-	// fails it, saying why.
-	now := time.Now()
-	ghost := &mcp.TaskRecord{ID: "GhostGhostGhostGhost01", Version: 1, Status: mcp.TaskWorking, Created: now, Updated: now,
-		Expires: now.Add(time.Hour), PollInterval: time.Second, Principal: "alice", Permission: "tasks.slow",
-		Tool: "slow", Arguments: json.RawMessage(`{}`), ProtocolVersion: mcp.Version20260728, Owner: "replica-dead"}
-	if err := store.Create(context.Background(), ghost, ghostLease); err != nil {
-		t.Fatal(err)
-	}
-	if r := b.get(ghost.ID); r.str("status") != "working" {
-		t.Fatalf("within the lease: %s", r.Raw)
-	}
-	time.Sleep(time.Until(now.Add(ghostLease + 20*time.Millisecond)))
-	r := b.get(ghost.ID)
-	e, _ := r.Result["error"].(map[string]any)
-	if r.str("status") != "failed" || e["code"] != float64(mcp.CodeInternalError) ||
-		!strings.Contains(r.str("statusMessage"), "stopped") || !strings.Contains(r.str("statusMessage"), "lease") {
-		t.Fatalf("after the lease: %s", r.Raw)
-	}
-
-	// A live replica renews its lease: a task outliving many leases stays
-	// working, seen from the other replica, until it completes.
-	id := a.start("slow", `{}`)
-	gates[0].awaitStart(t)
-	for end := time.Now().Add(5 * lease / 2); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if r := b.get(id); r.str("status") != "working" {
-			t.Fatalf("a renewed task: %s", r.Raw)
+		// A task whose replica is gone: its lease ends, and the next reader
+		// fails it, saying why.
+		now := time.Now()
+		ghost := &tasks.Record{ID: "GhostGhostGhostGhost01", Version: 1, Status: tasks.Working, Created: now, Updated: now,
+			Expires: now.Add(time.Hour), PollInterval: time.Second, Principal: "alice", Permission: "tasks.slow",
+			Tool: "slow", Arguments: json.RawMessage(`{}`), ProtocolVersion: mcp.Version20260728, Owner: "replica-dead"}
+		if err := store.Create(context.Background(), ghost, ghostLease); err != nil {
+			t.Fatal(err)
 		}
-	}
-	gates[0].release <- "late"
-	if r := b.wait(id, mcp.TaskCompleted); !strings.Contains(r.Raw, "late") {
-		t.Errorf("%s", r.Raw)
-	}
+		if r := b.get(ghost.ID); r.str("status") != "working" {
+			t.Fatalf("within the lease: %s", r.Raw)
+		}
+		advance(2 * ghostLease)
+		r := b.get(ghost.ID)
+		e, _ := r.Result["error"].(map[string]any)
+		if r.str("status") != "failed" || e["code"] != float64(mcp.CodeInternalError) ||
+			!strings.Contains(r.str("statusMessage"), "stopped") || !strings.Contains(r.str("statusMessage"), "lease") {
+			t.Fatalf("after the lease: %s", r.Raw)
+		}
+
+		// A live replica renews its lease: a task outliving many leases stays
+		// working, seen from the other replica, until it completes.
+		id := a.start("slow", `{}`)
+		gates[0].awaitStart(t)
+		for end := time.Now().Add(5 * lease / 2); time.Now().Before(end); advance(lease / 10) {
+			if r := b.get(id); r.str("status") != "working" {
+				t.Fatalf("a renewed task: %s", r.Raw)
+			}
+		}
+		gates[0].release <- "late"
+		if r := b.wait(id, tasks.Completed); !strings.Contains(r.Raw, "late") {
+			t.Errorf("%s", r.Raw)
+		}
+	})
 }
 
 func TestTaskStoreDown(t *testing.T) {
@@ -152,13 +155,13 @@ func TestTaskShutdown(t *testing.T) {
 	id := c.start("slow", `{}`)
 	g.awaitStart(t)
 	quick := c.start("must", `{}`)
-	c.wait(quick, mcp.TaskCompleted)
+	c.wait(quick, tasks.Completed)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := s.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown with a task still running = %v", err)
 	}
-	r := c.wait(id, mcp.TaskFailed)
+	r := c.wait(id, tasks.Failed)
 	if !strings.Contains(r.Raw, "shut down") {
 		t.Errorf("task cut by shutdown: %s", r.Raw)
 	}
@@ -200,7 +203,7 @@ func TestTaskMaxRunning(t *testing.T) {
 func TestTaskDisabled(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Disabled: true}})
-	if r := c.do("server/discover", ""); strings.Contains(r.Raw, mcp.TaskExtension) {
+	if r := c.do("server/discover", ""); strings.Contains(r.Raw, tasks.Extension) {
 		t.Errorf("discover advertises disabled tasks: %s", r.Raw)
 	}
 	if r := c.get("AAAAAAAAAAAAAAAAAAAAAA"); r.Error == nil || r.Error.Code != mcp.CodeMethodNotFound {
@@ -216,35 +219,39 @@ func TestTaskDisabled(t *testing.T) {
 
 func TestTaskExpiry(t *testing.T) {
 	t.Parallel()
-	_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
-	id := c.start("must", `{}`)
-	if r := c.wait(id, mcp.TaskCompleted); r.Result["ttlMs"] != 150.0 {
-		t.Errorf("ttlMs: %s", r.Raw)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if r := c.get(id); r.Error == nil || !strings.Contains(r.Error.Message, "Task not found") {
-		t.Errorf("expired task: %s", r.Raw)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		_, c, _ := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{TTL: 150 * time.Millisecond}})
+		id := c.start("must", `{}`)
+		if r := c.wait(id, tasks.Completed); r.Result["ttlMs"] != 150.0 {
+			t.Errorf("ttlMs: %s", r.Raw)
+		}
+		advance(time.Second) // well past the time to live
+		if r := c.get(id); r.Error == nil || !strings.Contains(r.Error.Message, "Task not found") {
+			t.Errorf("expired task: %s", r.Raw)
+		}
+	})
 }
 
 func TestTaskRoutingHeaders(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	id := c.start("must", `{}`)
-	c.wait(id, mcp.TaskCompleted)
+	c.wait(id, tasks.Completed)
 	for _, tc := range []struct {
 		name, want string
 	}{{id, `"status":"completed"`}, {"", "required header Mcp-Name is missing"}, {"other", "Mcp-Name header value"}} {
-		h := http.Header{"Mcp-Method": {"tasks/get"}, "Mcp-Protocol-Version": {"2026-07-28"}}
-		if tc.name != "" {
-			h.Set("Mcp-Name", tc.name)
-		}
-		hc := *c
-		hc.ctx = mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: "2026-07-28", Header: h})
-		r := hc.get(id)
-		if !strings.Contains(r.Raw, tc.want) || (tc.name != id && (r.Status != 400 || r.Error.Code != mcp.CodeHeaderMismatch)) {
-			t.Errorf("tasks/get with Mcp-Name %q: %d %s", tc.name, r.Status, r.Raw)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.Header{"Mcp-Method": {"tasks/get"}, "Mcp-Protocol-Version": {"2026-07-28"}}
+			if tc.name != "" {
+				h.Set("Mcp-Name", tc.name)
+			}
+			hc := *c
+			hc.ctx = mcp.ContextWithExchange(context.Background(), &mcp.Exchange{ProtocolVersion: "2026-07-28", Header: h})
+			r := hc.get(id)
+			if !strings.Contains(r.Raw, tc.want) || (tc.name != id && (r.Status != 400 || r.Error.Code != mcp.CodeHeaderMismatch)) {
+				t.Errorf("tasks/get with Mcp-Name %q: %d %s", tc.name, r.Status, r.Raw)
+			}
+		})
 	}
 }
 
@@ -252,50 +259,53 @@ func TestTaskRoutingHeaders(t *testing.T) {
 // and no other store operation until its tool ends.
 func TestTaskCreationCost(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	store := &countingStore{TaskStore: mcp.NewMemoryTaskStore(nil)}
-	s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
-	c := newTaskClient(t, s, "alice")
-	for range 20 {
-		store.mu.Lock()
-		clear(store.ops)
-		store.mu.Unlock()
-		id := c.start("slow", `{}`)
-		g.awaitStart(t)
-		time.Sleep(time.Millisecond)
-		store.mu.Lock()
-		ops := store.ops["create"] + store.ops["get"] + store.ops["swap"]
-		creates := store.ops["create"]
-		store.mu.Unlock()
-		if creates != 1 || ops != 1 {
-			t.Fatalf("creating a task made %v store operations, want one Create", store.ops)
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		store := &countingStore{Store: tasks.NewMemoryStore(nil)}
+		s := mcp.NewServer(taskTools(t, g), grantsAll, &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})
+		c := newTaskClient(t, s, "alice")
+		for range 20 {
+			store.mu.Lock()
+			clear(store.ops)
+			store.mu.Unlock()
+			id := c.start("slow", `{}`)
+			g.awaitStart(t)
+			synctest.Wait() // whatever the start does in the background is done
+			store.mu.Lock()
+			ops := store.ops["create"] + store.ops["get"] + store.ops["swap"]
+			creates := store.ops["create"]
+			store.mu.Unlock()
+			if creates != 1 || ops != 1 {
+				t.Fatalf("creating a task made %v store operations, want one Create", store.ops)
+			}
+			g.release <- "x"
+			c.wait(id, tasks.Completed)
 		}
-		g.release <- "x"
-		c.wait(id, mcp.TaskCompleted)
-	}
+	})
 }
 
 // TestTaskNoGoroutineLeft: once its tasks have ended, a Server runs no
 // goroutine of its own (the heartbeat and the store watch end with the
 // last task).
 func TestTaskNoGoroutineLeft(t *testing.T) {
-	base := leakSnapshot()
-	// A lease a loaded machine's stalls do not outlast (a task whose
-	// heartbeat is late past it is failed), its heartbeat every 200 ms.
-	_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 600 * time.Millisecond}})
-	var ids []string
-	for range 5 {
-		ids = append(ids, c.start("slow", `{}`))
-		g.awaitStart(t)
-	}
-	time.Sleep(250 * time.Millisecond) // a heartbeat
-	for range ids {
-		g.release <- "x"
-	}
-	for _, id := range ids {
-		c.wait(id, mcp.TaskCompleted)
-	}
-	base.check(t)
+	synctest.Test(t, func(t *testing.T) {
+		base := leakSnapshot()
+		// A lease of 600 ms on the bubble's clock, its heartbeat every 200 ms.
+		_, c, g := taskFixture(t, &mcp.Options{Tasks: mcp.TaskOptions{Lease: 600 * time.Millisecond}})
+		var ids []string
+		for range 5 {
+			ids = append(ids, c.start("slow", `{}`))
+			g.awaitStart(t)
+		}
+		advance(250 * time.Millisecond) // a heartbeat
+		for range ids {
+			g.release <- "x"
+		}
+		for _, id := range ids {
+			c.wait(id, tasks.Completed)
+		}
+		base.check(t)
+	})
 }
 
 // TestTaskOutlivesItsRequest: a task's tool runs on after the request
@@ -304,10 +314,11 @@ func TestTaskNoGoroutineLeft(t *testing.T) {
 func TestTaskOutlivesItsRequest(t *testing.T) {
 	t.Parallel()
 	seen := make(chan *mcp.Exchange, 1)
+	proceed := make(chan struct{}) // closed once the request is cancelled
 	ts := mcp.NewToolSet()
 	if err := ts.Register(mcp.NewRawTool(mcp.ToolInfo{Name: "late", TaskSupport: mcp.TaskRequired},
 		func(ctx context.Context, req *mcp.Request) (*mcp.Result, error) {
-			time.Sleep(20 * time.Millisecond)
+			<-proceed
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -324,8 +335,9 @@ func TestTaskOutlivesItsRequest(t *testing.T) {
 		Notify: func(string, json.RawMessage) error { t.Error("a task sent a notification"); return nil }})
 	id := c.start("late", `{}`)
 	cancel() // the client went away
-	c.ctx = context.Background()
-	if done := c.wait(id, mcp.TaskCompleted); !strings.Contains(done.Raw, "still here") {
+	close(proceed)
+	c.ctx = nil
+	if done := c.wait(id, tasks.Completed); !strings.Contains(done.Raw, "still here") {
 		t.Errorf("%s", done.Raw)
 	}
 	if ex := <-seen; ex == nil || ex.Transport != mcp.TransportHTTP || ex.HTTPRequest != nil || ex.Notify != nil {

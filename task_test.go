@@ -5,11 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/tasks"
 )
 
 var isoMillis = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
@@ -46,7 +49,7 @@ func TestTaskLifecycle(t *testing.T) {
 		t.Fatalf("tasks/get of a working task: %s", r.Raw)
 	}
 	g.release <- "finished"
-	done := c.wait(id, mcp.TaskCompleted)
+	done := c.wait(id, tasks.Completed)
 	res, _ := done.Result["result"].(map[string]any)
 	content, _ := res["content"].([]any)
 	if len(content) != 1 || content[0].(map[string]any)["text"] != "finished" || res["resultType"] != "complete" {
@@ -72,12 +75,12 @@ func TestTaskOutcomes(t *testing.T) {
 	_, c, _ := taskFixture(t, &mcp.Options{MaxResultBytes: 1024})
 
 	// An ordinary error is a tool result with isError: completed.
-	r := c.wait(c.start("oops", `{}`), mcp.TaskCompleted)
+	r := c.wait(c.start("oops", `{}`), tasks.Completed)
 	if res := r.Result["result"].(map[string]any); res["isError"] != true || !strings.Contains(r.Raw, "disk full") {
 		t.Errorf("isError result: %s", r.Raw)
 	}
 	// An *Error is a JSON-RPC error: failed, with the error inlined.
-	r = c.wait(c.start("boom", `{}`), mcp.TaskFailed)
+	r = c.wait(c.start("boom", `{}`), tasks.Failed)
 	e, _ := r.Result["error"].(map[string]any)
 	if e["code"] != -32050.0 || e["message"] != "quota exceeded" || e["data"].(map[string]any)["retryAfter"] != 3.0 ||
 		!strings.Contains(r.str("statusMessage"), "quota exceeded") {
@@ -87,12 +90,12 @@ func TestTaskOutcomes(t *testing.T) {
 		t.Errorf("a failed task carries a result: %s", r.Raw)
 	}
 	// A panic is an internal error; the stack stays in the log.
-	r = c.wait(c.start("panics", `{}`), mcp.TaskFailed)
+	r = c.wait(c.start("panics", `{}`), tasks.Failed)
 	if e := r.Result["error"].(map[string]any); e["code"] != float64(mcp.CodeInternalError) || strings.Contains(r.Raw, "kaboom") {
 		t.Errorf("panicking task: %s", r.Raw)
 	}
 	// MaxResultBytes applies to a task's result as to any.
-	r = c.wait(c.start("big", `{}`), mcp.TaskCompleted)
+	r = c.wait(c.start("big", `{}`), tasks.Completed)
 	if res := r.Result["result"].(map[string]any); res["isError"] != true || !strings.Contains(r.Raw, "more than the server's cap of 1024 bytes") {
 		t.Errorf("oversized result: %s", r.Raw)
 	}
@@ -112,7 +115,7 @@ func TestTaskCapabilityGating(t *testing.T) {
 	// ...a required one is refused with -32021 naming the extension...
 	r := plain.call("must", `{}`)
 	if r.Error == nil || r.Error.Code != mcp.CodeMissingClientCapability || r.Status != 400 ||
-		r.Error.Data["requiredCapabilities"].(map[string]any)["extensions"].(map[string]any)[mcp.TaskExtension] == nil ||
+		r.Error.Data["requiredCapabilities"].(map[string]any)["extensions"].(map[string]any)[tasks.Extension] == nil ||
 		!strings.Contains(r.Error.Message, `tool "must" runs only as a task`) {
 		t.Errorf("required tool without the extension: %d %s", r.Status, r.Raw)
 	}
@@ -131,7 +134,7 @@ func TestTaskCapabilityGating(t *testing.T) {
 		t.Errorf("TaskNever tool: %s", r.Raw)
 	}
 	// The extension is advertised; removed and unknown methods are unknown.
-	if r := c.do("server/discover", ""); r.Result["capabilities"].(map[string]any)["extensions"].(map[string]any)[mcp.TaskExtension] == nil {
+	if r := c.do("server/discover", ""); r.Result["capabilities"].(map[string]any)["extensions"].(map[string]any)[tasks.Extension] == nil {
 		t.Errorf("server/discover does not advertise the extension: %s", r.Raw)
 	}
 	for _, m := range []string{"tasks/result", "tasks/list"} {
@@ -156,7 +159,7 @@ func TestTaskBadInput(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	done := c.start("must", `{}`)
-	c.wait(done, mcp.TaskCompleted)
+	c.wait(done, tasks.Completed)
 	cases := []struct{ method, members, want string }{
 		{"tasks/get", ``, "Invalid params: taskId is required"},
 		{"tasks/get", `"taskId":12`, "Invalid params: taskId must be a string, got integer"},
@@ -168,11 +171,13 @@ func TestTaskBadInput(t *testing.T) {
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":[]`, "inputResponses must be an object, got array"},
 		{"tasks/update", `"taskId":"` + done + `","inputResponses":{"k":1}`, `inputResponses["k"] must be an object, got integer`},
 	}
-	for _, tc := range cases {
-		r := c.do(tc.method, tc.members)
-		if r.Error == nil || r.Error.Code != mcp.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) || len(r.Error.Message) > 400 {
-			t.Errorf("%s %s: want -32602 %q, got %s", tc.method, tc.members[:min(len(tc.members), 40)], tc.want, r.Raw[:min(len(r.Raw), 400)])
-		}
+	for i, tc := range cases {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			r := c.do(tc.method, tc.members)
+			if r.Error == nil || r.Error.Code != mcp.CodeInvalidParams || !strings.Contains(r.Error.Message, tc.want) || len(r.Error.Message) > 400 {
+				t.Errorf("%s %s: want -32602 %q, got %s", tc.method, tc.members[:min(len(tc.members), 40)], tc.want, r.Raw[:min(len(r.Raw), 400)])
+			}
+		})
 	}
 	if r := c.get(done); r.str("status") != "completed" || r.Result["result"] == nil {
 		t.Errorf("bad input changed the task: %s", r.Raw)
@@ -188,7 +193,7 @@ func TestTaskInputRequired(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	id := c.start("ask", `{}`)
-	r := c.wait(id, mcp.TaskInputRequired)
+	r := c.wait(id, tasks.InputRequired)
 	reqs, _ := r.Result["inputRequests"].(map[string]any)
 	if len(reqs) != 2 || reqs["name#1"] == nil || reqs["confirm#1"] == nil ||
 		reqs["name#1"].(map[string]any)["method"] != "elicitation/create" || r.str("statusMessage") == "" {
@@ -212,7 +217,7 @@ func TestTaskInputRequired(t *testing.T) {
 		t.Fatalf("completing update (an answered key again is ignored): %s", r.Raw)
 	}
 	// The tool ran again with both answers, and asks again: new keys.
-	r = c.wait(id, mcp.TaskInputRequired)
+	r = c.wait(id, tasks.InputRequired)
 	reqs, _ = r.Result["inputRequests"].(map[string]any)
 	if len(reqs) != 1 || reqs["again#2"] == nil || !strings.Contains(r.Raw, `Again? ({\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}`) {
 		t.Fatalf("second round: %s", r.Raw)
@@ -220,7 +225,7 @@ func TestTaskInputRequired(t *testing.T) {
 	if r := c.do("tasks/update", `"taskId":"`+id+`","inputResponses":{"again#2":{"action":"accept"}}`); r.Error != nil {
 		t.Fatalf("second update: %s", r.Raw)
 	}
-	r = c.wait(id, mcp.TaskCompleted)
+	r = c.wait(id, tasks.Completed)
 	if !strings.Contains(r.Raw, "done; state r2; task true") {
 		t.Errorf("final result: %s", r.Raw)
 	}
@@ -247,11 +252,11 @@ func TestTaskInputRequired(t *testing.T) {
 		t.Errorf("an update of a working task changed it: %s", r.Raw)
 	}
 	g.release <- "x"
-	c2.wait(w, mcp.TaskCompleted)
+	c2.wait(w, tasks.Completed)
 	// Another caller's task, even one waiting for input, answers as an
 	// unknown one: -32602, as for tasks/get.
 	asker := c.start("ask", `{}`)
-	c.wait(asker, mcp.TaskInputRequired)
+	c.wait(asker, tasks.InputRequired)
 	other := newTaskClient(t, c.s, "mallory")
 	if r := other.do("tasks/update", `"taskId":"`+asker+`","inputResponses":{"name#1":{"action":"accept"}}`); r.Error == nil || r.Error.Code != mcp.CodeInvalidParams {
 		t.Errorf("update of another caller's task: %s", r.Raw)
@@ -265,7 +270,7 @@ func TestTaskInputNeedsCapability(t *testing.T) {
 	t.Parallel()
 	_, c, _ := taskFixture(t, nil)
 	c.caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}` // no elicitation
-	r := c.wait(c.start("ask", `{}`), mcp.TaskFailed)
+	r := c.wait(c.start("ask", `{}`), tasks.Failed)
 	if e := r.Result["error"].(map[string]any); e["code"] != float64(mcp.CodeMissingClientCapability) || !strings.Contains(r.Raw, "elicitation") {
 		t.Errorf("input the client cannot give: %s", r.Raw)
 	}
@@ -285,7 +290,7 @@ func TestTaskAfterMultiRoundTrip(t *testing.T) {
 		t.Fatalf("round 2: %s", r.Raw)
 	}
 	id := r.str("taskId")
-	done := c.wait(id, mcp.TaskCompleted)
+	done := c.wait(id, tasks.Completed)
 	if !strings.Contains(done.Raw, "Hello, Alice (task "+id+")") {
 		t.Errorf("result: %s", done.Raw)
 	}
@@ -293,38 +298,40 @@ func TestTaskAfterMultiRoundTrip(t *testing.T) {
 
 func TestTaskCancel(t *testing.T) {
 	t.Parallel()
-	_, c, g := taskFixture(t, nil)
-	id := c.start("slow", `{}`)
-	g.awaitStart(t)
-	if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil || r.str("resultType") != "complete" {
-		t.Fatalf("tasks/cancel: %s", r.Raw)
-	}
-	select {
-	case cause := <-g.ended:
-		if cause == nil || !strings.Contains(cause.Error(), "cancelled by the client") {
-			t.Errorf("the tool's context ended with %v", cause)
+	synctest.Test(t, func(t *testing.T) {
+		_, c, g := taskFixture(t, nil)
+		id := c.start("slow", `{}`)
+		g.awaitStart(t)
+		if r := c.do("tasks/cancel", `"taskId":"`+id+`"`); r.Error != nil || r.str("resultType") != "complete" {
+			t.Fatalf("tasks/cancel: %s", r.Raw)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the running tool's context was not cancelled")
-	}
-	r := c.get(id)
-	if r.str("status") != "cancelled" || r.Result["result"] != nil || r.Result["error"] != nil {
-		t.Errorf("cancelled task: %s", r.Raw)
-	}
-	// The tool's late outcome does not overwrite the cancellation.
-	time.Sleep(20 * time.Millisecond)
-	if r := c.get(id); r.str("status") != "cancelled" {
-		t.Errorf("after the tool ended: %s", r.Raw)
-	}
+		select {
+		case cause := <-g.ended:
+			if cause == nil || !strings.Contains(cause.Error(), "cancelled by the client") {
+				t.Errorf("the tool's context ended with %v", cause)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the running tool's context was not cancelled")
+		}
+		r := c.get(id)
+		if r.str("status") != "cancelled" || r.Result["result"] != nil || r.Result["error"] != nil {
+			t.Errorf("cancelled task: %s", r.Raw)
+		}
+		// The tool's late outcome does not overwrite the cancellation.
+		synctest.Wait()
+		if r := c.get(id); r.str("status") != "cancelled" {
+			t.Errorf("after the tool ended: %s", r.Raw)
+		}
+	})
 }
 
 // TestTaskCancelRacesCompletion: whichever of a cancellation and a
 // completion lands first, the task ends in one final state, whole.
 func TestTaskCancelRacesCompletion(t *testing.T) {
 	t.Parallel()
-	_, c, g := taskFixture(t, nil)
 	seen := map[string]int{}
 	for i := range 60 {
+		s, c, g := taskFixture(t, nil)
 		id := c.start("slow", `{}`)
 		g.awaitStart(t)
 		// The release and the cancellation start together; one of them is
@@ -355,7 +362,7 @@ func TestTaskCancelRacesCompletion(t *testing.T) {
 		var r taskReply
 		for deadline := time.Now().Add(5 * time.Second); ; {
 			r = c.get(id)
-			if mcp.TaskStatus(r.str("status")).Terminal() {
+			if tasks.Status(r.str("status")).Terminal() {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -379,7 +386,9 @@ func TestTaskCancelRacesCompletion(t *testing.T) {
 		case <-g.release:
 		default:
 		}
-		time.Sleep(time.Millisecond)
+		if err := s.Shutdown(context.Background()); err != nil { // the tool has ended and settled
+			t.Fatal(err)
+		}
 		if again := c.get(id); again.str("status") != st {
 			t.Fatalf("race %d changed after it ended: %s then %s", i, st, again.Raw)
 		}

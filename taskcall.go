@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // A tools/call becomes a task when the tool's TaskSupport allows it, the
@@ -28,7 +30,7 @@ const storeTimeout = 5 * time.Second
 func declaresTasks(meta map[string]any) bool {
 	caps, _ := meta[metaClientCapabilities].(map[string]any)
 	ext, _ := caps["extensions"].(map[string]any)
-	_, ok := ext[TaskExtension].(map[string]any)
+	_, ok := ext[tasks.Extension].(map[string]any)
 	return ok
 }
 
@@ -36,7 +38,7 @@ func declaresTasks(meta map[string]any) bool {
 func missingTasks(why string) *Error {
 	return &Error{Code: CodeMissingClientCapability, Message: "Missing required client capability: " + why,
 		Data: map[string]any{"requiredCapabilities": map[string]any{
-			"extensions": map[string]any{TaskExtension: map[string]any{}}}}}
+			"extensions": map[string]any{tasks.Extension: map[string]any{}}}}}
 }
 
 // storeFullRetry is the Retry-After of a request refused because the task
@@ -77,10 +79,10 @@ func (s *Server) taskMode(ctx context.Context, req *Request, m *message) (asTask
 		return false, nil
 	case !m.rev.tasksExtension() && ts == TaskRequired:
 		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: call it under protocol " +
-			Version20260728 + " from a client that declares the extension " + TaskExtension)
+			Version20260728 + " from a client that declares the extension " + tasks.Extension)
 	case !declaresTasks(m.meta) && ts == TaskRequired:
 		return false, missingTasks("tool " + quoteName(req.Name) + " runs only as a task: declare the extension " +
-			TaskExtension + " in _meta " + metaClientCapabilities + ".extensions")
+			tasks.Extension + " in _meta " + metaClientCapabilities + ".extensions")
 	case !m.rev.tasksExtension() || !declaresTasks(m.meta):
 		return false, nil
 	}
@@ -107,13 +109,13 @@ func (s *Server) startTask(ctx context.Context, req *Request, m *message) (creat
 		if ts == TaskOptional {
 			return nil, nil // run it now instead
 		}
-		if errors.Is(err, ErrTaskStoreFull) {
+		if errors.Is(err, tasks.ErrStoreFull) {
 			return nil, storeFull(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is full")
 		}
-		if errors.Is(err, ErrTaskQuota) {
+		if errors.Is(err, tasks.ErrQuota) {
 			return nil, taskQuotaError(req.Name)
 		}
-		if errors.Is(err, ErrTaskStoreUnavailable) {
+		if errors.Is(err, tasks.ErrUnavailable) {
 			return nil, storeUnavailable(ctx, "tool "+quoteName(req.Name)+" runs only as a task, and the task store is failing over or unreachable")
 		}
 		why := "the task store is unavailable"
@@ -148,7 +150,7 @@ func (s *Server) createTask(ctx context.Context, req *Request, m *message) ([]by
 	// must not stay alive with the task (nor while its tool runs).
 	req.Arguments, req.Meta, meta = bytes.Clone(req.Arguments), kept, bytes.Clone(meta)
 	now := e.now()
-	rec := &TaskRecord{ID: id, Version: 1, Status: TaskWorking, Created: now, Updated: now, Expires: now.Add(e.ttl),
+	rec := &tasks.Record{ID: id, Version: 1, Status: tasks.Working, Created: now, Updated: now, Expires: now.Add(e.ttl),
 		PollInterval: e.poll, Principal: req.Caller.Principal, Server: req.Caller.Server,
 		Permission: req.c.compiled.info.Permission, Tool: req.Name, Arguments: req.Arguments, Meta: meta,
 		ProtocolVersion: req.ProtocolVersion, Owner: e.replica}
@@ -274,7 +276,7 @@ func (s *Server) abandon(tr *taskRun) {
 // launch runs the stored task rec in a goroutine of its own: run is the
 // rest of the call's path, execute for a call validated before it was
 // stored, validateExecute for a task resumed with the client's input.
-func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request, run ToolHandler) {
+func (s *Server) launch(tr *taskRun, rec *tasks.Record, req *Request, run ToolHandler) {
 	req.c.runAsTask(rec.ID)
 	s.tasks.activate(rec) // stored: from now on its lease is renewed
 	go func() {
@@ -292,7 +294,7 @@ func (s *Server) launch(tr *taskRun, rec *TaskRecord, req *Request, run ToolHand
 }
 
 // runTask runs a task's tool and stores what came of it.
-func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run ToolHandler) {
+func (s *Server) runTask(ctx context.Context, rec *tasks.Record, req *Request, run ToolHandler) {
 	e := s.tasks
 	res, err := run(ctx, req)
 	switch cause := context.Cause(ctx); {
@@ -307,11 +309,11 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run
 	switch {
 	case errors.Is(err, errTaskLost):
 		return // logged at ERROR as lost
-	case errors.Is(err, ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		level, msg = slog.LevelWarn, "mcp: task expired before its outcome was stored"
 	case err != nil:
 		level, msg = slog.LevelError, "mcp: storing a task's outcome failed until the task expired; the outcome is lost"
-	case stored.Status == TaskCancelled:
+	case stored.Status == tasks.Cancelled:
 		msg = "mcp: task cancelled"
 	}
 	attrs := []slog.Attr{slog.String("task", rec.ID), slog.String("tool", req.Name),
@@ -325,7 +327,7 @@ func (s *Server) runTask(ctx context.Context, rec *TaskRecord, req *Request, run
 // settleTask turns what a task's tool returned into the change to store
 // (applied to the task as stored, still working in round round) and a word
 // for the log.
-func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *Result, err error) (func(*TaskRecord), string) {
+func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *Result, err error) (func(*tasks.Record), string) {
 	var need *InputRequired
 	var ae *ArgumentError
 	if errors.As(err, &need) {
@@ -336,21 +338,21 @@ func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *R
 	}
 	if err != nil {
 		rpc := s.rpcError(ctx, err)
-		return func(r *TaskRecord) {
+		return func(r *tasks.Record) {
 			failTask(r, rpc, "Tool execution failed: "+rpc.Message)
 		}, "failed"
 	}
 	b, encErr := appendResultCapped(make([]byte, 0, 256), res, s.maxRes)
 	if encErr != nil && !errors.Is(encErr, errOverCap) {
 		rpc := s.rpcError(ctx, fmt.Errorf("tool %q: encoding the result: %w", req.Name, encErr))
-		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
+		return func(r *tasks.Record) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
 	}
 	if encErr != nil || (s.maxRes > 0 && len(b) > s.maxRes) {
 		b = s.overCapResult(ctx, b, req.Name, res)
 	}
 	b = closeTaskResult(b)
-	return func(r *TaskRecord) {
-		r.Status, r.StatusMessage, r.Result = TaskCompleted, "", b
+	return func(r *tasks.Record) {
+		r.Status, r.StatusMessage, r.Result = tasks.Completed, "", b
 		r.Error, r.InputRequests, r.InputResponses, r.State, r.Owner = nil, nil, nil, nil, ""
 	}, "completed"
 }
@@ -358,9 +360,9 @@ func (s *Server) settleTask(ctx context.Context, req *Request, round int, res *R
 // settleInput stores a task's requests for input (SEP-2322 requests,
 // surfaced by tasks/get and answered with tasks/update). Their keys carry
 // the round, so that no key is used twice in a task's lifetime.
-func (s *Server) settleInput(ctx context.Context, req *Request, round int, need *InputRequired) (func(*TaskRecord), string) {
-	fail := func(rpc *Error) (func(*TaskRecord), string) {
-		return func(r *TaskRecord) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
+func (s *Server) settleInput(ctx context.Context, req *Request, round int, need *InputRequired) (func(*tasks.Record), string) {
+	fail := func(rpc *Error) (func(*tasks.Record), string) {
+		return func(r *tasks.Record) { failTask(r, rpc, "Tool execution failed: "+rpc.Message) }, "failed"
 	}
 	if len(need.Requests) == 0 {
 		return fail(s.rpcError(ctx, fmt.Errorf("tool %q returned InputRequired without requests in a task", req.Name)))
@@ -394,8 +396,8 @@ func (s *Server) settleInput(ctx context.Context, req *Request, round int, need 
 			Data:    map[string]any{"requiredCapabilities": missing}})
 	}
 	sort.Strings(keys)
-	return func(r *TaskRecord) {
-		r.Status, r.StatusMessage = TaskInputRequired, shortenMessage("Waiting for input: "+strings.Join(keys, ", "))
+	return func(r *tasks.Record) {
+		r.Status, r.StatusMessage = tasks.InputRequired, shortenMessage("Waiting for input: "+strings.Join(keys, ", "))
 		r.Round, r.InputRequests, r.InputResponses, r.State, r.Owner = round+1, requests, nil, need.State, ""
 	}, "waiting for input"
 }

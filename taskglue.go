@@ -24,7 +24,7 @@ import (
 // taskEngine is the engine with the options it was made from, resolved.
 type taskEngine struct {
 	*taskengine.Engine
-	store   TaskStore
+	store   tasks.Store
 	ttl     time.Duration
 	poll    time.Duration
 	lease   time.Duration
@@ -99,21 +99,23 @@ func (e *taskEngine) reserve(id string, known uint64, cancel context.CancelCause
 	return err
 }
 
-func (e *taskEngine) release(id string)                                   { e.Release(id) }
-func (e *taskEngine) stopLocal(id string, cause error)                    { e.StopLocal(id, cause) }
-func (e *taskEngine) activate(rec *TaskRecord)                            { e.Activate(rec) }
-func (e *taskEngine) shutdown(ctx context.Context) error                  { return e.Shutdown(ctx) }
-func (e *taskEngine) lostTask(ctx context.Context, id string) *TaskRecord { return e.LostTask(ctx, id) }
+func (e *taskEngine) release(id string)                  { e.Release(id) }
+func (e *taskEngine) stopLocal(id string, cause error)   { e.StopLocal(id, cause) }
+func (e *taskEngine) activate(rec *tasks.Record)         { e.Activate(rec) }
+func (e *taskEngine) shutdown(ctx context.Context) error { return e.Shutdown(ctx) }
+func (e *taskEngine) lostTask(ctx context.Context, id string) *tasks.Record {
+	return e.LostTask(ctx, id)
+}
 
-func (e *taskEngine) followTasks(ids []string, c chan TaskChange) (stop func()) {
+func (e *taskEngine) followTasks(ids []string, c chan tasks.Change) (stop func()) {
 	return e.Follow(ids, c)
 }
 
-func (e *taskEngine) update(ctx context.Context, id string, change func(rec *TaskRecord) (bool, error)) (*TaskRecord, error) {
+func (e *taskEngine) update(ctx context.Context, id string, change func(rec *tasks.Record) (bool, error)) (*tasks.Record, error) {
 	return e.Update(ctx, id, change)
 }
 
-func (e *taskEngine) reap(ctx context.Context, rec *TaskRecord) (*TaskRecord, error) {
+func (e *taskEngine) reap(ctx context.Context, rec *tasks.Record) (*tasks.Record, error) {
 	return e.Reap(ctx, rec)
 }
 
@@ -150,7 +152,7 @@ func taskOwner(ctx context.Context) ownerKey {
 // many stored tasks as the store keeps for one.
 func taskQuotaError(name string) *Error {
 	return &Error{Code: CodeLimitExceeded, Message: "Too many tasks: the task store keeps as many of yours as it keeps for one caller " +
-		"(MemoryTaskStoreOptions.MaxTasksPerPrincipal), and tool " + quoteName(name) +
+		"(tasks.MemoryStoreOptions.MaxTasksPerPrincipal), and tool " + quoteName(name) +
 		" runs only as a task; retry when older ones expire (TaskOptions.TTL)"}
 }
 
@@ -161,7 +163,7 @@ func newTaskID() (string, error) { return taskengine.NewID() }
 func validTaskID(id string) bool { return taskengine.ValidID(id) }
 
 // failTask turns r into a failed task with the JSON-RPC error rpc.
-func failTask(r *TaskRecord, rpc *Error, message string) {
+func failTask(r *tasks.Record, rpc *Error, message string) {
 	taskengine.Fail(r, appendRPCError(nil, rpc), message)
 }
 
@@ -193,4 +195,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	return s.tasks.shutdown(ctx)
+}
+
+// storeUnavailableRetry is the Retry-After of a request refused because
+// the task store is unavailable: about the time a failover takes.
+const storeUnavailableRetry = 2 * time.Second
+
+// storeUnavailable is the answer to a request the task store cannot serve
+// for now (tasks.ErrUnavailable).
+func storeUnavailable(ctx context.Context, what string) *Error {
+	if ex := ExchangeFromContext(ctx); ex != nil {
+		ex.retryAfter = storeUnavailableRetry
+	}
+	return &Error{Code: CodeLimitExceeded, Message: "Task store unavailable: " + what + "; retry in " +
+		storeUnavailableRetry.String(), Data: map[string]any{"retryAfterMs": storeUnavailableRetry.Milliseconds()}}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // notifications/tasks on subscriptions/listen (SEP-2663): a client lists
@@ -26,7 +28,7 @@ type taskSub struct {
 	subID  []byte            // raw id of the subscriptions/listen request
 	agreed []string          // IDs agreed to, in the request's order
 	live   map[string]uint64 // agreed, not yet finished: the last version sent
-	wake   chan TaskChange
+	wake   chan tasks.Change
 	stop   func()
 	tick   *time.Ticker
 }
@@ -40,7 +42,7 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 		return nil, nil
 	}
 	if !declaresTasks(m.meta) {
-		return nil, missingTasks("notifications.taskIds needs the extension " + TaskExtension +
+		return nil, missingTasks("notifications.taskIds needs the extension " + tasks.Extension +
 			": declare it in _meta " + metaClientCapabilities + ".extensions")
 	}
 	arr, ok := raw.([]any)
@@ -61,7 +63,7 @@ func (s *Server) subscribeTasks(ctx context.Context, m *message, filter map[stri
 		}
 	}
 	ts := &taskSub{s: s, caller: m.caller, method: m.method, subID: m.id, live: map[string]uint64{},
-		wake: make(chan TaskChange, 64)}
+		wake: make(chan tasks.Change, 64)}
 	// Follow before reading, so that no change after the reading is missed.
 	ids := make([]string, 0, len(wanted))
 	for id := range wanted {
@@ -94,12 +96,12 @@ func (ts *taskSub) close() {
 }
 
 // load reads one of the caller's tasks, failed first if its lease ran out.
-func (ts *taskSub) load(ctx context.Context, id string) (*TaskRecord, error) {
+func (ts *taskSub) load(ctx context.Context, id string) (*tasks.Record, error) {
 	s := ts.s
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	rec, err := s.tasks.store.Get(sctx, id)
-	if errors.Is(err, ErrTaskNotFound) {
+	if errors.Is(err, tasks.ErrNotFound) {
 		if rec = s.tasks.lostTask(sctx, id); rec == nil {
 			return nil, err
 		}
@@ -107,14 +109,14 @@ func (ts *taskSub) load(ctx context.Context, id string) (*TaskRecord, error) {
 		return nil, err
 	}
 	if !s.visible(ctx, ts.caller, rec) {
-		return nil, ErrTaskNotFound
+		return nil, tasks.ErrNotFound
 	}
 	return s.tasks.reap(sctx, rec)
 }
 
 // changed refreshes a followed task the store reports changed beyond the
 // version last sent.
-func (ts *taskSub) changed(ctx context.Context, ch TaskChange, notify func(string, json.RawMessage) error) error {
+func (ts *taskSub) changed(ctx context.Context, ch tasks.Change, notify func(string, json.RawMessage) error) error {
 	if last, ok := ts.live[ch.ID]; !ok || ch.Version <= last {
 		return nil
 	}
@@ -130,7 +132,7 @@ func (ts *taskSub) refresh(ctx context.Context, id string, notify func(string, j
 	}
 	rec, err := ts.load(ctx, id)
 	switch {
-	case errors.Is(err, ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		delete(ts.live, id)
 		return nil
 	case err != nil:

@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // tasks/get, tasks/update and tasks/cancel (2026-07-28, with the Tasks
@@ -19,7 +21,7 @@ import (
 // taskMethod dispatches the tasks/* methods.
 func (s *Server) taskMethod(ctx context.Context, m *message) ([]byte, error) {
 	if !declaresTasks(m.meta) {
-		return nil, missingTasks(m.method + " needs the extension " + TaskExtension +
+		return nil, missingTasks(m.method + " needs the extension " + tasks.Extension +
 			": declare it in _meta " + metaClientCapabilities + ".extensions")
 	}
 	id, err := taskIDParam(m.params)
@@ -61,11 +63,11 @@ func taskNotFound(id string) *Error {
 // storeFailure is the answer when the task store fails; the cause is
 // logged.
 func (s *Server) storeFailure(ctx context.Context, id string, err error) *Error {
-	if errors.Is(err, ErrTaskStoreFull) {
+	if errors.Is(err, tasks.ErrStoreFull) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task store full", slog.String("task", id), slog.String("error", err.Error()))
 		return storeFull(ctx, "the task store is full")
 	}
-	if errors.Is(err, ErrTaskStoreUnavailable) {
+	if errors.Is(err, tasks.ErrUnavailable) {
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "mcp: task store unavailable", slog.String("task", id), slog.String("error", err.Error()))
 		return storeUnavailable(ctx, "the task store is failing over or unreachable")
 	}
@@ -74,17 +76,17 @@ func (s *Server) storeFailure(ctx context.Context, id string, err error) *Error 
 }
 
 // visible reports whether caller may see rec.
-func (s *Server) visible(ctx context.Context, caller Caller, rec *TaskRecord) bool {
+func (s *Server) visible(ctx context.Context, caller Caller, rec *tasks.Record) bool {
 	return rec.Principal == caller.Principal && rec.Server == caller.Server &&
 		allowed(ctx, s.az, caller, rec.Permission)
 }
 
 // loadTask returns the caller's task id, failed first if its lease ran out.
-func (s *Server) loadTask(ctx context.Context, m *message, id string) (*TaskRecord, error) {
+func (s *Server) loadTask(ctx context.Context, m *message, id string) (*tasks.Record, error) {
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	rec, err := s.tasks.store.Get(sctx, id)
-	if errors.Is(err, ErrTaskNotFound) {
+	if errors.Is(err, tasks.ErrNotFound) {
 		// Lost by the store, if this replica acknowledged it: then it
 		// answers as failed, saying so.
 		rec = s.tasks.lostTask(sctx, id)
@@ -103,7 +105,7 @@ func (s *Server) loadTask(ctx context.Context, m *message, id string) (*TaskReco
 	}
 	reaped, err := s.tasks.reap(sctx, rec)
 	switch {
-	case errors.Is(err, ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		return nil, taskNotFound(id)
 	case err != nil:
 		// Failing the task could not be stored (a full store, say): the
@@ -175,7 +177,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	if rec.Status != TaskInputRequired {
+	if rec.Status != tasks.InputRequired {
 		return s.ignoreInputs(ctx, m, id, rec.Status, responses), nil
 	}
 	// Will this update answer everything outstanding? Then the tool runs
@@ -206,8 +208,8 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 	resumed, waiting := false, true
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	stored, err := s.tasks.update(sctx, id, func(r *TaskRecord) (bool, error) {
-		ignored, resumed, waiting = ignored[:0], false, r.Status == TaskInputRequired
+	stored, err := s.tasks.update(sctx, id, func(r *tasks.Record) (bool, error) {
+		ignored, resumed, waiting = ignored[:0], false, r.Status == tasks.InputRequired
 		if !waiting {
 			return false, nil
 		}
@@ -236,7 +238,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 			inputs[toolKey(k)] = v
 		}
 		req.c.setRetry(inputs, r.State)
-		r.Status, r.StatusMessage, r.Owner = TaskWorking, "", s.tasks.replica
+		r.Status, r.StatusMessage, r.Owner = tasks.Working, "", s.tasks.replica
 		r.InputRequests, r.InputResponses, r.State = nil, nil, nil
 		resumed = true
 		return true, nil
@@ -245,7 +247,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 		s.abandon(tr)
 	}
 	switch {
-	case errors.Is(err, ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		return nil, taskNotFound(id)
 	case errors.As(err, new(*Error)):
 		return nil, err
@@ -267,7 +269,7 @@ func (s *Server) updateTask(ctx context.Context, m *message, id string) ([]byte,
 
 // ignoreInputs acknowledges a tasks/update of a task that waits for no
 // input: every key answers nothing outstanding.
-func (s *Server) ignoreInputs(ctx context.Context, m *message, id string, status TaskStatus, responses map[string]json.RawMessage) []byte {
+func (s *Server) ignoreInputs(ctx context.Context, m *message, id string, status tasks.Status, responses map[string]json.RawMessage) []byte {
 	s.logger.LogAttrs(ctx, slog.LevelDebug, "mcp: tasks/update of a task that waits for no input",
 		slog.String("task", id), slog.String("status", string(status)), slog.Int("ignored", len(responses)))
 	return s.ack(m, slices.Collect(maps.Keys(responses)))
@@ -276,7 +278,7 @@ func (s *Server) ignoreInputs(ctx context.Context, m *message, id string, status
 // resumeRequest rebuilds the tools/call of a task, made again by caller,
 // to whom loadTask showed the task (the Authorizer allowed the task's
 // permission in this request already: admit is told so).
-func (s *Server) resumeRequest(caller Caller, rec *TaskRecord) *Request {
+func (s *Server) resumeRequest(caller Caller, rec *tasks.Record) *Request {
 	req := &Request{Caller: caller, ProtocolVersion: rec.ProtocolVersion, Name: rec.Tool, Arguments: rec.Arguments}
 	if len(rec.Meta) > 0 {
 		if v, err := parseJSON(rec.Meta, outputLimits); err == nil {
@@ -291,18 +293,18 @@ func (s *Server) resumeRequest(caller Caller, rec *TaskRecord) *Request {
 
 // failResume fails a task whose tool can no longer run (it was removed),
 // and acknowledges the update that found out.
-func (s *Server) failResume(ctx context.Context, m *message, rec *TaskRecord, cause error) ([]byte, error) {
+func (s *Server) failResume(ctx context.Context, m *message, rec *tasks.Record, cause error) ([]byte, error) {
 	rpc := s.rpcError(ctx, cause)
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	_, err := s.tasks.update(sctx, rec.ID, func(r *TaskRecord) (bool, error) {
-		if r.Status != TaskInputRequired || r.Round != rec.Round {
+	_, err := s.tasks.update(sctx, rec.ID, func(r *tasks.Record) (bool, error) {
+		if r.Status != tasks.InputRequired || r.Round != rec.Round {
 			return false, nil
 		}
 		failTask(r, rpc, "Tool execution failed: "+rpc.Message)
 		return true, nil
 	})
-	if err != nil && !errors.Is(err, ErrTaskNotFound) {
+	if err != nil && !errors.Is(err, tasks.ErrNotFound) {
 		return nil, s.storeFailure(ctx, rec.ID, err)
 	}
 	return s.ack(m, nil), nil
@@ -323,17 +325,17 @@ func (s *Server) cancelTask(ctx context.Context, m *message, id string) ([]byte,
 	owner := ""
 	sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	_, err = s.tasks.update(sctx, id, func(r *TaskRecord) (bool, error) {
+	_, err = s.tasks.update(sctx, id, func(r *tasks.Record) (bool, error) {
 		if r.Status.Terminal() {
 			return false, nil
 		}
 		owner = r.Owner
-		r.Status, r.StatusMessage = TaskCancelled, "Cancelled at the client's request"
+		r.Status, r.StatusMessage = tasks.Cancelled, "Cancelled at the client's request"
 		r.Owner, r.InputRequests, r.InputResponses, r.State = "", nil, nil, nil
 		return true, nil
 	})
 	switch {
-	case errors.Is(err, ErrTaskNotFound):
+	case errors.Is(err, tasks.ErrNotFound):
 		return nil, taskNotFound(id)
 	case err != nil:
 		return nil, s.storeFailure(ctx, id, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/embedmcp/mcp/internal/schemacheck"
 
 	"encoding/json"
 	"errors"
@@ -61,7 +62,7 @@ func NewTool[In, Out any](info ToolInfo, fn func(ctx context.Context, req *Reque
 		// Every value of a plain type encodes to JSON that matches the
 		// schema inferred from that type, so its output needs no check.
 		t.conforms = boundedjson.PlainEncodable(outType)
-		t.fillNils = hasNilable(outType, map[reflect.Type]bool{})
+		t.fillNils = schemacheck.HasNilable(outType)
 		s, err := schemaForType(outType)
 		if err != nil {
 			return nil, fmt.Errorf("tool %q: %w", info.Name, err)
@@ -119,7 +120,7 @@ type typedTool[In, Out any] struct {
 	// every result matches it by construction and is not validated again.
 	conforms bool
 	// fillNils: the output schema was inferred and Out can hold nil slices
-	// or maps, which are sent as [] or {} (schemanull.go).
+	// or maps, which are sent as [] or {} (schemacheck.EmptyNils).
 	fillNils bool
 	// generic: In is decoded from the generic arguments (decode.go).
 	generic bool
@@ -229,7 +230,7 @@ func (t *typedTool[In, Out]) Execute(ctx context.Context, req *Request) (*Result
 	}
 	if t.fillNils {
 		// The inferred schema types slices and maps as array and object.
-		if filled, changed := emptyNils(reflect.ValueOf(&r.out).Elem()); changed {
+		if filled, changed := schemacheck.EmptyNils(reflect.ValueOf(&r.out).Elem()); changed {
 			val = filled.Interface()
 			v = val
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // The wire shapes of the Server's answers, one named appender each, so that
@@ -150,9 +152,9 @@ func appendDiscoverResult(b []byte, r *discoverResult) []byte {
 	b = append(b, '}')
 	switch {
 	case r.Tasks && r.Views:
-		b = append(b, `,"extensions":{"`+TaskExtension+`":{},"`+UIExtension+`":{"mimeTypes":["`+ViewMIMEType+`"]}}`...)
+		b = append(b, `,"extensions":{"`+tasks.Extension+`":{},"`+UIExtension+`":{"mimeTypes":["`+ViewMIMEType+`"]}}`...)
 	case r.Tasks:
-		b = append(b, `,"extensions":{"`+TaskExtension+`":{}}`...)
+		b = append(b, `,"extensions":{"`+tasks.Extension+`":{}}`...)
 	case r.Views:
 		b = append(b, `,"extensions":{"`+UIExtension+`":{"mimeTypes":["`+ViewMIMEType+`"]}}`...)
 	}

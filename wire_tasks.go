@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // The wire shapes of the Tasks extension (SEP-2663), named and tested as
@@ -21,7 +23,7 @@ const metaIgnoredInputs = "io.github.embedmcp/ignoredInputResponses"
 // appendCreateTaskResult appends the open CreateTaskResult of a tools/call
 // that became task rec: resultType "task", the Task and the server's
 // identity (serverInfo, encoded).
-func appendCreateTaskResult(b []byte, rec *TaskRecord, serverInfo []byte) []byte {
+func appendCreateTaskResult(b []byte, rec *tasks.Record, serverInfo []byte) []byte {
 	b = append(b, `{"resultType":"task",`...)
 	b = appendTaskFields(b, rec)
 	return appendServerInfoMeta(b, serverInfo)
@@ -29,7 +31,7 @@ func appendCreateTaskResult(b []byte, rec *TaskRecord, serverInfo []byte) []byte
 
 // appendGetTaskResult appends the open answer to tasks/get: complete, the
 // DetailedTask of rec and the server's identity.
-func appendGetTaskResult(b []byte, rec *TaskRecord, serverInfo []byte) []byte {
+func appendGetTaskResult(b []byte, rec *tasks.Record, serverInfo []byte) []byte {
 	b = append(b, `{"resultType":"complete",`...)
 	b = appendDetailedTask(b, rec)
 	return appendServerInfoMeta(b, serverInfo)
@@ -58,7 +60,7 @@ func appendTaskAck(b []byte, serverInfo []byte, ignored []string) []byte {
 // appendTaskNote appends the params of notifications/tasks: the _meta of
 // the subscription (id: the raw id of its subscriptions/listen request) and
 // the DetailedTask of rec.
-func appendTaskNote(b []byte, id []byte, rec *TaskRecord) []byte {
+func appendTaskNote(b []byte, id []byte, rec *tasks.Record) []byte {
 	b = append(b, `{"_meta":`...)
 	b = appendSubscriptionMeta(b, id)
 	b = append(b, ',')
@@ -67,12 +69,12 @@ func appendTaskNote(b []byte, id []byte, rec *TaskRecord) []byte {
 }
 
 // closeTaskResult closes the open CallToolResult of a task's tool as the
-// task keeps it (TaskRecord.Result): complete, without the server's
+// task keeps it (tasks.Record.Result): complete, without the server's
 // identity, which tasks/get adds around it.
 func closeTaskResult(b []byte) []byte { return append(b, `,"resultType":"complete"}`...) }
 
 // appendTaskFields appends the members of the Task of rec, without braces.
-func appendTaskFields(b []byte, rec *TaskRecord) []byte {
+func appendTaskFields(b []byte, rec *tasks.Record) []byte {
 	b = append(b, `"taskId":`...)
 	b = appendString(b, rec.ID)
 	b = append(b, `,"status":`...)
@@ -97,16 +99,16 @@ func appendTaskFields(b []byte, rec *TaskRecord) []byte {
 // appendDetailedTask appends the members of the DetailedTask of rec,
 // without braces: its Task and, by status, its inputRequests, result or
 // error.
-func appendDetailedTask(b []byte, rec *TaskRecord) []byte {
+func appendDetailedTask(b []byte, rec *tasks.Record) []byte {
 	b = appendTaskFields(b, rec)
 	switch rec.Status {
-	case TaskInputRequired:
+	case tasks.InputRequired:
 		b = append(b, ',')
 		b = appendInputRequests(b, rec.InputRequests)
-	case TaskCompleted:
+	case tasks.Completed:
 		b = append(b, `,"result":`...)
 		b = append(b, rec.Result...)
-	case TaskFailed:
+	case tasks.Failed:
 		b = append(b, `,"error":`...)
 		b = append(b, rec.Error...)
 	}

@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/embedmcp/mcp/tasks"
 )
 
 // TestWireShapes holds the golden bytes of every wire shape wire.go owns:
@@ -16,26 +19,26 @@ func TestWireShapes(t *testing.T) {
 	// task returns a task record changed by set; its times are in a zone
 	// that is not UTC, and in nanoseconds, to show their encoding.
 	created := time.Date(2026, 7, 28, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
-	task := func(set func(*TaskRecord)) *TaskRecord {
-		rec := &TaskRecord{ID: "t1", Status: TaskWorking, Created: created, Updated: created.Add(1500 * time.Millisecond),
+	task := func(set func(*tasks.Record)) *tasks.Record {
+		rec := &tasks.Record{ID: "t1", Status: tasks.Working, Created: created, Updated: created.Add(1500 * time.Millisecond),
 			Expires: created.Add(time.Hour)}
 		set(rec)
 		return rec
 	}
-	working := task(func(*TaskRecord) {})
-	busy := task(func(r *TaskRecord) { r.StatusMessage, r.PollInterval = `Busy "now"`, 250*time.Microsecond })
-	asking := task(func(r *TaskRecord) {
-		r.Status = TaskInputRequired
+	working := task(func(*tasks.Record) {})
+	busy := task(func(r *tasks.Record) { r.StatusMessage, r.PollInterval = `Busy "now"`, 250*time.Microsecond })
+	asking := task(func(r *tasks.Record) {
+		r.Status = tasks.InputRequired
 		r.InputRequests = map[string]json.RawMessage{"b": json.RawMessage(`{"method":"roots/list"}`), "a": json.RawMessage(`{"method":"x"}`)}
 	})
-	askingNothing := task(func(r *TaskRecord) { r.Status = TaskInputRequired })
-	completed := task(func(r *TaskRecord) {
-		r.Status, r.Result, r.PollInterval = TaskCompleted, json.RawMessage(`{"content":[],"resultType":"complete"}`), 2*time.Second
+	askingNothing := task(func(r *tasks.Record) { r.Status = tasks.InputRequired })
+	completed := task(func(r *tasks.Record) {
+		r.Status, r.Result, r.PollInterval = tasks.Completed, json.RawMessage(`{"content":[],"resultType":"complete"}`), 2*time.Second
 	})
-	failed := task(func(r *TaskRecord) {
-		r.Status, r.StatusMessage, r.Error = TaskFailed, "Tool execution failed: x", json.RawMessage(`{"code":-32603,"message":"x"}`)
+	failed := task(func(r *tasks.Record) {
+		r.Status, r.StatusMessage, r.Error = tasks.Failed, "Tool execution failed: x", json.RawMessage(`{"code":-32603,"message":"x"}`)
 	})
-	cancelled := task(func(r *TaskRecord) { r.Status = TaskCancelled })
+	cancelled := task(func(r *tasks.Record) { r.Status = tasks.Cancelled })
 	logged := func(p *logParams) string {
 		b, err := appendLogParams(nil, p)
 		if err != nil {
@@ -140,13 +143,15 @@ func TestWireShapes(t *testing.T) {
 		{"task result kept", closeTaskResult([]byte(`{"content":[{"type":"text","text":"hi"}]`)),
 			`{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`},
 	}
-	for _, tt := range tests {
-		if string(tt.got) != tt.want {
-			t.Errorf("%s:\n got %s\nwant %s", tt.name, tt.got, tt.want)
-		}
-		if !json.Valid(tt.got) {
-			t.Errorf("%s: not valid JSON: %s", tt.name, tt.got)
-		}
+	for i, tt := range tests {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			if string(tt.got) != tt.want {
+				t.Errorf("%s:\n got %s\nwant %s", tt.name, tt.got, tt.want)
+			}
+			if !json.Valid(tt.got) {
+				t.Errorf("%s: not valid JSON: %s", tt.name, tt.got)
+			}
+		})
 	}
 }
 
@@ -172,10 +177,10 @@ func TestWireAppendsInPlace(t *testing.T) {
 			b, _ = appendLogParams(b, &logParams{Level: LevelInfo, Data: 1})
 			return b
 		},
-		"create task": func(b []byte) []byte { return appendCreateTaskResult(b, &TaskRecord{ID: "t"}, []byte("{}")) },
-		"tasks/get":   func(b []byte) []byte { return appendGetTaskResult(b, &TaskRecord{ID: "t"}, []byte("{}")) },
+		"create task": func(b []byte) []byte { return appendCreateTaskResult(b, &tasks.Record{ID: "t"}, []byte("{}")) },
+		"tasks/get":   func(b []byte) []byte { return appendGetTaskResult(b, &tasks.Record{ID: "t"}, []byte("{}")) },
 		"task ack":    func(b []byte) []byte { return appendTaskAck(b, []byte("{}"), []string{"k"}) },
-		"task note":   func(b []byte) []byte { return appendTaskNote(b, []byte("1"), &TaskRecord{ID: "t"}) },
+		"task note":   func(b []byte) []byte { return appendTaskNote(b, []byte("1"), &tasks.Record{ID: "t"}) },
 		"task result": closeTaskResult,
 	} {
 		got := f(append([]byte(nil), prefix...))

@@ -58,7 +58,8 @@ func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // bigServer serves "big", a tool answering 8 MiB, through a Handler with
 // opts; active counts the requests being served, closed the connections
 // the server closed. The writes of requests with an X-Stall header wait
-// until stall is closed.
+// until stall is closed; without stall, the connections' send buffers are
+// small, so that a client reading nothing blocks the server's write.
 func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (addr string, active, closed, waiting *atomic.Int64) {
 	t.Helper()
 	ts := mcp.NewToolSet()
@@ -76,7 +77,9 @@ func bigServer(t *testing.T, opts *mcp.HandlerOptions, stall <-chan struct{}) (a
 		}
 		h.ServeHTTP(w, r)
 	}))
-	srv.Listener = smallSendBuffers{srv.Listener}
+	if stall == nil { // clients that read nothing block the server's writes
+		srv.Listener = smallSendBuffers{srv.Listener}
+	}
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateClosed {
 			closed.Add(1)
@@ -109,12 +112,8 @@ func nonReader(t *testing.T, addr string) net.Conn {
 // waitActive waits until the count is n.
 func waitActive(t *testing.T, active *atomic.Int64, n int64, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for active.Load() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("count %d after %v, want %d", active.Load(), within, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually(within, func() bool { return active.Load() == n }) {
+		t.Fatalf("count %d after %v, want %d", active.Load(), within, n)
 	}
 }
 
@@ -123,7 +122,7 @@ func waitActive(t *testing.T, active *atomic.Int64, n int64, within time.Duratio
 // connections), their handlers return and the answers' memory is released (without the deadline they hold it as long
 // as their sockets stay open).
 func TestSlowReadersDisconnected(t *testing.T) {
-	addr, active, closed, _ := bigServer(t, &mcp.HandlerOptions{WriteTimeout: 3 * time.Second}, nil)
+	addr, active, closed, _ := bigServer(t, &mcp.HandlerOptions{WriteTimeout: time.Second}, nil)
 	const clients = 8
 	base := heapAfterGC()
 	conns := make([]net.Conn, clients)
@@ -131,13 +130,11 @@ func TestSlowReadersDisconnected(t *testing.T) {
 		conns[i] = nonReader(t, addr)
 		defer conns[i].Close()
 	}
-	time.Sleep(time.Second)
-	held, n := heapAfterGC(), active.Load() // for the log
 	waitActive(t, closed, clients, time.Minute)
 	waitActive(t, active, 0, time.Minute)
 	after := heapAfterGC()
-	t.Logf("%d clients reading nothing of %d MiB answers: heap %d MiB, with %d blocked +%d MiB, after the deadline %+d MiB",
-		clients, bigAnswer>>20, base>>20, n, (int64(held)-int64(base))>>20, (int64(after)-int64(base))>>20)
+	t.Logf("%d clients reading nothing of %d MiB answers: heap %d MiB, after the deadline %+d MiB",
+		clients, bigAnswer>>20, base>>20, (int64(after)-int64(base))>>20)
 	if grew := int64(after) - int64(base); grew > 16<<20 {
 		t.Errorf("after the write deadline the heap is %d MiB above where it started, want the answers released", grew>>20)
 	}
@@ -148,6 +145,7 @@ func TestSlowReadersDisconnected(t *testing.T) {
 // 503, Retry-After and -32001 naming the limit; once those answers are
 // written, it is served.
 func TestPendingBytesBudget(t *testing.T) {
+	t.Parallel()
 	stall := make(chan struct{})
 	addr, _, _, waiting := bigServer(t, &mcp.HandlerOptions{MaxPendingBytes: 20 << 20}, stall)
 	// The stalled requests end when stall is closed, also when the test
@@ -178,27 +176,24 @@ func TestPendingBytesBudget(t *testing.T) {
 		}()
 	}
 	waitActive(t, waiting, 2, time.Minute) // both answers encoded and waiting to be written
-	deadline := time.Now().Add(time.Minute)
-	for {
-		resp, body := call(false)
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			var e struct {
-				ID    json.RawMessage `json:"id"`
-				Error struct {
-					Code    int    `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(body, &e) != nil || e.Error.Code != mcp.CodeLimitExceeded || string(e.ID) != "1" ||
-				!strings.Contains(e.Error.Message, "MaxPendingBytes") || resp.Header.Get("Retry-After") == "" {
-				t.Fatalf("beyond the budget: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("with 16 MiB waiting, an 8 MiB answer beyond a 20 MiB budget: %d, want 503", resp.StatusCode)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var resp *http.Response
+	var body []byte
+	if !eventually(time.Minute, func() bool {
+		resp, body = call(false)
+		return resp.StatusCode == http.StatusServiceUnavailable
+	}) {
+		t.Fatalf("with 16 MiB waiting, an 8 MiB answer beyond a 20 MiB budget: %d, want 503", resp.StatusCode)
+	}
+	var e struct {
+		ID    json.RawMessage `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Code != mcp.CodeLimitExceeded || string(e.ID) != "1" ||
+		!strings.Contains(e.Error.Message, "MaxPendingBytes") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("beyond the budget: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	release.Do(func() { close(stall) })
 	for range 2 {

@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"path"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (d *Definition) Listing() string {
 		b.WriteString(c.Status)
 		if c.Reason != "" {
 			b.WriteString(": ")
-			b.WriteString(clip(c.Reason, 300))
+			b.WriteString(search.Clip(c.Reason, 300))
 		}
 		b.WriteByte('\n')
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -14,11 +15,11 @@ import (
 // syntheticSnapshot returns a snapshot with n documented functions spread
 // over packages of 500 declarations in files of 100, and the matching
 // function table.
-func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
+func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []index.RuntimeFunc) {
 	tb.Helper()
 	man := codesnap.Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
 		Modules: []codesnap.Module{{Path: "example.com/big", Main: true}}}
-	var funcs []runtimeFunc
+	var funcs []index.RuntimeFunc
 	var files []srcFile
 	given := map[string][]codeindex.Decl{}
 	for p := 0; p*500 < n; p++ {
@@ -38,8 +39,8 @@ func syntheticSnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 				decls = append(decls, codeindex.Decl{Kind: codeindex.Func, Name: fmt.Sprintf("Handler%d", k), Line: int32(line + 2),
 					EndLine: int32(line + 4), Start: off, End: off + int32(len(doc)+len(body)), DocStart: off, DocEnd: off + int32(len(doc)-1)})
 				b.WriteString(doc + body + "\n\n")
-				funcs = append(funcs, runtimeFunc{name: fmt.Sprintf("%s.Handler%d", pkg, k),
-					file: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), line: line + 2, minLine: int32(line + 3), maxLine: int32(line + 3)})
+				funcs = append(funcs, index.RuntimeFunc{Name: fmt.Sprintf("%s.Handler%d", pkg, k),
+					File: fmt.Sprintf("/build/big/pkg%03d/f%d.go", p, f), Line: line + 2, MinLine: int32(line + 3), MaxLine: int32(line + 3)})
 				line += 6
 			}
 			name := fmt.Sprintf("f%d.go", f)
@@ -69,9 +70,9 @@ func TestSyntheticIndex(t *testing.T) {
 	}
 }
 
-func syntheticCatalog(fsys fstest.MapFS, funcs []runtimeFunc) *Catalog {
+func syntheticCatalog(fsys fstest.MapFS, funcs []index.RuntimeFunc) *Catalog {
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 	return c
 }
 
@@ -108,7 +109,7 @@ func BenchmarkCatalogBuildRuntime20k(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		c := NewCatalog(&Options{BuildInfo: fixtureBuildInfo("")})
-		c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+		c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "handler19999"}); err != nil {
 			b.Fatal(err)
 		}

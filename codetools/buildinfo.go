@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"runtime/debug"
 	"strings"
 )
@@ -40,7 +41,7 @@ type Build struct {
 type buildState struct {
 	info    Build
 	deps    map[string]Module
-	mods    []modInfo // main module and dependencies
+	mods    []snapshot.Module // main module and dependencies
 	mainPkg string
 }
 
@@ -51,11 +52,11 @@ func newBuildState(bi *debug.BuildInfo) *buildState {
 	}
 	st.mainPkg = bi.Path
 	st.info = Build{GoVersion: bi.GoVersion, Path: bi.Path, MainModule: toModule(&bi.Main)}
-	st.mods = append(st.mods, modInfo{bi.Main.Path, bi.Main.Version})
+	st.mods = append(st.mods, snapshot.Module{Path: bi.Main.Path, Version: bi.Main.Version})
 	for _, d := range bi.Deps {
 		m := toModule(d)
 		st.deps[d.Path] = m
-		st.mods = append(st.mods, modInfo{d.Path, d.Version})
+		st.mods = append(st.mods, snapshot.Module{Path: d.Path, Version: d.Version})
 	}
 	for _, s := range bi.Settings {
 		switch s.Key {
@@ -96,11 +97,11 @@ func toModule(m *debug.Module) Module {
 // forPackage returns the build provenance with Module set for pkg.
 func (st *buildState) forPackage(pkg string) *Build {
 	b := st.info
-	if m, ok := moduleFor(st.mods, pkg); ok {
-		if m.path == st.info.MainModule.Path {
+	if m, ok := snapshot.ModuleFor(st.mods, pkg); ok {
+		if m.Path == st.info.MainModule.Path {
 			mm := st.info.MainModule
 			b.Module = &mm
-		} else if d, ok := st.deps[m.path]; ok {
+		} else if d, ok := st.deps[m.Path]; ok {
 			b.Module = &d
 		}
 	}
@@ -113,7 +114,7 @@ func (st *buildState) isModulePath(p string) bool {
 		return false
 	}
 	for _, m := range st.mods {
-		if m.path == p {
+		if m.Path == p {
 			return true
 		}
 	}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"io/fs"
 	"log/slog"
 	"runtime/debug"
@@ -11,8 +15,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/embedmcp/mcp/internal/boundedjson"
 )
 
 // Options configures a Catalog. The zero value is a catalog of the
@@ -47,7 +49,7 @@ type Options struct {
 	Now func() time.Time
 	// Embedder, when set, reranks the best candidates of a code_search
 	// phrase by the similarity of their vectors to the query's
-	// (embed.go). Nil, the default, ranks by words alone.
+	// (package search). Nil, the default, ranks by words alone.
 	Embedder Embedder
 }
 
@@ -63,7 +65,7 @@ type Catalog struct {
 	build  *buildState
 	logger *slog.Logger
 	// loadRuntime reads the function table; tests replace it.
-	loadRuntime func() (*runtimeTable, error)
+	loadRuntime func() (*index.RuntimeTable, error)
 
 	baseOnce sync.Once
 	baseDone chan struct{}
@@ -74,10 +76,10 @@ type Catalog struct {
 	docs      map[string]regDoc
 	tools     []regDoc
 	optErr    error
-	routes    []route // routes.go
+	routes    []nav.Route // routes.go
 	dirty     bool
-	current   *index
-	stops     []func() // Register's watches; Close calls them (close.go)
+	current   *catalogIndex
+	stops     []func() // Register's watches; Close calls them (warm.go)
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
@@ -96,7 +98,7 @@ func newCatalog(opts Options) *Catalog {
 		bi, _ = debug.ReadBuildInfo()
 	}
 	c := &Catalog{opts: opts, max: opts.MaxEntries, build: newBuildState(bi), logger: opts.Logger,
-		loadRuntime: readRuntime, docs: map[string]regDoc{}, dirty: true, baseDone: make(chan struct{})}
+		loadRuntime: index.ReadRuntime, docs: map[string]regDoc{}, dirty: true, baseDone: make(chan struct{})}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -152,54 +154,37 @@ type indexCost struct {
 	alloc uint64
 }
 
-// baseIndex holds the runtime and snapshot sources, built once.
+// baseIndex holds the runtime and snapshot sources, built once: what the
+// index reads of them (indexBase) and what the tools report of them.
 type baseIndex struct {
-	entries     []entry // sorted by id
-	snap        *snapshot
-	runtimeErr  error
-	snapshotErr error
-	noSource    []string // packages with runtime entries but no snapshot source
-	// aliases maps function symbols of closures, wrappers and method
-	// values, as linked and as the runtime prints them, to the id of their
-	// declaration ("" for a printed name two declarations share).
-	aliases map[string]string
-	// inlInto maps the id of a declaration inlined somewhere to one
-	// function it was inlined into.
-	inlInto map[string]string
+	*index.Base
 	// modules holds the consistency of each snapshot module, by module
 	// path ("std" for the standard library).
 	modules map[string]*moduleCheck
 	stats   BuildStats
-	// dirs maps a source directory of the build, as the function table
-	// names it, to its package (for absolute file paths).
-	dirs map[string]string
-
-	// refs are the snapshot's references, read on first use (refs.go).
+	// refs are the snapshot's references, read on first use (references.go).
 	refsOnce sync.Once
-	refs     *refTable
+	refs     *nav.RefTable
 	refsErr  error
-	// lines caches the line offsets of snapshot files (lines.go).
-	lines lineCache
-	// lazy builds the search words of a snapshot written without them
-	// (lazywords.go); nil otherwise.
-	lazy *lazyWords
 	// pre are the snapshot's precomputed vectors, read on the first
-	// rerank (vectors.go).
-	pre preVectors
+	// rerank (embedder.go).
+	pre search.PreVectors
 }
 
-// index is an immutable search index over all sources.
-type index struct {
+// catalogIndex is an immutable search index over all sources: the
+// entries and their search structures (coreIndex), with the registered
+// documents, the coverage and the vectors the tools answer with.
+type catalogIndex struct {
+	*index.Index
 	base    *baseIndex
-	entries []entry     // sorted by id
-	hay     string      // lower-cased id and documentation of each entry
-	offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
-	freq    [256]uint32 // byte frequencies of hay
 	regs    []regDoc
 	cov     Coverage
-	search  searchIndex // ranking, names, files and terms (searchindex.go)
-	vectors vectorCache // an Embedder's vectors of entries (embed.go)
+	vectors search.VectorCache // an Embedder's vectors of entries (package search)
 }
+
+// renderer builds the answers of the tools (SearchHit, Reference,
+// Definition) from the entries of an index.
+type renderer struct{ *catalogIndex }
 
 // baseIndex returns the runtime and snapshot sources, starting their
 // build if needed, or ctx's error if ctx ends first. The build itself is
@@ -220,7 +205,7 @@ func (c *Catalog) baseIndex(ctx context.Context) (*baseIndex, error) {
 }
 
 // index returns the current index, building it if needed.
-func (c *Catalog) index(ctx context.Context) (*index, error) {
+func (c *Catalog) index(ctx context.Context) (*catalogIndex, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -255,12 +240,12 @@ func (c *Catalog) index(ctx context.Context) (*index, error) {
 
 // mainPackage returns the import path of the main package, for symbols
 // of package "main".
-func (c *Catalog) mainPackage(s *snapshot) string {
+func (c *Catalog) mainPackage(s *snapshot.Snapshot) string {
 	if p := c.build.mainPkg; p != "" && p != "command-line-arguments" {
 		return p
 	}
 	if s != nil {
-		return s.man.MainPackage
+		return s.Manifest.MainPackage
 	}
 	return c.build.mainPkg
 }
@@ -271,50 +256,58 @@ func (c *Catalog) mainPackage(s *snapshot) string {
 func (c *Catalog) buildBase() (b *baseIndex) {
 	start := time.Now()
 	alloc0 := allocatedBytes()
-	b = &baseIndex{}
+	b = &baseIndex{Base: &index.Base{}}
 	defer func() {
 		if r := recover(); r != nil {
-			*b = baseIndex{runtimeErr: fmt.Errorf("building the catalog: %v", r)}
+			*b = baseIndex{Base: &index.Base{RuntimeErr: fmt.Errorf("building the catalog: %v", r)}}
 		}
 		c.finish(b, start, alloc0)
 	}()
-	in := interner{}
+	in := snapshot.Interner{}
 	rt, err := c.loadRuntime()
-	b.runtimeErr = err
+	b.RuntimeErr = err
 	if rt == nil {
-		rt = &runtimeTable{}
+		rt = &index.RuntimeTable{}
 	}
-	var entries []entry
-	var decls snapDecls
+	var entries []index.Entry
+	var decls index.SnapDecls
+	var include func(pkg, mod string, main bool) bool
+	if sel := c.opts.Packages; sel != nil {
+		include = sel.Includes
+	}
 	if c.opts.Snapshot != nil {
-		b.snap, entries, decls, err = loadSnapshot(c.opts.Snapshot, in, c.opts.Packages, 0)
+		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, 4*DefaultMaxEntries, 0)
 		switch {
 		case err != nil:
-			b.snapshotErr = &snapshotError{err}
-		case b.snap.warning != nil:
-			b.snapshotErr = b.snap.warning
+			b.SnapshotErr = &snapshot.Error{Err: err}
+		case b.Snap.Warning != nil:
+			b.SnapshotErr = b.Snap.Warning
 		}
 	}
-	a := &attributor{c: c, in: in, snap: b.snap, decls: decls, entries: entries, mainPkg: c.mainPackage(b.snap)}
-	a.run(rt)
-	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.funcs), len(rt.inlined)
-	b.stats.UnattributedFunctions = a.unresolved
+	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true,
+		In: in, Snap: b.Snap, Decls: decls, Entries: entries, MainPkg: c.mainPackage(b.Snap)}
+	if sel := c.opts.Packages; sel != nil {
+		a.Include, a.Std = sel.Includes, sel.Std
+	}
+	a.Run(rt)
+	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.Funcs), len(rt.Inlined)
+	b.stats.UnattributedFunctions = a.Unresolved
 	rt = nil
-	entries = a.entries
-	for p := range a.rtPkgs {
-		if b.snap == nil || !b.snap.pkgs[p] {
-			b.noSource = append(b.noSource, p)
+	entries = a.Entries
+	for p := range a.RtPkgs {
+		if b.Snap == nil || !b.Snap.Pkgs[p] {
+			b.NoSource = append(b.NoSource, p)
 		}
 	}
-	sort.Strings(b.noSource)
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
-	b.entries = dedupSorted(entries)
-	if cap(entries) > len(b.entries)+len(b.entries)/16 {
-		b.entries = append([]entry(nil), b.entries...) // do not keep the slack
+	sort.Strings(b.NoSource)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
+	b.Entries = dedupSorted(entries)
+	if cap(entries) > len(b.Entries)+len(b.Entries)/16 {
+		b.Entries = append([]index.Entry(nil), b.Entries...) // do not keep the slack
 	}
-	b.aliases, b.inlInto, b.dirs = a.aliases, a.inlInto, a.dirPkg
-	if b.snap != nil {
-		b.stats.SnapshotFiles = b.snap.goFiles
+	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
+	if b.Snap != nil {
+		b.stats.SnapshotFiles = b.Snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)
 		n := 0
 		for _, d := range decls {
@@ -322,45 +315,45 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 		b.stats.SnapshotDeclarations = n
 	}
-	b.modules = c.checkModules(b.snap, a.evidence)
-	b.lazy = newLazyWords(b.snap)
+	b.modules = c.checkModules(b.Snap, a.Evidence)
+	b.Lazy = index.NewLazyWords(b.Snap)
 	return b
 }
 
 // finish records the build's cost and logs it.
 func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	st := &b.stats
-	st.Entries = len(b.entries)
+	st.Entries = len(b.Entries)
 	st.Duration = time.Since(start)
 	st.AllocatedBytes = allocatedBytes() - alloc0
 	st.RetainedBytes = b.retained()
-	if b.snapshotErr != nil {
-		st.SnapshotError = b.snapshotErr.Error()
+	if b.SnapshotErr != nil {
+		st.SnapshotError = b.SnapshotErr.Error()
 	}
-	if b.runtimeErr != nil {
-		st.RuntimeError = b.runtimeErr.Error()
+	if b.RuntimeErr != nil {
+		st.RuntimeError = b.RuntimeErr.Error()
 	}
 	attrs := []any{"entries", st.Entries, "duration", st.Duration.Round(time.Millisecond),
 		"allocatedBytes", st.AllocatedBytes, "retainedBytes", st.RetainedBytes}
 	c.logger.Info("codetools: catalog sources built", attrs...)
-	if b.snapshotErr != nil {
-		var se *snapshotError
-		if errors.As(b.snapshotErr, &se) {
-			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.snapshotErr)
+	if b.SnapshotErr != nil {
+		var se *snapshot.Error
+		if errors.As(b.SnapshotErr, &se) {
+			c.logger.Warn("codetools: source snapshot ignored; answers come from the binary alone", "error", b.SnapshotErr)
 		} else {
-			c.logger.Warn("codetools: some snapshot files were left out", "error", b.snapshotErr)
+			c.logger.Warn("codetools: some snapshot files were left out", "error", b.SnapshotErr)
 		}
 	}
-	if b.runtimeErr != nil {
-		c.logger.Warn("codetools: the function table could not be read", "error", b.runtimeErr)
+	if b.RuntimeErr != nil {
+		c.logger.Warn("codetools: the function table could not be read", "error", b.RuntimeErr)
 	}
 }
 
 // dedupSorted drops later entries with an id equal to the previous one.
-func dedupSorted(es []entry) []entry {
+func dedupSorted(es []index.Entry) []index.Entry {
 	out := es[:0]
 	for i := range es {
-		if len(out) > 0 && out[len(out)-1].id == es[i].id {
+		if len(out) > 0 && out[len(out)-1].ID == es[i].ID {
 			continue
 		}
 		out = append(out, es[i])
@@ -370,43 +363,43 @@ func dedupSorted(es []entry) []entry {
 
 // newIndex merges registered documents into the base entries, applies the
 // entry bound and builds the search text.
-func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *index {
-	x := &index{base: b, regs: regs}
-	entries := b.entries
+func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogIndex {
+	x := &catalogIndex{Index: &index.Index{Base: b.Base}, base: b, regs: regs}
+	entries := b.Entries
 	if len(regs) > 0 {
-		entries = make([]entry, len(b.entries), len(b.entries)+len(regs))
-		copy(entries, b.entries)
+		entries = make([]index.Entry, len(b.Entries), len(b.Entries)+len(regs))
+		copy(entries, b.Entries)
 		added := false
 		for ri, r := range regs {
-			i := sort.Search(len(b.entries), func(i int) bool { return b.entries[i].id >= r.id })
-			if i < len(b.entries) && b.entries[i].id == r.id {
+			i := sort.Search(len(b.Entries), func(i int) bool { return b.Entries[i].ID >= r.id })
+			if i < len(b.Entries) && b.Entries[i].ID == r.id {
 				e := &entries[i]
-				e.sources |= srcRegistered
-				e.reg = int32(ri)
+				e.Sources |= index.SrcRegistered
+				e.Reg = int32(ri)
 				if r.Documentation != "" {
-					e.doc = docPrefix(r.Documentation, maxIndexedRegisteredDoc)
+					e.Doc = index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc)
 				}
 				if r.hasK {
-					e.kind = r.kind
+					e.Kind = r.kind
 				}
 				continue
 			}
-			k := kDoc
+			k := index.KindDoc
 			if r.hasK {
 				k = r.kind
 			}
-			entries = append(entries, entry{id: r.id, pkg: r.Package, file: r.File, line: int32(r.Line),
-				doc: docPrefix(r.Documentation, maxIndexedRegisteredDoc), kind: k, sources: srcRegistered, snap: -1, reg: int32(ri)})
+			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, File: r.File, Line: int32(r.Line),
+				Doc: index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc), Kind: k, Sources: index.SrcRegistered, Snap: -1, Reg: int32(ri)})
 			added = true
 		}
 		if added {
-			sort.SliceStable(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
+			sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
 			entries = dedupSorted(entries)
 		}
 	}
 	x.cov.TruncationRule = truncationRule
 	if len(entries) > max {
-		kept := make([]entry, len(entries))
+		kept := make([]index.Entry, len(entries))
 		copy(kept, entries)
 		mainMod := st.info.MainModule.Path
 		sort.SliceStable(kept, func(i, j int) bool {
@@ -414,17 +407,17 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *index {
 			if ri != rj {
 				return ri < rj
 			}
-			return kept[i].id < kept[j].id
+			return kept[i].ID < kept[j].ID
 		})
 		x.cov.Truncated = true
 		x.cov.DroppedEntries = len(kept) - max
 		kept = kept[:max:max]
-		sort.Slice(kept, func(i, j int) bool { return kept[i].id < kept[j].id })
+		sort.Slice(kept, func(i, j int) bool { return kept[i].ID < kept[j].ID })
 		entries = kept
 	}
-	x.entries = entries
-	x.buildHaystack()
-	x.search = buildSearch(x.searchInput(st))
+	x.Entries = entries
+	x.BuildHaystack()
+	x.Search = index.BuildSearch(x.searchInput(st))
 	x.fillCoverage()
 	return x
 }
@@ -435,118 +428,54 @@ const truncationRule = "when the catalog exceeds maxEntries, entries are kept in
 	"standard library; ties are broken by id in byte order"
 
 // rank orders entries for truncation; lower ranks are kept first.
-func rank(e *entry, mainMod string) int {
+func rank(e *index.Entry, mainMod string) int {
 	switch {
-	case e.sources&srcRegistered != 0:
+	case e.Sources&index.SrcRegistered != 0:
 		return 0
-	case e.sources&srcSnapshot != 0:
+	case e.Sources&index.SrcSnapshot != 0:
 		return 1
-	case mainMod != "" && (e.pkg == mainMod || strings.HasPrefix(e.pkg, mainMod+"/")):
+	case mainMod != "" && (e.Pkg == mainMod || strings.HasPrefix(e.Pkg, mainMod+"/")):
 		return 2
-	case !isStdPkg(e.pkg):
+	case !snapshot.IsStdPkg(e.Pkg):
 		return 3
 	default:
 		return 4
 	}
 }
 
-// buildHaystack builds the lower-cased search text.
-func (x *index) buildHaystack() {
-	n := 0
-	for i := range x.entries {
-		n += len(x.entries[i].id) + len(x.entries[i].doc) + 2
-	}
-	var b strings.Builder
-	b.Grow(n)
-	x.offs = make([]uint32, len(x.entries)+1)
-	for i := range x.entries {
-		x.offs[i] = uint32(b.Len())
-		writeLower(&b, x.entries[i].id)
-		b.WriteByte(0)
-		writeLower(&b, x.entries[i].doc)
-		b.WriteByte(0)
-	}
-	x.offs[len(x.entries)] = uint32(b.Len())
-	x.hay = b.String()
-	for i := 0; i < len(x.hay); i++ {
-		x.freq[x.hay[i]]++
-	}
-}
-
-// writeLower writes the lower-case form of s.
-func writeLower(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			b.WriteString(strings.ToLower(s))
-			return
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b.WriteByte(c)
-	}
-}
-
-// lookup returns the entry with the given id.
-func (x *index) lookup(id string) (*entry, bool) { return lookupEntry(x.entries, id) }
-
-// lookupEntry returns the entry with the given id of entries, sorted by
-// id.
-func lookupEntry(entries []entry, id string) (*entry, bool) {
-	i := sort.Search(len(entries), func(i int) bool { return entries[i].id >= id })
-	if i < len(entries) && entries[i].id == id {
-		return &entries[i], true
-	}
-	return nil, false
-}
-
-// lookupSymbol returns the declaration a function symbol of the running
-// binary (a closure, method value or wrapper, as a stack trace prints it)
-// was attributed to.
-func (x *index) lookupSymbol(name string) (*entry, bool) {
-	id, ok := x.base.aliases[trimCallArgs(strings.TrimSpace(name))]
-	if !ok || id == "" {
-		return nil, false
-	}
-	return x.lookup(id)
-}
-
 // resolve finds the entry for a name pasted by an agent.
-func (c *Catalog) resolve(x *index, name string) (*entry, bool) {
-	if e, ok := x.lookup(name); ok {
+func (c *Catalog) resolve(x *catalogIndex, name string) (*index.Entry, bool) {
+	if e, ok := x.Lookup(name); ok {
 		return e, true
 	}
-	if e, ok := x.lookupSymbol(name); ok {
+	if e, ok := x.LookupSymbol(name); ok {
 		return e, true
 	}
 	isPkg := func(p string) bool {
-		return c.build.isModulePath(p) || (x.base.snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.snap.pkgs[p])
+		return c.build.isModulePath(p) || (x.base.Snap != nil && strings.IndexByte(p, '.') >= 0 && x.base.Snap.Pkgs[p])
 	}
 	mainPkgs := []string{c.build.mainPkg}
-	if s := x.base.snap; s != nil && s.man.MainPackage != c.build.mainPkg {
-		mainPkgs = append(mainPkgs, s.man.MainPackage)
+	if s := x.base.Snap; s != nil && s.Manifest.MainPackage != c.build.mainPkg {
+		mainPkgs = append(mainPkgs, s.Manifest.MainPackage)
 	}
 	for _, mp := range mainPkgs {
-		sym, ok := parseSymbol(name, mp, isPkg)
+		sym, ok := index.ParseSymbol(name, mp, isPkg)
 		if !ok {
 			continue
 		}
-		if e, ok := x.lookup(sym.id()); ok {
+		if e, ok := x.Lookup(sym.ID()); ok {
 			return e, true
 		}
-		if alt := sym.altID(); alt != "" {
-			if e, ok := x.lookup(alt); ok {
+		if alt := sym.AltID(); alt != "" {
+			if e, ok := x.Lookup(alt); ok {
 				return e, true
 			}
 		}
-		if sym.recv != "" && !sym.ptr && sym.closure {
+		if sym.Recv != "" && !sym.Ptr && sym.Closure {
 			// F.G.func1 is also a closure of G inlined into function F,
 			// as the compiler names it (strings.FieldsSeq's iterator
 			// inlined into a caller): the code is F's.
-			if e, ok := x.lookup(sym.pkg + "." + sym.recv); ok && e.kind == kFunc {
+			if e, ok := x.Lookup(sym.Pkg + "." + sym.Recv); ok && e.Kind == index.KindFunc {
 				return e, true
 			}
 		}
@@ -559,26 +488,26 @@ const maxErrorText = 400
 
 // sourceLimitations adds to b why a source is missing or partial.
 func (b *baseIndex) sourceLimitations(w *strings.Builder) {
-	if b.snapshotErr != nil {
-		var se *snapshotError
-		if errors.As(b.snapshotErr, &se) {
+	if b.SnapshotErr != nil {
+		var se *snapshot.Error
+		if errors.As(b.SnapshotErr, &se) {
 			w.WriteString(" The embedded source snapshot is not used, so answers come from the binary alone: ")
 		} else {
 			w.WriteString(" Some files of the source snapshot were left out: ")
 		}
-		w.WriteString(clip(b.snapshotErr.Error(), maxErrorText))
+		w.WriteString(search.Clip(b.SnapshotErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
-	if b.runtimeErr != nil {
+	if b.RuntimeErr != nil {
 		w.WriteString(" The function table of the binary could not be read: ")
-		w.WriteString(clip(b.runtimeErr.Error(), maxErrorText))
+		w.WriteString(search.Clip(b.RuntimeErr.Error(), maxErrorText))
 		w.WriteString(".")
 	}
 }
 
 // limitations returns text followed by why a source is missing.
 func (b *baseIndex) limitations(text string) string {
-	if b.snapshotErr == nil && b.runtimeErr == nil {
+	if b.SnapshotErr == nil && b.RuntimeErr == nil {
 		return text
 	}
 	var w strings.Builder
@@ -587,10 +516,33 @@ func (b *baseIndex) limitations(text string) string {
 	return w.String()
 }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return boundedjson.Truncate(s, n) + "…"
+// Kinds of catalog entries.
+const (
+	KindFunc    = "func"
+	KindMethod  = "method"
+	KindType    = "type"
+	KindConst   = "const"
+	KindVar     = "var"
+	KindPackage = "package"
+	KindTool    = "tool"
+	KindDoc     = "doc"
+	// KindField is a field of a struct type (id pkg.Type.Field); its
+	// definition is the struct's.
+	KindField = "field"
+)
+
+// Sources of catalog entries.
+const (
+	SourceRuntime    = "runtime"
+	SourceSnapshot   = "snapshot"
+	SourceRegistered = "registered"
+	// SourceReferences marks a declaration of a package outside the
+	// snapshot, known only because the snapshot's code refers to it.
+	SourceReferences = "references"
+)
+
+// searchInput returns the input of the search engine of x, built with st.
+func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
+	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf}
 }

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/embedmcp/mcp/codetools/internal/index"
 )
 
 var ctx = context.Background()
 
 func define(t *testing.T, c *Catalog, name string) *Definition {
 	t.Helper()
-	d, err := c.Definition(ctx, DefinitionQuery{Name: name, MaxCharacters: MaxMaxCharacters})
+	d, err := c.Definition(ctx, DefinitionQuery{Name: name, MaxCharacters: maxMaxCharacters})
 	if err != nil {
 		t.Fatalf("Definition(%q): %v", name, err)
 	}
@@ -104,7 +106,7 @@ func TestDefinitionErrors(t *testing.T) {
 		t.Errorf("unknown name message = %q", msg)
 	}
 	for _, q := range []DefinitionQuery{
-		{Name: ""}, {Name: "  "}, {Name: "x", Offset: -1}, {Name: "x", MaxCharacters: -1}, {Name: "x", MaxCharacters: MaxMaxCharacters + 1},
+		{Name: ""}, {Name: "  "}, {Name: "x", Offset: -1}, {Name: "x", MaxCharacters: -1}, {Name: "x", MaxCharacters: maxMaxCharacters + 1},
 		{Name: fixturePath + ".Limit", Offset: 1 << 20},
 	} {
 		if _, err := c.Definition(ctx, q); !errors.Is(err, ErrInvalidArgument) {
@@ -241,9 +243,9 @@ func TestChunkAndTruncate(t *testing.T) {
 			t.Errorf("chunk(%d, %d) = %q, %d", tt.off, tt.max, got, total)
 		}
 	}
-	doc := strings.Repeat("世", MaxDocumentationCharacters+1)
-	got, cut := truncateChars(doc, MaxDocumentationCharacters)
-	if !cut || utf8.RuneCountInString(got) != MaxDocumentationCharacters || !utf8.ValidString(got) {
+	doc := strings.Repeat("世", maxDocumentationCharacters+1)
+	got, cut := truncateChars(doc, maxDocumentationCharacters)
+	if !cut || utf8.RuneCountInString(got) != maxDocumentationCharacters || !utf8.ValidString(got) {
 		t.Errorf("truncateChars: %d characters, cut=%v", utf8.RuneCountInString(got), cut)
 	}
 	if got, cut := truncateChars("short", 10); got != "short" || cut {
@@ -253,16 +255,35 @@ func TestChunkAndTruncate(t *testing.T) {
 
 func TestDocumentationTruncated(t *testing.T) {
 	c := newFixtureCatalog(t, "", nil)
-	long := strings.Repeat("ü", MaxDocumentationCharacters+10)
+	long := strings.Repeat("ü", maxDocumentationCharacters+10)
 	if err := c.Register(Doc{Name: "main.T", Documentation: long}); err != nil {
 		t.Fatal(err)
 	}
 	d := define(t, c, "main.T")
-	if !d.DocumentationTruncated || utf8.RuneCountInString(d.Documentation) != MaxDocumentationCharacters {
+	if !d.DocumentationTruncated || utf8.RuneCountInString(d.Documentation) != maxDocumentationCharacters {
 		t.Errorf("documentation: %d characters, truncated=%v", utf8.RuneCountInString(d.Documentation), d.DocumentationTruncated)
 	}
 	// The registered doc attaches to the snapshot entry: source text stays.
 	if d.Source != SourceSnapshot || !strings.Contains(d.Definition, "type T struct") || len(d.Sources) != 2 {
 		t.Errorf("merged entry: source=%s sources=%v", d.Source, d.Sources)
+	}
+}
+
+// TestKindNamesMatchTheIndex checks that the Kind constants of the API are
+// the names the index gives its kinds, in the index's order, and that
+// the index names a tool entry without ToolIDPrefix.
+func TestKindNamesMatchTheIndex(t *testing.T) {
+	want := []string{KindFunc, KindMethod, KindType, KindConst, KindVar, KindPackage, KindTool, KindDoc, KindField}
+	for k := index.Kind(0); int(k) < len(index.KindNames); k++ {
+		if got := k.String(); got != want[k] {
+			t.Errorf("index kind %d is named %q, the API says %q", k, got, want[k])
+		}
+		if p, ok := index.ParseKind(want[k]); !ok || p != k {
+			t.Errorf("ParseKind(%q) = %d, %v; want %d", want[k], p, ok, k)
+		}
+	}
+	e := &index.Entry{ID: ToolIDPrefix + "code_search", Kind: index.KindTool}
+	if got := index.EntryName(e); got != "code_search" {
+		t.Errorf("the name of tool entry %s is %q, want code_search", e.ID, got)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"path"
 	"strconv"
 	"strings"
@@ -112,10 +115,10 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 		return nil, err
 	}
 	b := x.base
-	if b.snap == nil {
+	if b.Snap == nil {
 		why := "no source snapshot is embedded"
-		if b.snapshotErr != nil {
-			why = clip(b.snapshotErr.Error(), maxErrorText)
+		if b.SnapshotErr != nil {
+			why = search.Clip(b.SnapshotErr.Error(), maxErrorText)
 		}
 		return nil, &notInSnapshotError{path: q.Path, why: why}
 	}
@@ -124,9 +127,9 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if err != nil {
 		return nil, err
 	}
-	starts, err := b.lineStarts(fi)
+	starts, err := b.LineStarts(fi)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", b.snap.files[fi].display, err)
+		return nil, fmt.Errorf("reading %s: %w", b.Snap.Files[fi].Display, err)
 	}
 	total := len(starts) - 1
 	start, end := q.StartLine, q.EndLine
@@ -135,14 +138,14 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	}
 	start = max(start, 1)
 	if start > total {
-		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.snap.files[fi].display, total)
+		return nil, invalidf("startLine %d is past the end of %s (%d lines)", start, b.Snap.Files[fi].Display, total)
 	}
 	if end == 0 || end > total {
 		end = total
 	}
-	sf := &b.snap.files[fi]
-	out := &FileText{Server: c.opts.Server, Path: sf.display, Package: sf.pkg, StartLine: start, TotalLines: total, SHA256: sf.sha256}
-	if strings.TrimSpace(q.Path) != sf.display {
+	sf := &b.Snap.Files[fi]
+	out := &FileText{Server: c.opts.Server, Path: sf.Display, Package: sf.Pkg, StartLine: start, TotalLines: total, SHA256: sf.SHA256}
+	if strings.TrimSpace(q.Path) != sf.Display {
 		out.RequestedPath = echoArg(q.Path)
 	}
 	// As many whole lines as the bounds allow; at least one.
@@ -154,12 +157,12 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	if hi-starts[start-1] > MaxFileBytes {
 		hi, out.LineCut = starts[start-1]+MaxFileBytes, true
 	}
-	text, err := b.snap.readSpan(fi, starts[start-1], hi)
+	text, err := b.Snap.ReadSpan(fi, starts[start-1], hi)
 	if err != nil {
 		return nil, err
 	}
 	if strings.IndexByte(text, 0) >= 0 {
-		return nil, invalidf("%s holds binary data, which code_file does not show", sf.display)
+		return nil, invalidf("%s holds binary data, which code_file does not show", sf.Display)
 	}
 	if out.LineCut {
 		for len(text) > 0 && !utf8.ValidString(text) {
@@ -169,12 +172,12 @@ func (c *Catalog) File(ctx context.Context, q FileQuery) (*FileText, error) {
 	out.Text, out.EndLine = text, last
 	if last < end {
 		out.More = true
-		out.NextArguments = &FileQuery{Path: sf.display, StartLine: last + 1, EndLine: end, Detail: q.Detail}
+		out.NextArguments = &FileQuery{Path: sf.Display, StartLine: last + 1, EndLine: end, Detail: q.Detail}
 		if q.EndLine == 0 {
 			out.NextArguments.EndLine = 0
 		}
 	}
-	out.Consistency = x.consistency(&entry{pkg: sf.pkg, snap: fi, sources: srcSnapshot})
+	out.Consistency = renderer{x}.consistency(&index.Entry{Pkg: sf.Pkg, Snap: fi, Sources: index.SrcSnapshot})
 	out.Limitations = b.limitations(fileLimitations)
 	return out, nil
 }
@@ -209,43 +212,43 @@ func splitFileLine(p string) (string, int) {
 // findFile returns the snapshot file a path names: its display path, its
 // location in the snapshot, an absolute build path under a directory the
 // binary's function table names, or its last path elements.
-func (x *index) findFile(p string) (int32, error) {
-	s := x.base.snap
+func (x *catalogIndex) findFile(p string) (int32, error) {
+	s := x.base.Snap
 	raw := p
 	if p == "" {
 		return -1, invalidf("path must not be empty")
 	}
-	for i := range s.files {
-		if s.files[i].display == p || s.files[i].path == p {
+	for i := range s.Files {
+		if s.Files[i].Display == p || s.Files[i].Path == p {
 			return int32(i), nil
 		}
 	}
-	if isAbs(p) {
-		if fi, ok := x.absFile(path.Clean(p)); ok {
+	if snapshot.IsAbs(p) {
+		if fi, ok := x.AbsFile(path.Clean(p)); ok {
 			return fi, nil
 		}
 		return -1, &notInSnapshotError{path: raw, why: "no package of the snapshot was built from that directory",
-			candidates: x.sameName(path.Base(p))}
+			candidates: x.SameName(path.Base(p))}
 	}
 	p = path.Clean(p)
 	if p == ".." || strings.HasPrefix(p, "../") || p == "." {
 		return -1, &notInSnapshotError{path: raw}
 	}
 	var found []int32
-	for i := range s.files {
-		if pathTail(s.files[i].display, p) || pathTail(versionless(s.files[i].display), p) {
+	for i := range s.Files {
+		if pathTail(s.Files[i].Display, p) || pathTail(versionless(s.Files[i].Display), p) {
 			found = append(found, int32(i))
 		}
 	}
 	switch len(found) {
 	case 0:
-		return -1, &notInSnapshotError{path: raw, candidates: x.sameName(path.Base(p))}
+		return -1, &notInSnapshotError{path: raw, candidates: x.SameName(path.Base(p))}
 	case 1:
 		return found[0], nil
 	}
-	ids := make([]string, 0, maxCandidates)
-	for _, fi := range found[:min(len(found), maxCandidates)] {
-		ids = append(ids, s.files[fi].display)
+	ids := make([]string, 0, index.MaxCandidates)
+	for _, fi := range found[:min(len(found), index.MaxCandidates)] {
+		ids = append(ids, s.Files[fi].Display)
 	}
 	return -1, &ambiguousNameError{name: raw, n: len(found), candidates: ids, why: fmt.Sprintf("%d files of the snapshot end with that path", len(found))}
 }
@@ -268,66 +271,6 @@ func versionless(p string) string {
 	return p[:at] + p[at+end:]
 }
 
-// absFile maps an absolute build path to a snapshot file, through the
-// directories of the function table: the directory of a package, or a file
-// below the root of a module whose package directories it names.
-func (x *index) absFile(p string) (int32, bool) {
-	s := x.base.snap
-	dir, name := path.Dir(p), path.Base(p)
-	if pkg, ok := x.base.dirs[dir]; ok {
-		if fi, ok := x.fileOf(pkg, name); ok {
-			return fi, true
-		}
-	}
-	// The root of each module (or GOROOT/src), from a package directory.
-	for d, pkg := range x.base.dirs {
-		rel := "/" + pkg
-		if m, ok := moduleFor(s.mods, pkg); ok && !isStdPkg(pkg) {
-			rel = strings.TrimPrefix(pkg, m.path)
-			root := strings.TrimSuffix(d, rel)
-			if (rel == "" || strings.HasSuffix(d, rel)) && strings.HasPrefix(p, root+"/") {
-				sub := path.Dir(strings.TrimPrefix(p, root+"/"))
-				pkgOf := m.path
-				if sub != "." {
-					pkgOf += "/" + sub
-				}
-				if fi, ok := x.fileOf(pkgOf, name); ok {
-					return fi, true
-				}
-			}
-			continue
-		}
-		if root := strings.TrimSuffix(d, rel); root != d && strings.HasPrefix(p, root+"/") {
-			if fi, ok := x.fileOf(path.Dir(strings.TrimPrefix(p, root+"/")), name); ok {
-				return fi, true
-			}
-		}
-	}
-	return -1, false
-}
-
-// fileOf returns the snapshot file name of package (or module) pkg.
-func (x *index) fileOf(pkg, name string) (int32, bool) {
-	s := x.base.snap
-	for i := range s.files {
-		if s.files[i].pkg == pkg && s.files[i].name == name {
-			return int32(i), true
-		}
-	}
-	return -1, false
-}
-
-// sameName lists up to maxCandidates snapshot files with base name name.
-func (x *index) sameName(name string) []string {
-	var out []string
-	for i := range x.base.snap.files {
-		if f := &x.base.snap.files[i]; f.name == name && len(out) < maxCandidates {
-			out = append(out, f.display)
-		}
-	}
-	return out
-}
-
 // Listing returns the answer as text: a header, then the lines, each
 // with its number.
 func (f *FileText) Listing() string {
@@ -342,7 +285,7 @@ func (f *FileText) Listing() string {
 		b.WriteString(c.Status)
 		if c.Reason != "" {
 			b.WriteString(": ")
-			b.WriteString(clip(c.Reason, 300))
+			b.WriteString(search.Clip(c.Reason, 300))
 		}
 		b.WriteByte('\n')
 	}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -76,30 +78,30 @@ type moduleCheck struct {
 }
 
 // checkModules weighs the evidence for every module of the snapshot.
-func (c *Catalog) checkModules(s *snapshot, ev map[string]*lineEvidence) map[string]*moduleCheck {
+func (c *Catalog) checkModules(s *snapshot.Snapshot, ev map[string]*index.LineEvidence) map[string]*moduleCheck {
 	if s == nil {
 		return nil
 	}
 	keys := map[string]bool{}
-	for _, p := range s.man.Packages {
-		if !s.pkgs[p.ImportPath] {
+	for _, p := range s.Manifest.Packages {
+		if !s.Pkgs[p.ImportPath] {
 			continue
 		}
 		if p.Standard {
 			keys["std"] = true
-		} else if mi, ok := s.modOf[p.ImportPath]; ok {
-			keys[s.man.Modules[mi].Path] = true
+		} else if mi, ok := s.ModOf[p.ImportPath]; ok {
+			keys[s.Manifest.Modules[mi].Path] = true
 		}
 	}
 	target := c.targetCheck(s)
 	out := make(map[string]*moduleCheck, len(keys))
 	for k := range keys {
 		m := &moduleCheck{lines: linesCheck(k, ev[k])}
-		if e := ev[k]; e != nil && e.first != nil {
-			d := e.first
-			m.first = &Difference{Name: d.name, SnapshotFile: d.snapFile, SnapshotLine: int(d.snapLine),
-				BinaryFile: d.binFile, BinaryLine: int(d.binLine), What: d.what}
-			if d.snapFile == "" || d.snapLine == 0 {
+		if e := ev[k]; e != nil && e.First != nil {
+			d := e.First
+			m.first = &Difference{Name: d.Name, SnapshotFile: d.SnapFile, SnapshotLine: int(d.SnapLine),
+				BinaryFile: d.BinFile, BinaryLine: int(d.BinLine), What: d.What}
+			if d.SnapFile == "" || d.SnapLine == 0 {
 				m.first.SnapshotFile, m.first.SnapshotLine = "", 0
 			}
 		}
@@ -109,7 +111,7 @@ func (c *Catalog) checkModules(s *snapshot, ev map[string]*lineEvidence) map[str
 		case k == "std":
 			m.version = c.stdCheck(s)
 		default:
-			for _, mm := range s.man.Modules {
+			for _, mm := range s.Manifest.Modules {
 				if mm.Path == k {
 					if mm.Main {
 						m.version = c.mainCheck(s, mm)
@@ -143,21 +145,21 @@ func combine(lines, version Check) (status, reason string) {
 	}
 }
 
-func linesCheck(module string, e *lineEvidence) Check {
+func linesCheck(module string, e *index.LineEvidence) Check {
 	what := "module " + module
 	if module == "std" {
 		what = "the standard library"
 	}
 	switch {
-	case e == nil || e.compared == 0:
+	case e == nil || e.Compared == 0:
 		return Check{Status: StatusUnverified, Reason: "no linked function of " + what + " could be compared with the line table"}
-	case e.diffs > 0:
-		d := e.first
-		return Check{Status: StatusStale, Snapshot: fileLine(d.snapFile, d.snapLine), Binary: fileLine(d.binFile, d.binLine),
-			Reason: "the binary's line table differs from the snapshot in " + what + ": " + d.name + " " + d.what +
-				" (" + itoa(e.diffs) + " of " + itoa(e.compared) + " functions differ); regenerate the snapshot"}
+	case e.Diffs > 0:
+		d := e.First
+		return Check{Status: StatusStale, Snapshot: fileLine(d.SnapFile, d.SnapLine), Binary: fileLine(d.BinFile, d.BinLine),
+			Reason: "the binary's line table differs from the snapshot in " + what + ": " + d.Name + " " + d.What +
+				" (" + itoa(e.Diffs) + " of " + itoa(e.Compared) + " functions differ); regenerate the snapshot"}
 	default:
-		return Check{Status: StatusMatch, Reason: "the line table agrees with the snapshot for all " + itoa(e.compared) +
+		return Check{Status: StatusMatch, Reason: "the line table agrees with the snapshot for all " + itoa(e.Compared) +
 			" linked functions of " + what}
 	}
 }
@@ -174,14 +176,14 @@ func fileLine(file string, line int32) string {
 
 // targetCheck compares the snapshot's target platform and build tags
 // with the binary's; a difference changes which files are compiled.
-func (c *Catalog) targetCheck(s *snapshot) Check {
+func (c *Catalog) targetCheck(s *snapshot.Snapshot) Check {
 	bi := c.build.info
-	snapTarget, binTarget := s.man.GOOS+"/"+s.man.GOARCH, bi.GOOS+"/"+bi.GOARCH
+	snapTarget, binTarget := s.Manifest.GOOS+"/"+s.Manifest.GOARCH, bi.GOOS+"/"+bi.GOARCH
 	if bi.GOOS != "" && bi.GOARCH != "" && snapTarget != binTarget {
 		return Check{Status: StatusStale, Snapshot: snapTarget, Binary: binTarget,
 			Reason: "the snapshot was made for " + snapTarget + ", the binary is built for " + binTarget}
 	}
-	snapTags, binTags := normTags(strings.Join(s.man.Tags, ",")), normTags(bi.Tags)
+	snapTags, binTags := normTags(strings.Join(s.Manifest.Tags, ",")), normTags(bi.Tags)
 	if snapTags != binTags {
 		return Check{Status: StatusStale, Snapshot: snapTags, Binary: binTags,
 			Reason: "the snapshot was made with build tags " + quoteOrNone(snapTags) + ", the binary with " + quoteOrNone(binTags)}
@@ -207,8 +209,8 @@ func quoteOrNone(s string) string {
 	return `"` + s + `"`
 }
 
-func (c *Catalog) stdCheck(s *snapshot) Check {
-	snap, bin := s.man.GoVersion, c.build.info.GoVersion
+func (c *Catalog) stdCheck(s *snapshot.Snapshot) Check {
+	snap, bin := s.Manifest.GoVersion, c.build.info.GoVersion
 	ch := Check{Snapshot: snap, Binary: bin}
 	switch {
 	case snap == "" || bin == "":
@@ -223,16 +225,16 @@ func (c *Catalog) stdCheck(s *snapshot) Check {
 	return ch
 }
 
-func (c *Catalog) mainCheck(s *snapshot, mm codesnap.Module) Check {
+func (c *Catalog) mainCheck(s *snapshot.Snapshot, mm codesnap.Module) Check {
 	bi := c.build.info
 	ch := Check{Snapshot: mm.Path, Binary: bi.MainModule.Path}
 	switch {
 	case bi.MainModule.Path != "" && bi.MainModule.Path != mm.Path:
 		ch.Status, ch.Reason = StatusStale, "the snapshot is of module "+mm.Path+", the binary's main module is "+bi.MainModule.Path
 		return ch
-	case bi.Path != "" && bi.Path != "command-line-arguments" && bi.Path != s.man.MainPackage:
-		ch.Snapshot, ch.Binary = s.man.MainPackage, bi.Path
-		ch.Status, ch.Reason = StatusStale, "the snapshot was made for main package "+s.man.MainPackage+", the binary is "+bi.Path
+	case bi.Path != "" && bi.Path != "command-line-arguments" && bi.Path != s.Manifest.MainPackage:
+		ch.Snapshot, ch.Binary = s.Manifest.MainPackage, bi.Path
+		ch.Status, ch.Reason = StatusStale, "the snapshot was made for main package "+s.Manifest.MainPackage+", the binary is "+bi.Path
 		return ch
 	}
 	ch.Snapshot, ch.Binary = "", bi.VCSRevision
@@ -310,23 +312,23 @@ func orDefault(s, d string) string {
 }
 
 // consistency returns the consistency of entry e.
-func (x *index) consistency(e *entry) Consistency {
+func (x renderer) consistency(e *index.Entry) Consistency {
 	b := x.base
 	switch {
-	case e.snap < 0 && e.sources&srcRegistered != 0 && e.sources&srcRuntime == 0:
+	case e.Snap < 0 && e.Sources&index.SrcRegistered != 0 && e.Sources&index.SrcRuntime == 0:
 		u := Check{Status: StatusNotApplicable, Reason: "registered entries are not compared with the binary"}
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
-	case e.snap < 0:
+	case e.Snap < 0:
 		reason := "no snapshot source for this entry, so there is nothing to compare"
-		if b.snapshotErr != nil && b.snap == nil {
-			reason = "no snapshot source: " + b.snapshotErr.Error()
+		if b.SnapshotErr != nil && b.Snap == nil {
+			reason = "no snapshot source: " + b.SnapshotErr.Error()
 		}
 		u := Check{Status: StatusNotApplicable, Reason: reason}
 		return Consistency{Status: StatusUnverified, Reason: reason, Lines: u, Version: u}
 	}
 	key := "std"
-	if mi, ok := b.snap.modOf[e.pkg]; ok {
-		key = b.snap.man.Modules[mi].Path
+	if mi, ok := b.Snap.ModOf[e.Pkg]; ok {
+		key = b.Snap.Manifest.Modules[mi].Path
 	}
 	m := b.modules[key]
 	if m == nil {
@@ -334,9 +336,9 @@ func (x *index) consistency(e *entry) Consistency {
 		return Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
 	}
 	out := Consistency{Status: m.status, Reason: m.reason, Lines: m.lines, Version: m.version, FirstDifference: m.first}
-	if !b.snap.verify(e.snap) {
+	if !b.Snap.Verify(e.Snap) {
 		out.Status = StatusStale
-		out.Reason = "the snapshot file " + b.snap.files[e.snap].path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
+		out.Reason = "the snapshot file " + b.Snap.Files[e.Snap].Path + " does not match the sha256 in its manifest: the snapshot is damaged; regenerate it"
 	}
 	return out
 }

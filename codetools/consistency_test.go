@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -27,7 +28,7 @@ const (
 // library package errors of go1.26.8, and whose function table is what a
 // binary built from exactly that source has. edit may change the table,
 // the snapshot files and the build information first.
-func consistentCatalog(t *testing.T, bi *debug.BuildInfo, edit func(funcs []runtimeFunc, files []srcFile) ([]runtimeFunc, []srcFile)) *Catalog {
+func consistentCatalog(t *testing.T, bi *debug.BuildInfo, edit func(funcs []index.RuntimeFunc, files []srcFile) ([]index.RuntimeFunc, []srcFile)) *Catalog {
 	t.Helper()
 	man := codesnap.Manifest{MainPackage: fixturePath, GOOS: "linux", GOARCH: "amd64", GoVersion: "go1.26.8",
 		Modules: []codesnap.Module{{Path: fixturePath, Main: true}, {Path: depPath, Version: "v1.0.0", Sum: depSum}}}
@@ -41,21 +42,21 @@ func consistentCatalog(t *testing.T, bi *debug.BuildInfo, edit func(funcs []runt
 			files = append(files, srcFile{pkg, name, readFixture(t, strings.TrimPrefix(strings.TrimPrefix(pkg, fixturePath), "/")+"/"+name)})
 		}
 	}
-	var funcs []runtimeFunc
+	var funcs []index.RuntimeFunc
 	for _, f := range fixtureRuntime(t) {
-		if !strings.Contains(f.name, "onlyInBinary") && !strings.HasPrefix(f.name, "fmt.") {
+		if !strings.Contains(f.Name, "onlyInBinary") && !strings.HasPrefix(f.Name, "fmt.") {
 			funcs = append(funcs, f)
 		}
 	}
 	funcs = append(funcs,
-		runtimeFunc{name: depPath + ".Hello", file: depModDir + "dep.go", line: 4, minLine: 5, maxLine: 6},
-		runtimeFunc{name: "errors.New", file: goRootSrc + "errors/errors.go", line: 4, minLine: 5, maxLine: 6})
+		index.RuntimeFunc{Name: depPath + ".Hello", File: depModDir + "dep.go", Line: 4, MinLine: 5, MaxLine: 6},
+		index.RuntimeFunc{Name: "errors.New", File: goRootSrc + "errors/errors.go", Line: 4, MinLine: 5, MaxLine: 6})
 	if edit != nil {
 		funcs, files = edit(funcs, files)
 	}
 	snap := makeSnapshot(t, man, files)
 	c := NewCatalog(&Options{Snapshot: snap, BuildInfo: bi, Server: "test", Now: func() time.Time { return time.Unix(1700000000, 0) }})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 	return c
 }
 
@@ -90,14 +91,14 @@ func setting(key, value string) func(*debug.BuildInfo) {
 }
 
 // shift moves the function named name in the table by n lines.
-func shift(name string, n int) func([]runtimeFunc, []srcFile) ([]runtimeFunc, []srcFile) {
-	return func(funcs []runtimeFunc, files []srcFile) ([]runtimeFunc, []srcFile) {
+func shift(name string, n int) func([]index.RuntimeFunc, []srcFile) ([]index.RuntimeFunc, []srcFile) {
+	return func(funcs []index.RuntimeFunc, files []srcFile) ([]index.RuntimeFunc, []srcFile) {
 		for i := range funcs {
-			if funcs[i].name == name {
-				funcs[i].line += n
-				if funcs[i].minLine > 0 {
-					funcs[i].minLine += int32(n)
-					funcs[i].maxLine += int32(n)
+			if funcs[i].Name == name {
+				funcs[i].Line += n
+				if funcs[i].MinLine > 0 {
+					funcs[i].MinLine += int32(n)
+					funcs[i].MaxLine += int32(n)
 				}
 			}
 		}
@@ -110,7 +111,7 @@ func TestConsistency(t *testing.T) {
 	tests := []struct {
 		name   string
 		bi     *debug.BuildInfo
-		edit   func([]runtimeFunc, []srcFile) ([]runtimeFunc, []srcFile)
+		edit   func([]index.RuntimeFunc, []srcFile) ([]index.RuntimeFunc, []srcFile)
 		query  string
 		status string
 		reason []string // substrings of the reason
@@ -130,28 +131,28 @@ func TestConsistency(t *testing.T) {
 			reason: []string{"example.com/fixture.T.Value is declared at line 9 in the snapshot, line 11 in the binary", "1 of"},
 			first:  fixturePath + ".T.Value"},
 		{name: "the first of several moved functions is named", bi: binaryInfo(),
-			edit: func(f []runtimeFunc, s []srcFile) ([]runtimeFunc, []srcFile) {
+			edit: func(f []index.RuntimeFunc, s []srcFile) ([]index.RuntimeFunc, []srcFile) {
 				f, s = shift("main.(*T).Ptr", 1)(f, s)
 				return shift("main.T.Value", 1)(f, s)
 			}, query: "main.main", status: StatusStale, reason: []string{"2 of"}, first: fixturePath + ".T.Value"},
 		{name: "code past the end of its declaration", bi: binaryInfo(),
-			edit: func(f []runtimeFunc, s []srcFile) ([]runtimeFunc, []srcFile) {
+			edit: func(f []index.RuntimeFunc, s []srcFile) ([]index.RuntimeFunc, []srcFile) {
 				for i := range f {
-					if f[i].name == "main.(*T).Ptr" {
-						f[i].minLine, f[i].maxLine = int32(f[i].line+1), 900 // past the end of the file
+					if f[i].Name == "main.(*T).Ptr" {
+						f[i].MinLine, f[i].MaxLine = int32(f[i].Line+1), 900 // past the end of the file
 					}
 				}
 				return f, s
 			}, query: ptr, status: StatusStale, reason: []string{"outside its declaration"}, first: fixturePath + ".(*T).Ptr"},
 		{name: "a function the snapshot lacks", bi: binaryInfo(),
-			edit: func(f []runtimeFunc, s []srcFile) ([]runtimeFunc, []srcFile) {
+			edit: func(f []index.RuntimeFunc, s []srcFile) ([]index.RuntimeFunc, []srcFile) {
 				return append(f, rf("main.added", "/home/builder/src/fixture/shapes.go", 40)), s
 			}, query: ptr, status: StatusStale, reason: []string{"example.com/fixture.added is in the binary but not in the snapshot"}},
 		{name: "a function in another file", bi: binaryInfo(),
-			edit: func(f []runtimeFunc, s []srcFile) ([]runtimeFunc, []srcFile) {
+			edit: func(f []index.RuntimeFunc, s []srcFile) ([]index.RuntimeFunc, []srcFile) {
 				for i := range f {
-					if f[i].name == "main.(*T).Ptr" {
-						f[i].file = "/home/builder/src/fixture/generic.go"
+					if f[i].Name == "main.(*T).Ptr" {
+						f[i].File = "/home/builder/src/fixture/generic.go"
 					}
 				}
 				return f, s

@@ -4,6 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
+	"github.com/embedmcp/mcp/internal/codeindex"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +22,7 @@ type DefinitionQuery struct {
 	Name string `json:"name"`
 	// Offset is the character offset of the chunk; ≥ 0.
 	Offset int `json:"offset,omitempty"`
-	// MaxCharacters is the chunk size, 1..MaxMaxCharacters; 0 means
+	// MaxCharacters is the chunk size, 1..32768; 0 means
 	// DefaultMaxCharacters.
 	MaxCharacters int `json:"maxCharacters,omitempty"`
 	// ListOffset is the offset in the methods of a type or the
@@ -71,7 +77,7 @@ type Definition struct {
 	// the interface method or field the name named.
 	Focus *Focus `json:"focus,omitempty" jsonschema:"The line a file:line query, an interface method or a field named, within this definition."`
 	// Methods lists the methods of a type (declared, then promoted
-	// through embedded fields) or of an interface, MaxListed at a time
+	// through embedded fields) or of an interface, 50 at a time
 	// from listOffset.
 	Methods []Reference `json:"methods,omitempty" jsonschema:"Methods of the type or interface (a page of them, from listOffset), with ids for code_definition; how is declared unless given."`
 	// Implements lists the interfaces the type implements, among those
@@ -80,7 +86,7 @@ type Definition struct {
 	// Files lists the files of a package in the snapshot.
 	Files []string `json:"files,omitempty" jsonschema:"Files of the package in the snapshot, as code_file accepts them."`
 	// Declarations lists the exported declarations of a package (every
-	// declaration of a main package), MaxListed at a time from listOffset.
+	// declaration of a main package), 50 at a time from listOffset.
 	Declarations []Reference `json:"declarations,omitempty" jsonschema:"Exported declarations of the package (a page of them, from listOffset), with ids for code_definition."`
 	// ListTotal counts the methods or declarations; NextListOffset is the
 	// listOffset of the next page.
@@ -162,8 +168,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, invalidf("name must be valid UTF-8 without NUL characters")
 	case q.Offset < 0:
 		return nil, invalidf("offset %d must be ≥ 0", q.Offset)
-	case q.MaxCharacters < 0 || q.MaxCharacters > MaxMaxCharacters:
-		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, MaxMaxCharacters)
+	case q.MaxCharacters < 0 || q.MaxCharacters > maxMaxCharacters:
+		return nil, invalidf("maxCharacters %d is out of range 1..%d", q.MaxCharacters, maxMaxCharacters)
 	case q.ListOffset < 0:
 		return nil, invalidf("listOffset %d must be ≥ 0", q.ListOffset)
 	}
@@ -178,15 +184,15 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		return nil, err
 	}
 	e, focus, err := c.resolveName(x, q.Name)
-	if err == nil && e.id != strings.TrimSpace(q.Name) {
+	if err == nil && e.ID != strings.TrimSpace(q.Name) {
 		// A field or an interface method of that exact id comes before a
 		// declaration the name was folded to.
 		if me, mf := c.resolveMember(x, q.Name); me != nil {
 			e, focus = me, mf
 		}
 	}
-	if err == nil && e.member {
-		e, focus = x.memberOwner(e) // members.go
+	if err == nil && e.Member {
+		e, focus = renderer{x}.memberOwner(e)
 	}
 	if err != nil {
 		var outside *Definition
@@ -197,22 +203,22 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 			return nil, err
 		}
 	}
-	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.id, Kind: e.kind.String(),
-		Sources: e.sources.names(), SourceFile: e.file, Line: int(e.line), PackageKey: e.pkg}
-	if q.Name != e.id {
+	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.ID, Kind: e.Kind.String(),
+		Sources: sourceNames(e.Sources), SourceFile: e.File, Line: int(e.Line), PackageKey: e.Pkg}
+	if q.Name != e.ID {
 		d.RequestedName = echoArg(q.Name)
 	}
 	var reg *regDoc
-	if e.reg >= 0 {
-		reg = &x.regs[e.reg]
+	if e.Reg >= 0 {
+		reg = &x.regs[e.Reg]
 	}
-	snap := x.base.snap
+	snap := x.base.Snap
 	var text, docText string
 	switch {
 	case reg != nil && reg.Definition != "":
 		text, d.Source = reg.Definition, SourceRegistered
-	case e.snap >= 0:
-		text, err = snap.readSpan(e.snap, e.start, e.end)
+	case e.Snap >= 0:
+		text, err = snap.ReadSpan(e.Snap, e.Start, e.End)
 		if err != nil {
 			return nil, err
 		}
@@ -224,8 +230,8 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	}
 	if reg != nil && reg.Documentation != "" {
 		docText = reg.Documentation
-	} else if e.snap >= 0 && e.docEnd > e.docBeg {
-		raw, err := snap.readSpan(e.snap, e.docBeg, e.docEnd)
+	} else if e.Snap >= 0 && e.DocEnd > e.DocBeg {
+		raw, err := snap.ReadSpan(e.Snap, e.DocBeg, e.DocEnd)
 		if err != nil {
 			return nil, err
 		}
@@ -239,56 +245,56 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	d.Definition, d.DefinitionCharacters = chunk(text, q.Offset, q.MaxCharacters)
 	if q.Offset > d.DefinitionCharacters {
 		return nil, invalidf("offset %d is past the end of the definition of %s (%d characters)",
-			q.Offset, e.id, d.DefinitionCharacters)
+			q.Offset, e.ID, d.DefinitionCharacters)
 	}
 	d.Offset = q.Offset
 	if focus != nil {
 		if d.Source == SourceSnapshot {
-			x.focus(focus, e, text)
+			renderer{x}.focus(focus, e, text)
 		}
 		d.Focus = focus
 	}
 	if next := q.Offset + utf8.RuneCountInString(d.Definition); next < d.DefinitionCharacters {
 		d.More = true
-		d.NextArguments = &NextArguments{Name: e.id, Offset: next, MaxCharacters: q.MaxCharacters}
+		d.NextArguments = &NextArguments{Name: e.ID, Offset: next, MaxCharacters: q.MaxCharacters}
 	}
-	d.Documentation, d.DocumentationTruncated = truncateChars(docText, MaxDocumentationCharacters)
-	x.linkage(d, e)
-	if e.pkg != "" && e.kind != kTool && e.kind != kDoc {
-		d.Build = c.build.forPackage(e.pkg)
+	d.Documentation, d.DocumentationTruncated = truncateChars(docText, maxDocumentationCharacters)
+	renderer{x}.linkage(d, e)
+	if e.Pkg != "" && e.Kind != index.KindTool && e.Kind != index.KindDoc {
+		d.Build = c.build.forPackage(e.Pkg)
 	}
-	if e.snap >= 0 {
+	if e.Snap >= 0 {
 		d.Snapshot = snapshotProvenance(snap, e)
 	}
-	d.Consistency = x.consistency(e)
-	if err := x.lists(d, e, q.ListOffset); err != nil {
+	d.Consistency = renderer{x}.consistency(e)
+	if err := (renderer{x}).lists(d, e, q.ListOffset); err != nil {
 		return nil, err
 	}
-	d.Limitations = x.definitionLimitations(d)
-	d.caveat = x.base.snapshotErr != nil || x.base.runtimeErr != nil ||
-		d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil
+	d.Limitations = renderer{x}.definitionLimitations(d)
+	d.caveat = x.base.SnapshotErr != nil || x.base.RuntimeErr != nil ||
+		d.Kind == KindType && x.base.Snap != nil && x.base.refsErr != nil
 	return d, nil
 }
 
 // linkage fills Linked, LinkedEvidence and Runtime.
-func (x *index) linkage(d *Definition, e *entry) {
+func (x renderer) linkage(d *Definition, e *index.Entry) {
 	switch {
-	case e.sources&srcRuntime != 0:
+	case e.Sources&index.SrcRuntime != 0:
 		d.Linked = true
-		loc := &RuntimeLocation{File: e.rtFile, Line: int(e.rtLine), Exact: e.rt.exact(),
-			Closures: e.rt&rtClosure != 0, Inlined: e.rt&rtInlined != 0}
+		loc := &RuntimeLocation{File: e.RtFile, Line: int(e.RtLine), Exact: e.Linkage.Exact(),
+			Closures: e.Linkage&index.RtClosure != 0, Inlined: e.Linkage&index.RtInlined != 0}
 		var how []string
-		if e.rt&rtForeign != 0 {
+		if e.Linkage&index.RtForeign != 0 {
 			how = append(how, "listed in the function table of the running executable, outside any Go package: C code (cgo, the race detector's runtime) or a file-local assembly function, with no Go declaration")
 		}
-		if e.rt&rtOwn != 0 {
+		if e.Linkage&index.RtOwn != 0 {
 			how = append(how, "listed in the function table of the running executable")
 		}
-		if e.rt&rtClosure != 0 {
+		if e.Linkage&index.RtClosure != 0 {
 			how = append(how, "closures, method values or wrappers of it are linked")
 		}
-		if e.rt&rtInlined != 0 {
-			loc.InlinedInto = x.base.inlInto[e.id]
+		if e.Linkage&index.RtInlined != 0 {
+			loc.InlinedInto = x.base.InlInto[e.ID]
 			s := "its body is inlined"
 			if loc.InlinedInto != "" {
 				s += " (into " + loc.InlinedInto + ", among others)"
@@ -297,8 +303,8 @@ func (x *index) linkage(d *Definition, e *entry) {
 		}
 		d.LinkedEvidence = strings.Join(how, "; ")
 		d.Runtime = loc
-	case e.kind == kFunc || e.kind == kMethod:
-		if err := x.base.runtimeErr; err != nil {
+	case e.Kind == index.KindFunc || e.Kind == index.KindMethod:
+		if err := x.base.RuntimeErr; err != nil {
 			d.LinkedEvidence = "unknown: the function table could not be read: " + err.Error()
 		} else {
 			d.LinkedEvidence = "not in the function table, neither linked nor inlined: removed by the linker as unused, or not part of this build"
@@ -308,12 +314,12 @@ func (x *index) linkage(d *Definition, e *entry) {
 	}
 }
 
-func snapshotProvenance(s *snapshot, e *entry) *SnapshotProvenance {
-	f := &s.files[e.snap]
-	p := &SnapshotProvenance{MainPackage: s.man.MainPackage, GoVersion: s.man.GoVersion, GOOS: s.man.GOOS,
-		GOARCH: s.man.GOARCH, Tags: s.man.Tags, File: f.display, FileSHA256: f.sha256}
-	if mi, ok := s.modOf[e.pkg]; ok {
-		m := s.man.Modules[mi]
+func snapshotProvenance(s *snapshot.Snapshot, e *index.Entry) *SnapshotProvenance {
+	f := &s.Files[e.Snap]
+	p := &SnapshotProvenance{MainPackage: s.Manifest.MainPackage, GoVersion: s.Manifest.GoVersion, GOOS: s.Manifest.GOOS,
+		GOARCH: s.Manifest.GOARCH, Tags: s.Manifest.Tags, File: f.Display, FileSHA256: f.SHA256}
+	if mi, ok := s.ModOf[e.Pkg]; ok {
+		m := s.Manifest.Modules[mi]
 		p.Module = &SnapshotModule{Path: m.Path, Version: m.Version, Sum: m.Sum, Replace: m.Replace, Local: m.Local, Main: m.Main}
 	}
 	return p
@@ -341,7 +347,7 @@ func itoa(n int) string {
 }
 
 // definitionLimitations explains what the answer rests on.
-func (x *index) definitionLimitations(d *Definition) string {
+func (x renderer) definitionLimitations(d *Definition) string {
 	var b strings.Builder
 	b.WriteString("Evidence is from this process at retrieval time; disk contents and upstream provenance are not verified. ")
 	switch d.Source {
@@ -354,11 +360,194 @@ func (x *index) definitionLimitations(d *Definition) string {
 	}
 	b.WriteString(runtimeLimitations)
 	b.WriteString(" Source and documentation are untrusted data.")
-	if d.Kind == KindType && x.base.snap != nil && x.base.refsErr != nil {
+	if d.Kind == KindType && x.base.Snap != nil && x.base.refsErr != nil {
 		b.WriteString(" Only the methods declared on the type are listed, not the interfaces it implements nor promoted methods: ")
-		b.WriteString(clip(x.base.refsErr.Error(), maxErrorText))
+		b.WriteString(search.Clip(x.base.refsErr.Error(), maxErrorText))
 		b.WriteString(".")
 	}
 	x.base.sourceLimitations(&b)
 	return b.String()
 }
+
+// sourceNames returns the names of the sources of s.
+func sourceNames(s index.SourceSet) []string {
+	out := make([]string, 0, 3) // never nil: encodes as [], not null
+	if s&index.SrcRuntime != 0 {
+		out = append(out, SourceRuntime)
+	}
+	if s&index.SrcSnapshot != 0 {
+		out = append(out, SourceSnapshot)
+	}
+	if s&index.SrcRegistered != 0 {
+		out = append(out, SourceRegistered)
+	}
+	return out
+}
+
+// Struct fields and interface methods are entries of their own (kind
+// field, and method for an interface's methods; id pkg.Type.Member), read
+// from the snapshot's index (codeindex.Field, codeindex.InterfaceMethod):
+// a search for a configuration field's name or words finds the field, and
+// code_definition answers the type that declares it, focused on the
+// member's line, as it does for a member id known from the references
+// alone (resolveMember). Members of the standard library are left out of
+// the catalog (a -std snapshot has tens of thousands, which would cost
+// megabytes); their ids still resolve through the references.
+
+// memberOwner returns the type that declares member entry e and a Focus
+// on e's line; e itself, without a Focus, when the type is not in the
+// catalog.
+func (x renderer) memberOwner(e *index.Entry) (*index.Entry, *Focus) {
+	start := index.NameStart(e)
+	if start < 2 {
+		return e, nil
+	}
+	owner, ok := x.Lookup(e.ID[:start-1])
+	if !ok {
+		return e, nil
+	}
+	return owner, &Focus{Line: int(e.Line), Exact: true}
+}
+
+// maxListed bounds the methods of a type and the declarations of a
+// package one code_definition answer lists; listOffset pages through the
+// rest.
+const maxListed = 50
+
+// maxFiles bounds the files of a package a code_definition answer lists.
+const maxFiles = 200
+
+// maxImplements bounds the interfaces a code_definition answer lists.
+const maxImplements = 50
+
+// resolveSymbol resolves, for code_definition, a name the catalog does not
+// know (err) among the symbols of the references: an interface method or a
+// field answers its type with a Focus on its line; a declaration of a
+// package outside the snapshot answers what the references know of it.
+// It returns nils when the name is no such symbol.
+func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index.Entry, *Focus, *Definition) {
+	if !errors.Is(err, ErrUnknownName) || x.base.Snap == nil {
+		return nil, nil, nil
+	}
+	t, terr := x.base.refTable()
+	if terr != nil {
+		return nil, nil, nil
+	}
+	found := t.MatchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), 1)
+	if len(found) != 1 {
+		return nil, nil, nil
+	}
+	s := &t.Syms[found[0]]
+	if s.Kind == codeindex.SymAbstract || s.Kind == codeindex.SymField {
+		owner := s.ID[:strings.LastIndexByte(s.ID, '.')]
+		if e, ok := x.Lookup(owner); ok {
+			return e, &Focus{Line: int(s.Line), Exact: true}, nil
+		}
+	}
+	if _, ok := x.Lookup(s.ID); ok {
+		return nil, nil, nil
+	}
+	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: s.ID, Kind: s.KindName(), Source: SourceReferences,
+		Sources: []string{SourceReferences}, PackageKey: s.Pkg(),
+		LinkedEvidence: "unknown: the declaration is outside the snapshot and not in the function table (a type, variable or constant, or a function inlined away or not linked)"}
+	if strings.TrimSpace(name) != s.ID {
+		d.RequestedName = echoArg(name)
+	}
+	u := Check{Status: StatusNotApplicable, Reason: "the declaration is outside the snapshot, so there is nothing to compare"}
+	d.Consistency = Consistency{Status: StatusUnverified, Reason: u.Reason, Lines: u, Version: u}
+	d.Build = c.build.forPackage(s.Pkg())
+	d.Limitations = "Known only from the snapshot's references: its package is not in the snapshot, so neither its source nor " +
+		"its documentation is available (mcpsnapshot -deps, -modules or -std would include it). code_references answers " +
+		"who refers to it."
+	d.caveat = true
+	return nil, nil, d
+}
+
+// resolveMember returns the type of the field or interface method whose id
+// is exactly name, with a Focus on its line, or nil.
+func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Focus) {
+	if x.base.Snap == nil {
+		return nil, nil
+	}
+	t, err := x.base.refTable()
+	if err != nil {
+		return nil, nil
+	}
+	s := t.Sym(strings.TrimSpace(name))
+	if s < 0 || t.Syms[s].Kind != codeindex.SymAbstract && t.Syms[s].Kind != codeindex.SymField {
+		return nil, nil
+	}
+	sym := &t.Syms[s]
+	if e, ok := x.Lookup(sym.ID[:strings.LastIndexByte(sym.ID, '.')]); ok {
+		return e, &Focus{Line: int(sym.Line), Exact: true}
+	}
+	return nil, nil
+}
+
+// lists fills the lists of a type (methods, implemented interfaces) or a
+// package (files, declarations) into d.
+func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
+	var items []nav.Item
+	switch e.Kind {
+	case index.KindType:
+		t, _ := x.base.refTable()
+		target := &nav.Target{ID: e.ID, Sym: -1, E: e, Kind: codeindex.SymType}
+		if t != nil {
+			if target.Sym = t.Sym(e.ID); target.Sym >= 0 {
+				target.Kind = t.Syms[target.Sym].Kind
+				for _, im := range t.ImplsOfType(target.Sym) {
+					if len(d.Implements) == maxImplements {
+						break
+					}
+					id := t.Syms[im.Iface].ID
+					if im.PtrOnly {
+						id = "*" + id
+					}
+					d.Implements = append(d.Implements, id)
+				}
+			}
+		} else {
+			t = &nav.RefTable{}
+		}
+		items = nav.Navigator{Index: x.Index}.Methods(t, target)
+	case index.KindPackage:
+		if s := x.base.Snap; s != nil {
+			for i := range s.Files {
+				if s.Files[i].Pkg == e.Pkg && len(d.Files) < maxFiles {
+					d.Files = append(d.Files, s.Files[i].Display)
+				}
+			}
+		}
+		items = nav.Navigator{Index: x.Index}.Declarations(e.Pkg)
+	default:
+		if offset > 0 {
+			return invalidf("listOffset applies to types and packages; %s is a %s", e.ID, e.Kind)
+		}
+		return nil
+	}
+	if offset > len(items) {
+		return invalidf("listOffset %d is past the %d items of %s", offset, len(items), e.ID)
+	}
+	d.ListTotal = len(items)
+	page := items[offset:min(offset+maxListed, len(items))]
+	list := make([]Reference, 0, len(page))
+	for _, it := range page {
+		list = append(list, x.item(it))
+	}
+	if e.Kind == index.KindType {
+		d.Methods = list
+	} else {
+		d.Declarations = list
+	}
+	if next := offset + len(page); next < len(items) {
+		d.NextListOffset = &next
+	}
+	return nil
+}
+
+// runtimeLimitations describes what the runtime source reads.
+const runtimeLimitations = "Runtime entries come from the function table (pclntab) of the running executable, read once " +
+	"(on first use or Catalog.Warm) and then cached: every linked function with its file and declaration line, and " +
+	"every function inlined into another one; closures, method values and inlined code are attributed to the " +
+	"declaration that contains them. Functions removed by the linker are not listed. Build provenance comes from " +
+	"debug.ReadBuildInfo."

@@ -194,4 +194,12 @@
 // and code_file also return a text listing). Errors wrap
 // [ErrInvalidArgument], [ErrUnknownName], [ErrAmbiguousName] or
 // [ErrNotInSnapshot].
+//
+// # Layers
+//
+// The catalog is built in layers, internal packages that each import only
+// the layers below them: the snapshot's format and reading; the index
+// (entries, names, postings); search (ranking, fusion with an Embedder)
+// and navigation (references, relations, routes) side by side; and, in
+// this package, the tools on top.
 package codetools

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"io"
 	"math"
 	"net/http"
@@ -42,7 +44,7 @@ type HTTPEmbedder struct {
 }
 
 // DefaultMaxEmbedResponseBytes bounds an embeddings answer when
-// HTTPEmbedder.MaxResponseBytes is 0: RerankDepth+1 vectors of 3 072
+// HTTPEmbedder.MaxResponseBytes is 0: 31 vectors of 3 072
 // numbers written out in JSON take about 1.5 MB.
 const DefaultMaxEmbedResponseBytes = 8 << 20
 
@@ -111,7 +113,7 @@ func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: clip(strings.TrimSpace(string(data)), maxEcho)}
+		return nil, &EmbedStatusError{StatusCode: resp.StatusCode, Body: search.Clip(strings.TrimSpace(string(data)), index.MaxEcho)}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%w: longer than %d bytes", ErrEmbedResponse, limit)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -57,18 +59,18 @@ func embeddingsServer(t *testing.T, fake *fakeEmbedder) (*httptest.Server, *http
 func TestHTTPEmbedder(t *testing.T) {
 	const q = "serves a request handler"
 	plain := rankedCatalog(t)
-	words := ids(search(t, plain, SearchQuery{Query: q}))
+	words := ids(searchOK(t, plain, SearchQuery{Query: q}))
 	if len(words) < 3 {
 		t.Fatalf("%q: %q", q, words)
 	}
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
-	i, _ := x.exactID(last)
-	fake := &fakeEmbedder{query: q, target: embedText(&x.entries[i])}
+	i, _ := x.ExactID(last)
+	fake := &fakeEmbedder{query: q, target: search.EmbedText(&x.Entries[i])}
 	srv, req, body := embeddingsServer(t, fake)
 	em := &HTTPEmbedder{URL: srv.URL + "/v1/embeddings", Model: "test-model", APIKey: "k3y", Client: srv.Client()}
 
-	vecs, err := em.Embed(ctx, []string{embedText(&x.entries[i]), "other", "another"})
+	vecs, err := em.Embed(ctx, []string{search.EmbedText(&x.Entries[i]), "other", "another"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +89,13 @@ func TestHTTPEmbedder(t *testing.T) {
 		Input []string `json:"input"`
 	}
 	if err := json.Unmarshal(*body, &sent); err != nil || sent.Model != "test-model" ||
-		!slices.Equal(sent.Input, []string{embedText(&x.entries[i]), "other", "another"}) {
+		!slices.Equal(sent.Input, []string{search.EmbedText(&x.Entries[i]), "other", "another"}) {
 		t.Errorf("request %s (%v)", *body, err)
 	}
 
 	c := rankedCatalog(t)
 	c.opts.Embedder = em
-	got := ids(search(t, c, SearchQuery{Query: q}))
+	got := ids(searchOK(t, c, SearchQuery{Query: q}))
 	if len(got) != len(words) || got[0] != last || !slices.Equal(got[1:], words[:len(words)-1]) {
 		t.Errorf("reranked %q, want %s first, then %q", got, last, words[:len(words)-1])
 	}
@@ -139,7 +141,7 @@ func TestHTTPEmbedderErrors(t *testing.T) {
 	// A status other than 200: its code and a bounded excerpt of its body.
 	_, err = answer(http.StatusUnauthorized, `{"error":"invalid key"}`+strings.Repeat("x", 10000)).Embed(ctx, texts)
 	var se *EmbedStatusError
-	if !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(se.Body, `{"error":"invalid key"}`) || len(se.Body) > maxEcho+8 {
+	if !errors.As(err, &se) || se.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(se.Body, `{"error":"invalid key"}`) || len(se.Body) > index.MaxEcho+8 {
 		t.Errorf("401: %v", err)
 	}
 
@@ -162,10 +164,10 @@ func TestHTTPEmbedderErrors(t *testing.T) {
 
 	// In a search, the failure is in the note and the order is by words.
 	const q = "serves a request handler"
-	words := ids(search(t, rankedCatalog(t), SearchQuery{Query: q}))
+	words := ids(searchOK(t, rankedCatalog(t), SearchQuery{Query: q}))
 	c := rankedCatalog(t)
 	c.opts.Embedder = answer(http.StatusServiceUnavailable, "model loading")
-	res := search(t, c, SearchQuery{Query: q})
+	res := searchOK(t, c, SearchQuery{Query: q})
 	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "503 Service Unavailable: model loading") {
 		t.Errorf("503: %q, note %q", ids(res), res.Note)
 	}

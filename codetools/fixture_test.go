@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -148,12 +149,12 @@ func fixtureBuildInfo(revision string) *debug.BuildInfo {
 // fixtureRuntime is the function table a binary built from the fixture
 // would have, with lines taken from the fixture source. Absolute paths
 // mimic a build machine.
-func fixtureRuntime(t testing.TB) []runtimeFunc {
+func fixtureRuntime(t testing.TB) []index.RuntimeFunc {
 	main := readFixture(t, "main.go")
 	shapes := readFixture(t, "shapes.go")
 	generic := readFixture(t, "generic.go")
 	const dir = "/home/builder/src/fixture/"
-	return []runtimeFunc{
+	return []index.RuntimeFunc{
 		rf("main.main", dir+"main.go", lineOf(t, main, "func main()")),
 		rf("main.main.func1", dir+"main.go", lineOf(t, main, "add := func")),
 		rf("main.init.0", dir+"main.go", lineOf(t, main, "func init()")),
@@ -172,8 +173,8 @@ func fixtureRuntime(t testing.TB) []runtimeFunc {
 	}
 }
 
-func rf(name, file string, line int) runtimeFunc {
-	return runtimeFunc{name: name, file: file, line: line}
+func rf(name, file string, line int) index.RuntimeFunc {
+	return index.RuntimeFunc{Name: name, File: file, Line: line}
 }
 
 // newFixtureCatalog returns a catalog over the fixture snapshot and
@@ -183,6 +184,6 @@ func newFixtureCatalog(t testing.TB, binRev string, extra map[string]string) *Ca
 	c := NewCatalog(&Options{Snapshot: fixtureSnapshot(t, extra), BuildInfo: fixtureBuildInfo(binRev),
 		Server: "test", Now: func() time.Time { return time.Unix(1700000000, 0) }})
 	funcs := fixtureRuntime(t)
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 	return c
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -37,7 +38,7 @@ func lazyCatalog(t *testing.T, words bool) *Catalog {
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 	return c
 }
 
@@ -69,7 +70,7 @@ func TestLazyWords(t *testing.T) {
 
 	// The first search: the main module's two packages are built, not
 	// the three of the dependencies.
-	first := search(t, old, SearchQuery{Query: "cache refill failed"})
+	first := searchOK(t, old, SearchQuery{Query: "cache refill failed"})
 	if got := ids(first); len(got) == 0 || got[0] != "example.com/app.run" {
 		t.Errorf("first search: %q", got)
 	}
@@ -77,13 +78,13 @@ func TestLazyWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if x.base.lazy == nil {
+	if x.base.Lazy == nil {
 		t.Fatal("no lazy words over a snapshot without words")
 	}
-	if _, n := x.base.lazy.count(); n != 2 {
+	if _, n := x.base.Lazy.Count(); n != 2 {
 		t.Errorf("the first search index built %d packages, want the main module's 2", n)
 	}
-	if y, _ := withWords.index(ctx); y.base.lazy != nil {
+	if y, _ := withWords.index(ctx); y.base.Lazy != nil {
 		t.Error("lazy words over a snapshot with words")
 	}
 
@@ -102,24 +103,24 @@ func TestLazyWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	if built, _ := x.base.lazy.count(); built != 5 {
+	if built, _ := x.base.Lazy.Count(); built != 5 {
 		t.Errorf("%d packages built after Warm, want 5", built)
 	}
 
 	a, _ := withWords.index(ctx)
 	b, _ := old.index(ctx)
-	if a == nil || b == nil || !reflect.DeepEqual(a.search.terms, b.search.terms) || a.search.termStats != b.search.termStats {
+	if a == nil || b == nil || !reflect.DeepEqual(a.Search.Terms, b.Search.Terms) || a.Search.TermStats != b.Search.TermStats {
 		t.Error("the term index built lazily differs from the one over the snapshot's words")
 	}
 	for _, q := range lazyQueries {
-		want, got := ids(search(t, withWords, SearchQuery{Query: q})), ids(search(t, old, SearchQuery{Query: q}))
+		want, got := ids(searchOK(t, withWords, SearchQuery{Query: q})), ids(searchOK(t, old, SearchQuery{Query: q}))
 		if len(want) == 0 || !slices.Equal(got, want) {
 			t.Errorf("%q: %q, want %q", q, got, want)
 		}
 	}
 	// Found by the words of a dependency's source, which the first index
 	// did not hold.
-	if got := ids(search(t, old, SearchQuery{Query: "dialing the broker"})); len(got) == 0 || got[0] != "example.com/dep.Open" {
+	if got := ids(searchOK(t, old, SearchQuery{Query: "dialing the broker"})); len(got) == 0 || got[0] != "example.com/dep.Open" {
 		t.Errorf("dialing the broker: %q", got)
 	}
 }

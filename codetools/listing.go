@@ -1,6 +1,8 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"strconv"
 	"strings"
 )
@@ -33,7 +35,7 @@ func (r *SearchResult) Listing() string {
 		if r.Match == MatchTerms {
 			b.WriteString(" by words")
 		}
-		if r.Scope != defaultScopes.String() {
+		if r.Scope != search.DefaultScopes.String() {
 			b.WriteString(" in ")
 			b.WriteString(r.Scope)
 		}
@@ -61,7 +63,7 @@ func (r *SearchResult) Listing() string {
 		for _, e := range []string{r.Limitations, c.RegisteredError} {
 			if e != "" {
 				b.WriteString(" ")
-				b.WriteString(clip(e, maxEcho))
+				b.WriteString(search.Clip(e, index.MaxEcho))
 			}
 		}
 	}

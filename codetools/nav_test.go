@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp/codetools"
-	"github.com/embedmcp/mcp/internal/shop"
+	"github.com/embedmcp/mcp/testsupport/shop"
 )
 
 // refs asks c for a relation and returns its items as "how id file:line".

@@ -111,7 +111,7 @@ func TestDefinitionListPages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(d.Declarations) > MaxListed {
+		if len(d.Declarations) > maxListed {
 			t.Fatalf("%d declarations in one answer", len(d.Declarations))
 		}
 		for _, it := range d.Declarations {
@@ -209,7 +209,7 @@ func TestRuntimeImportGraph(t *testing.T) {
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		if strings.HasPrefix(dep, "golang.org/x/tools") || dep == "go/types" || strings.HasSuffix(dep, "/internal/coderefs") ||
-			strings.HasSuffix(dep, "/internal/navcheck") {
+			strings.HasSuffix(dep, "/navcheck") {
 			t.Errorf("codetools imports %s", dep)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -99,9 +100,9 @@ func priorCatalog(t *testing.T, words bool) *Catalog {
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) {
-		return &runtimeTable{funcs: []runtimeFunc{
-			{name: "net/http.(*Server).Serve", file: "/usr/local/go/src/net/http/server.go", line: 3300},
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
+		return &index.RuntimeTable{Funcs: []index.RuntimeFunc{
+			{Name: "net/http.(*Server).Serve", File: "/usr/local/go/src/net/http/server.go", Line: 3300},
 		}}, nil
 	}
 	return c
@@ -111,16 +112,16 @@ func priorCatalog(t *testing.T, words bool) *Catalog {
 // go.mod requires directly, then the others, and this library last.
 func TestPriors(t *testing.T) {
 	c := priorCatalog(t, true)
-	got := ids(search(t, c, SearchQuery{Query: "Handler"}))
+	got := ids(searchOK(t, c, SearchQuery{Query: "Handler"}))
 	want := []string{"example.com/app.Handler", "example.com/direct.Handler", "example.com/indirect.Handler", "github.com/embedmcp/mcp.Handler"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Handler: %q, want %q", got, want)
 	}
 	// A phrase that names this library does not lower it.
-	if got := ids(search(t, c, SearchQuery{Query: "handler that serves mcp"})); len(got) == 0 || got[0] != "github.com/embedmcp/mcp.Handler" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "handler that serves mcp"})); len(got) == 0 || got[0] != "github.com/embedmcp/mcp.Handler" {
 		t.Errorf("handler that serves mcp: %q", got)
 	}
-	if got := parseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
+	if got := index.ParseRequires(priorGoMod); !got["example.com/direct"] || got["example.com/indirect"] || len(got) != 3 {
 		t.Errorf("parseRequires: %v", got)
 	}
 }
@@ -130,7 +131,7 @@ func TestPriors(t *testing.T) {
 // (internalPrior), even when these match a little better.
 func TestInternalPrior(t *testing.T) {
 	c := priorCatalog(t, true)
-	if got := ids(search(t, c, SearchQuery{Query: "reap idle sockets"})); len(got) < 2 || got[0] != "example.com/indirect.ReapAll" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "reap idle sockets"})); len(got) < 2 || got[0] != "example.com/indirect.ReapAll" {
 		t.Errorf("reap idle sockets: %q, want ReapAll first", got)
 	}
 }
@@ -148,7 +149,7 @@ func TestSearchWords(t *testing.T) {
 		"net/http.(*Server).Serve":           "net/http.(*Server).Serve",
 		"net/http.(*Server).Serve(0xc0001e)": "net/http.(*Server).Serve",
 	} {
-		res := search(t, c, SearchQuery{Query: q})
+		res := searchOK(t, c, SearchQuery{Query: q})
 		if got := ids(res); len(got) == 0 || !slices.Contains(strings.Split(want, "|"), got[0]) {
 			t.Errorf("%q: %q (%s), want %s first", q, got, res.Match, want)
 		}
@@ -163,7 +164,7 @@ func TestPackageNameQualifier(t *testing.T) {
 	if err != nil || def.Name != "example.com/widget/v2.Make" {
 		t.Fatalf("widget.Make: %v, %v", def, err)
 	}
-	if got := ids(search(t, c, SearchQuery{Query: "widget.Make"})); len(got) != 1 || got[0] != "example.com/widget/v2.Make" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "widget.Make"})); len(got) != 1 || got[0] != "example.com/widget/v2.Make" {
 		t.Errorf("search widget.Make: %q", got)
 	}
 }
@@ -172,10 +173,10 @@ func TestPackageNameQualifier(t *testing.T) {
 // answers: the catalog reads the words of the source itself.
 func TestSnapshotWithoutWords(t *testing.T) {
 	c := priorCatalog(t, false)
-	if got := ids(search(t, c, SearchQuery{Query: "Handler"})); len(got) != 4 || got[0] != "example.com/app.Handler" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "Handler"})); len(got) != 4 || got[0] != "example.com/app.Handler" {
 		t.Errorf("Handler: %q", got)
 	}
-	if got := ids(search(t, c, SearchQuery{Query: "cache refill"})); len(got) == 0 || got[0] != "example.com/app.run" {
+	if got := ids(searchOK(t, c, SearchQuery{Query: "cache refill"})); len(got) == 0 || got[0] != "example.com/app.run" {
 		t.Errorf("cache refill: %q", got)
 	}
 }
@@ -185,19 +186,19 @@ func TestSnapshotWithoutWords(t *testing.T) {
 // types.
 func TestUnexportedLast(t *testing.T) {
 	for _, c := range []struct {
-		e    entry
+		e    index.Entry
 		want int
 	}{
-		{entry{id: "example.com/p.(*PortRange).Validate", kind: kMethod}, 0},
-		{entry{id: "example.com/p.(*nilGenerator).Validate", kind: kMethod}, 1},
-		{entry{id: "example.com/p.validate", kind: kFunc}, 1},
-		{entry{id: "example.com/p.New", kind: kFunc}, 0},
-		{entry{id: "example.com/p.Config.MaxRetries", kind: kField, member: true}, 0},
-		{entry{id: "example.com/p.stats.Keys", kind: kField, member: true}, 1},
-		{entry{id: "example.com/p", kind: kPackage}, 0},
+		{index.Entry{ID: "example.com/p.(*PortRange).Validate", Kind: index.KindMethod}, 0},
+		{index.Entry{ID: "example.com/p.(*nilGenerator).Validate", Kind: index.KindMethod}, 1},
+		{index.Entry{ID: "example.com/p.validate", Kind: index.KindFunc}, 1},
+		{index.Entry{ID: "example.com/p.New", Kind: index.KindFunc}, 0},
+		{index.Entry{ID: "example.com/p.Config.MaxRetries", Kind: index.KindField, Member: true}, 0},
+		{index.Entry{ID: "example.com/p.stats.Keys", Kind: index.KindField, Member: true}, 1},
+		{index.Entry{ID: "example.com/p", Kind: index.KindPackage}, 0},
 	} {
-		if got := unexported(&c.e); got != c.want {
-			t.Errorf("unexported(%s) = %d, want %d", c.e.id, got, c.want)
+		if got := index.Unexported(&c.e); got != c.want {
+			t.Errorf("unexported(%s) = %d, want %d", c.e.ID, got, c.want)
 		}
 	}
 }

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/internal/codeindex"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/embedmcp/mcp/internal/codeindex"
 )
 
 // Relations of code_references.
@@ -115,7 +117,7 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	case strings.ContainsRune(q.Name, 0) || !utf8.ValidString(q.Name) || !utf8.ValidString(q.Relation):
 		return nil, invalidf("name and relation must be valid UTF-8 without NUL characters")
 	case !slices.Contains(relations, rel):
-		return nil, invalidf("unknown relation %q: use one of %s", clip(q.Relation, maxRelationName), strings.Join(relations, ", "))
+		return nil, invalidf("unknown relation %q: use one of %s", search.Clip(q.Relation, maxRelationName), strings.Join(relations, ", "))
 	case q.Limit < 0 || q.Limit > MaxLimit:
 		return nil, invalidf("limit %d is out of range 1..%d", q.Limit, MaxLimit)
 	case q.Offset < 0:
@@ -139,79 +141,48 @@ func (c *Catalog) References(ctx context.Context, q ReferencesQuery) (*Reference
 	if err != nil {
 		return nil, err
 	}
-	out := &References{Server: c.opts.Server, Name: target.id, Kind: target.kindName(), Relation: rel, Items: []Reference{}}
-	if strings.TrimSpace(q.Name) != target.id {
+	out := &References{Server: c.opts.Server, Name: target.ID, Kind: target.KindName(), Relation: rel, Items: []Reference{}}
+	if strings.TrimSpace(q.Name) != target.ID {
 		out.RequestedName = echoArg(q.Name)
 	}
-	items, note, err := x.relation(t, target, rel)
-	if err != nil {
+	items, note, err := nav.Navigator{Index: x.Index}.Relation(t, target, rel)
+	if re, ok := errors.AsType[*nav.RelationError](err); ok {
+		return nil, invalidf("%s", re.Msg)
+	} else if err != nil {
 		return nil, err
 	}
 	out.Total, out.Note = len(items), note
 	if q.Offset > len(items) && len(items) > 0 {
-		return nil, invalidf("offset %d is past the %d %s of %s", q.Offset, len(items), rel, target.id)
+		return nil, invalidf("offset %d is past the %d %s of %s", q.Offset, len(items), rel, target.ID)
 	}
 	page := items[min(q.Offset, len(items)):min(q.Offset+q.Limit, len(items))]
 	for _, it := range page {
-		out.Items = append(out.Items, x.item(it))
+		out.Items = append(out.Items, renderer{x}.item(it))
 	}
 	if next := q.Offset + len(page); next < len(items) {
 		out.More = true
-		out.NextArguments = &ReferencesQuery{Name: target.id, Relation: rel, Limit: q.Limit, Offset: next, Detail: q.Detail}
+		out.NextArguments = &ReferencesQuery{Name: target.ID, Relation: rel, Limit: q.Limit, Offset: next, Detail: q.Detail}
 	}
 	out.Limitations = x.base.limitations(referencesLimitations)
 	return out, nil
 }
 
-// refTarget is the symbol a code_references query is about: a symbol of
-// the references, an entry of the catalog, or both.
-type refTarget struct {
-	id   string
-	sym  int32  // in the reference table, -1 if it takes part in none
-	e    *entry // nil for interface methods, fields and symbols outside the catalog
-	kind codeindex.SymKind
-}
-
-func (r *refTarget) kindName() string { return symKindName(r.kind) }
-
-func symKindName(k codeindex.SymKind) string {
-	switch k {
-	case codeindex.SymFunc:
-		return KindFunc
-	case codeindex.SymMethod:
-		return KindMethod
-	case codeindex.SymType:
-		return KindType
-	case codeindex.SymInterface:
-		return "interface"
-	case codeindex.SymVar:
-		return KindVar
-	case codeindex.SymConst:
-		return KindConst
-	case codeindex.SymAbstract:
-		return "interface method"
-	case codeindex.SymField:
-		return "field"
-	}
-	return "symbol"
-}
-
 // symKindOf returns the reference kind of a catalog entry.
-func symKindOf(e *entry) codeindex.SymKind {
+func symKindOf(e *index.Entry) codeindex.SymKind {
 	switch {
-	case e.member && e.kind == kMethod:
+	case e.Member && e.Kind == index.KindMethod:
 		return codeindex.SymAbstract
-	case e.kind == kField:
+	case e.Kind == index.KindField:
 		return codeindex.SymField
 	}
-	switch e.kind {
-	case kMethod:
+	switch e.Kind {
+	case index.KindMethod:
 		return codeindex.SymMethod
-	case kType:
+	case index.KindType:
 		return codeindex.SymType
-	case kVar:
+	case index.KindVar:
 		return codeindex.SymVar
-	case kConst:
+	case index.KindConst:
 		return codeindex.SymConst
 	}
 	return codeindex.SymFunc
@@ -220,28 +191,28 @@ func symKindOf(e *entry) codeindex.SymKind {
 // resolveRef resolves a name for code_references: as code_definition
 // does, then among the symbols of the references (interface methods,
 // fields, declarations of packages outside the snapshot).
-func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, error) {
-	if s := t.sym(strings.TrimSpace(name)); s >= 0 {
+func (c *Catalog) resolveRef(x *catalogIndex, t *nav.RefTable, name string) (*nav.Target, error) {
+	if s := t.Sym(strings.TrimSpace(name)); s >= 0 {
 		// An exact id: a field or interface method is not the method of
 		// another case that the name resolution would fold it to.
-		r := &refTarget{id: t.syms[s].id, sym: s, kind: t.syms[s].kind}
-		r.e, _ = x.lookup(r.id)
+		r := &nav.Target{ID: t.Syms[s].ID, Sym: s, Kind: t.Syms[s].Kind}
+		r.E, _ = x.Lookup(r.ID)
 		return r, nil
 	}
 	e, _, err := c.resolveName(x, name)
 	if err == nil {
-		if e.kind == kPackage || e.kind == kTool || e.kind == kDoc {
+		if e.Kind == index.KindPackage || e.Kind == index.KindTool || e.Kind == index.KindDoc {
 			return nil, invalidf("%s is a %s: code_references answers for functions, methods, types, variables, constants, "+
-				"fields and interface methods", e.id, e.kind)
+				"fields and interface methods", e.ID, e.Kind)
 		}
-		r := &refTarget{id: e.id, sym: t.sym(e.id), e: e, kind: symKindOf(e)}
-		if r.sym >= 0 {
-			r.kind = t.syms[r.sym].kind
-		} else if r.kind == codeindex.SymMethod {
+		r := &nav.Target{ID: e.ID, Sym: t.Sym(e.ID), E: e, Kind: symKindOf(e)}
+		if r.Sym >= 0 {
+			r.Kind = t.Syms[r.Sym].Kind
+		} else if r.Kind == codeindex.SymMethod {
 			// A method spelled with the other receiver form in the table.
-			if sym, ok := parseSymbol(e.id, "", nil); ok {
-				if s := t.sym(sym.altID()); s >= 0 {
-					r.sym = s
+			if sym, ok := index.ParseSymbol(e.ID, "", nil); ok {
+				if s := t.Sym(sym.AltID()); s >= 0 {
+					r.Sym = s
 				}
 			}
 		}
@@ -250,32 +221,32 @@ func (c *Catalog) resolveRef(x *index, t *refTable, name string) (*refTarget, er
 	if errors.Is(err, ErrAmbiguousName) {
 		return nil, err
 	}
-	found := t.matchSyms(strings.TrimSpace(trimCallArgs(strings.TrimSpace(name))), maxCandidates)
+	found := t.MatchSyms(strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name))), index.MaxCandidates)
 	switch len(found) {
 	case 0:
 		return nil, err
 	case 1:
-		s := &t.syms[found[0]]
-		r := &refTarget{id: s.id, sym: found[0], kind: s.kind}
-		r.e, _ = x.lookup(s.id)
+		s := &t.Syms[found[0]]
+		r := &nav.Target{ID: s.ID, Sym: found[0], Kind: s.Kind}
+		r.E, _ = x.Lookup(s.ID)
 		return r, nil
 	}
-	ids := make([]string, 0, maxCandidates)
-	for _, s := range found[:min(len(found), maxCandidates)] {
-		ids = append(ids, t.syms[s].id)
+	ids := make([]string, 0, index.MaxCandidates)
+	for _, s := range found[:min(len(found), index.MaxCandidates)] {
+		ids = append(ids, t.Syms[s].ID)
 	}
 	return nil, &ambiguousNameError{name: name, n: len(found), candidates: ids}
 }
 
 // item renders a relation item: its id, kind, file:line and the line.
-func (x *index) item(it relItem) Reference {
-	r := Reference{ID: it.id, Kind: it.kind, How: it.how, Via: it.via}
-	if it.file >= 0 && x.base.snap != nil && int(it.file) < len(x.base.snap.files) {
-		r.File = x.base.snap.files[it.file].display
-		r.Line = int(it.line)
-		r.Text = x.base.lineText(it.file, it.line)
-	} else if e, ok := x.lookup(it.id); ok && e.file != "" {
-		r.File, r.Line = e.file, int(e.line)
+func (x renderer) item(it nav.Item) Reference {
+	r := Reference{ID: it.ID, Kind: it.Kind, How: it.How, Via: it.Via}
+	if it.File >= 0 && x.base.Snap != nil && int(it.File) < len(x.base.Snap.Files) {
+		r.File = x.base.Snap.Files[it.File].Display
+		r.Line = int(it.Line)
+		r.Text = x.base.LineText(it.File, it.Line)
+	} else if e, ok := x.Lookup(it.ID); ok && e.File != "" {
+		r.File, r.Line = e.File, int(e.Line)
 	}
 	if r.Kind == "" {
 		r.Kind = "symbol"
@@ -320,3 +291,18 @@ func (r *References) Listing() string {
 	}
 	return b.String()
 }
+
+// refs returns the snapshot's references, reading them on first use.
+func (b *baseIndex) refTable() (*nav.RefTable, error) {
+	b.refsOnce.Do(func() {
+		switch {
+		case b.Snap == nil:
+			b.refsErr = errNoSnapshotRefs
+		default:
+			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule())
+		}
+	})
+	return b.refs, b.refsErr
+}
+
+var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")

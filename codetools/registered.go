@@ -3,6 +3,8 @@ package codetools
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 )
 
@@ -44,7 +46,7 @@ const ToolIDPrefix = "tool:"
 // regDoc is a validated registered document.
 type regDoc struct {
 	id   string
-	kind kind
+	kind index.Kind
 	hasK bool
 	Doc
 }
@@ -57,24 +59,24 @@ func (c *Catalog) validateDoc(d Doc) (regDoc, error) {
 		return regDoc{}, invalidf("registered documentation needs a name")
 	case strings.ContainsRune(name, 0):
 		return regDoc{}, invalidf("registered name %q contains a NUL character", name)
-	case isAbs(d.File):
+	case snapshot.IsAbs(d.File):
 		return regDoc{}, invalidf("registered file %q is absolute; use a module-relative path", d.File)
 	case d.Line < 0:
 		return regDoc{}, invalidf("registered line %d is negative", d.Line)
 	}
 	r := regDoc{id: name, Doc: d}
 	if !strings.HasPrefix(name, ToolIDPrefix) {
-		if sym, ok := parseSymbol(name, c.build.mainPkg, c.build.isModulePath); ok {
-			r.id = sym.id()
+		if sym, ok := index.ParseSymbol(name, c.build.mainPkg, c.build.isModulePath); ok {
+			r.id = sym.ID()
 			if r.Package == "" {
-				r.Package = sym.pkg
+				r.Package = sym.Pkg
 			}
 		}
 	}
 	if d.Kind != "" {
-		k, ok := parseKind(d.Kind)
+		k, ok := index.ParseKind(d.Kind)
 		if !ok {
-			return regDoc{}, invalidf("registered kind %q is not one of %s", d.Kind, strings.Join(kindNames[:], ", "))
+			return regDoc{}, invalidf("registered kind %q is not one of %s", d.Kind, strings.Join(index.KindNames[:], ", "))
 		}
 		r.kind, r.hasK = k, true
 	}
@@ -113,7 +115,7 @@ func toolDoc(t ToolDoc) regDoc {
 	if t.Title != "" {
 		doc = t.Title + ". " + doc
 	}
-	return regDoc{id: ToolIDPrefix + t.Name, kind: kTool, hasK: true,
+	return regDoc{id: ToolIDPrefix + t.Name, kind: index.KindTool, hasK: true,
 		Doc: Doc{Name: ToolIDPrefix + t.Name, Kind: KindTool, Documentation: doc, Definition: def.String()}}
 }
 

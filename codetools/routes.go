@@ -2,8 +2,10 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/nav"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 	"net/http"
-	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -41,29 +43,11 @@ type Route struct {
 
 // Bounds of the routes a catalog keeps.
 const (
-	// MaxRoutes bounds the routes of a catalog.
-	MaxRoutes = 10000
+	// maxRoutes bounds the routes of a catalog.
+	maxRoutes = 10000
 	// maxPatternBytes bounds a route's pattern and method.
 	maxPatternBytes = 1000
 )
-
-// route is a route as the catalog keeps it.
-type route struct {
-	method, pattern string
-	// symbol is the function symbol or id of the handler's code; file and
-	// line locate a function handler (a closure's own line).
-	symbol string
-	file   string
-	line   int
-	// note says what the handler is when its code is not the route's own
-	// (a ServeMux, a wrapper of net/http).
-	note string
-	// regFile and regLine are where the route was registered; wrappers
-	// the middleware around the handler, outermost first.
-	regFile  string
-	regLine  int
-	wrappers []string
-}
 
 // AddRoutes adds the host's HTTP routes to the catalog; code_search then
 // answers paths ("/delay/3", "GET /delay") and scope "routes" with the
@@ -73,7 +57,7 @@ type route struct {
 // returns an error wrapping ErrInvalidArgument for a route without a
 // pattern or handler, adding none of them.
 func (c *Catalog) AddRoutes(routes ...Route) error {
-	add := make([]route, 0, len(routes))
+	add := make([]nav.Route, 0, len(routes))
 	for _, r := range routes {
 		rt, err := newRoute(r)
 		if err != nil {
@@ -83,98 +67,46 @@ func (c *Catalog) AddRoutes(routes ...Route) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.routes)+len(add) > MaxRoutes {
-		return invalidf("a catalog keeps at most %d routes", MaxRoutes)
+	if len(c.routes)+len(add) > maxRoutes {
+		return invalidf("a catalog keeps at most %d routes", maxRoutes)
 	}
 	c.routes = append(c.routes, add...)
 	return nil
 }
 
-func newRoute(r Route) (route, error) {
+func newRoute(r Route) (nav.Route, error) {
 	pattern := strings.TrimSpace(r.Pattern)
 	method := strings.ToUpper(strings.TrimSpace(r.Method))
 	switch {
 	case pattern == "":
-		return route{}, invalidf("a route needs a pattern")
+		return nav.Route{}, invalidf("a route needs a pattern")
 	case len(pattern) > maxPatternBytes || len(method) > maxPatternBytes || len(r.Code) > MaxNameBytes:
-		return route{}, invalidf("route pattern %q is too long", clip(pattern, maxEcho))
+		return nav.Route{}, invalidf("route pattern %q is too long", search.Clip(pattern, index.MaxEcho))
 	case !utf8.ValidString(pattern) || !utf8.ValidString(method) || !utf8.ValidString(r.Code):
-		return route{}, invalidf("route pattern, method and code must be valid UTF-8")
+		return nav.Route{}, invalidf("route pattern, method and code must be valid UTF-8")
 	case r.Handler == nil && r.Code == "":
-		return route{}, invalidf("route %q needs a handler or a code id", clip(pattern, maxEcho))
+		return nav.Route{}, invalidf("route %q needs a handler or a code id", search.Clip(pattern, index.MaxEcho))
 	}
-	if m, rest, ok := strings.Cut(pattern, " "); ok && isMethod(m) {
+	if m, rest, ok := strings.Cut(pattern, " "); ok && nav.IsMethod(m) {
 		method, pattern = m, strings.TrimSpace(rest)
 	}
-	rt := route{method: method, pattern: pattern, symbol: strings.TrimSpace(r.Code)}
+	rt := nav.Route{Method: method, Pattern: pattern, Symbol: strings.TrimSpace(r.Code)}
 	if f, l, ok := strings.Cut(r.Registered, ":"); ok {
 		if i := strings.LastIndexByte(r.Registered, ':'); i > 0 {
 			f, l = r.Registered[:i], r.Registered[i+1:]
 		}
-		rt.regFile, rt.regLine = f, atoiOr0(l)
+		rt.RegFile, rt.RegLine = f, atoiOr0(l)
 	}
-	if rt.symbol == "" {
-		inner, wrappers := unwrapStruct(r.Handler)
+	if rt.Symbol == "" {
+		inner, wrappers := nav.UnwrapStruct(r.Handler)
 		if len(wrappers) > 0 && inner.IsValid() {
-			rt.wrappers = wrappers
-			rt.symbol, rt.file, rt.line, rt.note = valueCode(inner)
+			rt.Wrappers = wrappers
+			rt.Symbol, rt.File, rt.Line, rt.Note = nav.ValueCode(inner)
 		} else {
-			rt.symbol, rt.file, rt.line, rt.note = handlerCode(r.Handler)
+			rt.Symbol, rt.File, rt.Line, rt.Note = nav.HandlerCode(r.Handler)
 		}
 	}
 	return rt, nil
-}
-
-// isMethod reports whether s looks like an HTTP method (GET, POST, ...).
-func isMethod(s string) bool {
-	if s == "" || len(s) > 20 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// handlerCode finds the code of a handler: the function of a function
-// value (with its own file and line), or the ServeHTTP method of a type.
-func handlerCode(h any) (symbol, file string, line int, note string) {
-	v := reflect.ValueOf(h)
-	t := v.Type()
-	if t.Kind() == reflect.Func {
-		if v.IsNil() {
-			return "", "", 0, "a nil function"
-		}
-		f := runtime.FuncForPC(v.Pointer())
-		if f == nil {
-			return "", "", 0, "a function the function table does not know"
-		}
-		file, line = f.FileLine(f.Entry())
-		if strings.HasPrefix(f.Name(), "net/http.") {
-			note = "a handler of net/http wrapping the route's own handler, which it cannot tell"
-		}
-		return f.Name(), file, line, note
-	}
-	ptr := t.Kind() == reflect.Pointer
-	if ptr {
-		t = t.Elem()
-	}
-	if t.Name() == "" || t.PkgPath() == "" {
-		return "", "", 0, "a handler of an unnamed type"
-	}
-	recv := t.Name()
-	if ptr {
-		recv = "(*" + recv + ")"
-	}
-	switch {
-	case t == reflect.TypeFor[http.ServeMux]():
-		note = "a ServeMux: the routes registered on it are listed where they are registered through codetools.ServeMux"
-	case t.PkgPath() == "net/http":
-		note = "a handler of net/http wrapping the route's own handler, which it cannot tell"
-	}
-	return t.PkgPath() + "." + recv + ".ServeHTTP", "", 0, note
 }
 
 // ServeMux is an http.ServeMux that also adds the routes registered on it
@@ -239,18 +171,6 @@ const ScopeRoutes = "routes"
 // MatchRoute is the SearchResult.Match of a route search.
 const MatchRoute = "route"
 
-// routeQuery reports whether a query is an HTTP path ("/delay/3") or a
-// method and a path ("GET /delay"), and not a file path.
-func routeQuery(query string) bool {
-	if _, ok := parseFileQuery(query); ok {
-		return false
-	}
-	if m, rest, ok := strings.Cut(query, " "); ok && isMethod(m) {
-		query = strings.TrimSpace(rest)
-	}
-	return strings.HasPrefix(query, "/") && !strings.ContainsAny(query, " \t")
-}
-
 // routeSearch answers a search among the routes: it reports false when
 // the query is not for routes, or when a path query without scope
 // "routes" matches no route (the ordinary search then answers).
@@ -267,26 +187,26 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 	routes := c.routes[:len(c.routes):len(c.routes)]
 	c.mu.Unlock()
 	method, p := "", query
-	if m, rest, ok := strings.Cut(query, " "); ok && isMethod(m) {
+	if m, rest, ok := strings.Cut(query, " "); ok && nav.IsMethod(m) {
 		method, p = m, strings.TrimSpace(rest)
 	}
 	type hit struct {
-		r          *route
+		r          *nav.Route
 		tier, spec int
 	}
 	var hits []hit
 	lowerQ := strings.ToLower(p)
 	for i := range routes {
 		r := &routes[i]
-		if method != "" && r.method != "" && r.method != method && !(method == "HEAD" && r.method == "GET") {
+		if method != "" && r.Method != "" && r.Method != method && !(method == "HEAD" && r.Method == "GET") {
 			continue
 		}
-		switch spec, ok := matchRoute(r.pattern, p); {
+		switch spec, ok := nav.MatchRoute(r.Pattern, p); {
 		case ok:
 			hits = append(hits, hit{r, 0, spec})
-		case strings.Contains(strings.ToLower(r.pattern), lowerQ):
+		case strings.Contains(strings.ToLower(r.Pattern), lowerQ):
 			hits = append(hits, hit{r, 1, 0})
-		case scope == ScopeRoutes && strings.Contains(strings.ToLower(r.symbol), lowerQ):
+		case scope == ScopeRoutes && strings.Contains(strings.ToLower(r.Symbol), lowerQ):
 			hits = append(hits, hit{r, 2, 0})
 		}
 	}
@@ -300,7 +220,7 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 		if a.spec != b.spec {
 			return b.spec - a.spec
 		}
-		return strings.Compare(a.r.pattern, b.r.pattern)
+		return strings.Compare(a.r.Pattern, b.r.Pattern)
 	})
 	res := &SearchResult{Match: MatchRoute, Scope: ScopeRoutes, Total: len(hits), Coverage: x.cov, Results: []SearchHit{},
 		Limitations: strings.TrimSpace(x.base.limitations(""))}
@@ -314,7 +234,7 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 	for i := q.Offset; i < len(hits) && i < q.Offset+limit; i++ {
 		r := *hits[i].r
 		c.unwrapRoute(ctx, x, &r)
-		res.Results = append(res.Results, x.routeHit(&r))
+		res.Results = append(res.Results, renderer{x}.routeHit(&r))
 	}
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
@@ -324,124 +244,68 @@ func (c *Catalog) routeSearch(ctx context.Context, q SearchQuery) (*SearchResult
 }
 
 // routeHit is the search hit of a route: its handler's id.
-func (x *index) routeHit(r *route) SearchHit {
-	pattern := r.pattern
-	if r.method != "" {
-		pattern = r.method + " " + pattern
+func (x renderer) routeHit(r *nav.Route) SearchHit {
+	pattern := r.Pattern
+	if r.Method != "" {
+		pattern = r.Method + " " + pattern
 	}
-	h := SearchHit{Name: r.symbol, Kind: "handler", Route: pattern, doc: "serves " + clip(pattern, maxHitDoc)}
-	if r.note != "" {
-		h.doc += "; " + r.note
+	h := SearchHit{Name: r.Symbol, Kind: "handler", Route: pattern, doc: "serves " + search.Clip(pattern, maxHitDoc)}
+	if r.Note != "" {
+		h.doc += "; " + r.Note
 	}
-	if w := r.wrappedDoc(); w != "" {
+	if w := r.WrappedDoc(); w != "" {
 		h.doc += "; " + w
 	}
-	if e, ok := x.resolveSymbolName(r.symbol); ok {
-		h.Name, h.Kind, h.pkg = e.id, e.kind.String(), e.pkg
-		h.At = x.hit(x.entryIndex(e)).At
-	} else if s, ok := parseSymbol(r.symbol, "", nil); ok {
+	if e, ok := x.ResolveSymbolName(r.Symbol); ok {
+		h.Name, h.Kind, h.pkg = e.ID, e.Kind.String(), e.Pkg
+		h.At = x.hit(x.EntryIndex(e)).At
+	} else if s, ok := index.ParseSymbol(r.Symbol, "", nil); ok {
 		// Not in the catalog: its declaration's id, folded as code_definition
 		// folds a stack-trace symbol.
-		if s.pkg == "main" && len(x.search.mainPkgs) > 0 {
-			s.pkg = x.search.mainPkgs[0]
+		if s.Pkg == "main" && len(x.Search.MainPkgs) > 0 {
+			s.Pkg = x.Search.MainPkgs[0]
 		}
-		h.Name = s.id()
+		h.Name = s.ID()
 	}
-	if r.file != "" && r.line > 0 && !strings.HasPrefix(r.file, "<") {
+	if r.File != "" && r.Line > 0 && !strings.HasPrefix(r.File, "<") {
 		// The function's own line: a closure's, within its declaration.
-		h.At = baseName(r.file) + ":" + itoa(r.line)
+		h.At = nav.BaseName(r.File) + ":" + itoa(r.Line)
 	}
 	return h
 }
 
-// resolveSymbolName resolves a function symbol or id to its entry.
-func (x *index) resolveSymbolName(sym string) (*entry, bool) {
-	if sym == "" {
-		return nil, false
+// routeQuery reports whether a query is an HTTP path ("/delay/3") or a
+// method and a path ("GET /delay"), and not a file path.
+func routeQuery(query string) bool {
+	if _, ok := search.ParseFileQuery(query); ok {
+		return false
 	}
-	if e, ok := x.lookup(sym); ok {
-		return e, true
+	if m, rest, ok := strings.Cut(query, " "); ok && nav.IsMethod(m) {
+		query = strings.TrimSpace(rest)
 	}
-	if e, ok := x.lookupSymbol(sym); ok {
-		return e, true
-	}
-	if s, ok := parseSymbol(sym, "", nil); ok {
-		for _, pkg := range append([]string{s.pkg}, x.search.mainPkgs...) {
-			if s.pkg != "main" && pkg != s.pkg {
-				continue
-			}
-			s.pkg = pkg
-			if e, ok := x.lookup(s.id()); ok {
-				return e, true
-			}
-			if alt := s.altID(); alt != "" {
-				if e, ok := x.lookup(alt); ok {
-					return e, true
-				}
-			}
-		}
-	}
-	return nil, false
+	return strings.HasPrefix(query, "/") && !strings.ContainsAny(query, " \t")
 }
 
-// entryIndex returns the index of e in x.entries.
-func (x *index) entryIndex(e *entry) int {
-	i, _ := slices.BinarySearchFunc(x.entries, e.id, func(a entry, id string) int { return strings.Compare(a.id, id) })
-	return i
-}
-
-func baseName(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	return p[strings.LastIndexByte(p, '/')+1:]
-}
-
-// matchRoute reports whether the request path p matches a route pattern
-// (a ServeMux pattern or one in its style), and how specific the match
-// is: the number of literal segments matched, plus one for an exact
-// match.
-func matchRoute(pattern, p string) (int, bool) {
-	if i := strings.IndexByte(pattern, '/'); i > 0 {
-		pattern = pattern[i:] // a host
-	} else if i < 0 {
-		return 0, false
+// unwrapRoute reads a route's registration from the snapshot and, when
+// its handler is wrapped in middleware, points the route at the innermost
+// handler. It changes nothing when the registration cannot be read.
+func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *nav.Route) {
+	if r.RegFile == "" || r.RegLine <= 0 {
+		return
 	}
-	if !strings.HasPrefix(p, "/") {
-		return 0, false
+	ft, err := c.File(ctx, FileQuery{Path: r.RegFile, StartLine: r.RegLine, EndLine: r.RegLine + 12})
+	if err != nil {
+		return
 	}
-	p, _, _ = strings.Cut(p, "?")
-	subtree := strings.HasSuffix(pattern, "/")
-	ps := strings.Split(strings.Trim(pattern, "/"), "/")
-	rs := strings.Split(strings.Trim(p, "/"), "/")
-	if pattern == "/" {
-		ps = nil
+	reg, ok := nav.ParseRegistration(strings.Split(ft.Text, "\n"))
+	if !ok || len(reg.Wrappers) == 0 {
+		return
 	}
-	if p == "/" {
-		rs = nil
+	r.Wrappers = append(reg.Wrappers, r.Wrappers...)
+	if reg.Inner == "" {
+		return // a function literal: the handler's own closure line stands
 	}
-	spec := 0
-	for i, seg := range ps {
-		switch {
-		case seg == "{$}":
-			return spec + 1, i == len(rs)
-		case seg == "*" && i == len(ps)-1, strings.HasSuffix(seg, "...}") && strings.HasPrefix(seg, "{"):
-			return spec, true
-		case i >= len(rs):
-			return 0, false
-		case strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}"):
-			if rs[i] == "" {
-				return 0, false
-			}
-		case seg == rs[i]:
-			spec++
-		default:
-			return 0, false
-		}
+	if e, ok := x.ResolveLocal(ft.Package, reg.Inner); ok {
+		r.Symbol, r.File, r.Line, r.Note = e.ID, "", 0, ""
 	}
-	switch {
-	case len(rs) == len(ps):
-		return spec + 1, true
-	case subtree && len(rs) > len(ps):
-		return spec, true
-	}
-	return 0, false
 }

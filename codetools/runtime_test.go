@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -95,9 +96,9 @@ func TestRuntimeSource(t *testing.T) {
 	}
 	x, _ := c.index(ctx)
 	wd, _ := os.Getwd()
-	for _, e := range x.entries {
-		if isAbs(e.file) || strings.Contains(e.file, wd) {
-			t.Fatalf("%s has absolute file %q", e.id, e.file)
+	for _, e := range x.Entries {
+		if snapshot.IsAbs(e.File) || strings.Contains(e.File, wd) {
+			t.Fatalf("%s has absolute file %q", e.ID, e.File)
 		}
 	}
 	if d.Build == nil || d.Build.GoVersion != runtime.Version() {

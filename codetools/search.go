@@ -9,7 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/embedmcp/mcp/internal/boundedjson"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/search"
 )
 
 // SearchQuery holds the code_search arguments.
@@ -66,7 +67,7 @@ type SearchResult struct {
 	Limitations string   `json:"limitations,omitempty" jsonschema:"What this answer could not see (snapshot or function table problems); absent when nothing is missing."`
 	Coverage    Coverage `json:"coverage" jsonschema:"What the catalog holds, as counts."`
 	// PackageList lists the catalog's packages in the scope searched (at
-	// most MaxListedPackages), when the query asked for it.
+	// most 200), when the query asked for it.
 	PackageList []PackageInfo `json:"packageList,omitempty" jsonschema:"Packages of the scope searched, when asked with packages:true."`
 }
 
@@ -117,32 +118,30 @@ type PackageInfo struct {
 const (
 	// MaxQueryBytes bounds SearchQuery.Query.
 	MaxQueryBytes = 1000
-	// MaxListedPackages bounds SearchResult.PackageList.
-	MaxListedPackages = 200
-	// maxEcho bounds how much of an argument an error repeats.
-	maxEcho = 200
+	// maxListedPackages bounds SearchResult.PackageList.
+	maxListedPackages = 200
 	// maxHitDoc bounds the documentation of a hit in the listing.
 	maxHitDoc = 48
 	// maxPackageArg bounds SearchQuery.Package.
 	maxPackageArg = 300
 )
 
-func (x *index) fillCoverage() {
+func (x *catalogIndex) fillCoverage() {
 	c := &x.cov
-	si := &x.search
-	c.Entries = len(x.entries)
-	c.Main, c.Deps, c.Std = si.counts[scMain], si.counts[scDeps], si.counts[scStd]
-	c.Packages = si.packages
+	si := &x.Search
+	c.Entries = len(x.Entries)
+	c.Main, c.Deps, c.Std = si.Counts[index.ScopeMain], si.Counts[index.ScopeDeps], si.Counts[index.ScopeStd]
+	c.Packages = si.Packages
 	b := x.base
-	c.NoSnapshot = b.snap == nil
+	c.NoSnapshot = b.Snap == nil
 	if !c.Truncated {
 		c.TruncationRule = ""
 	}
-	if b.runtimeErr != nil {
-		c.RuntimeError = b.runtimeErr.Error()
+	if b.RuntimeErr != nil {
+		c.RuntimeError = b.RuntimeErr.Error()
 	}
-	if b.snapshotErr != nil {
-		c.SnapshotError = b.snapshotErr.Error()
+	if b.SnapshotErr != nil {
+		c.SnapshotError = b.SnapshotErr.Error()
 	}
 }
 
@@ -176,19 +175,19 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	if res, ok, err := c.routeSearch(ctx, q); ok || err != nil {
 		return res, err // routes.go
 	}
-	f := filter{pkg: strings.TrimSpace(q.Package), widen: strings.TrimSpace(q.Scope) == ""}
-	f.library = f.pkg != "" || namesLibrary(query)
+	f := search.Filter{Pkg: strings.TrimSpace(q.Package), Widen: strings.TrimSpace(q.Scope) == ""}
+	f.Library = f.Pkg != "" || index.NamesLibrary(query)
 	var ok bool
-	if f.scopes, ok = parseScope(strings.TrimSpace(q.Scope)); !ok {
+	if f.Scopes, ok = search.ParseScope(strings.TrimSpace(q.Scope)); !ok {
 		return nil, invalidf("unknown scope %q: use main, deps, std, all or routes (default: main and deps)", echoArg(q.Scope))
 	}
 	if strings.TrimSpace(q.Kind) != "" {
 		for _, k := range strings.Split(q.Kind, ",") {
-			kk, ok := parseKind(strings.TrimSpace(k))
+			kk, ok := index.ParseKind(strings.TrimSpace(k))
 			if !ok {
-				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(kindNames[:], ", "))
+				return nil, invalidf("unknown kind %q: use %s, or several separated by commas", echoArg(k), strings.Join(index.KindNames[:], ", "))
 			}
-			f.kinds |= 1 << kk
+			f.Kinds |= 1 << kk
 		}
 	}
 	if q.Limit == 0 {
@@ -201,102 +200,40 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
 	k := q.Offset + q.Limit
 	if c.opts.Embedder != nil {
-		k = max(k, RerankDepth)
+		k = max(k, search.RerankDepth)
 	}
-	keys, total, match, note := x.answer(query, &f, k)
+	keys, total, match, note := search.Searcher{Index: x.Index}.Answer(query, &f, k)
 	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := x.rerank(ctx, c.opts.Embedder, query, *keys); n != "" {
+		if n := (search.Searcher{Index: x.Index}).Rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors,
+			func() (*search.PreVectors, string) { return x.base.vectors(c.opts.Embedder) }); n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}
 	*keys = (*keys)[:min(len(*keys), q.Offset+q.Limit)]
-	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.scopes.String()
+	res.Match, res.Total, res.Note, res.Scope = match, total, note, f.Scopes.String()
 	for i := q.Offset; i < len(*keys); i++ {
-		res.Results = append(res.Results, x.hit(keyEntry((*keys)[i])))
+		res.Results = append(res.Results, renderer{x}.hit(search.KeyEntry((*keys)[i])))
 	}
 	*keys = (*keys)[:0]
-	keyPool.Put(keys)
+	search.KeyPool.Put(keys)
 	if next := q.Offset + len(res.Results); next < res.Total {
 		res.More = true
 		res.NextOffset = &next
 	}
 	if q.Packages {
-		res.PackageList = x.packageList(&f)
+		res.PackageList = renderer{x}.packageList(&f)
 	}
 	return res, nil
 }
 
-// answer answers a query: a file name or file:line answers that file's
-// declarations; a single word (or a symbol, a stack-trace frame) is matched
-// literally; several words, or a word that matches nothing literally, are
-// matched as terms. When the default scope has no match, the standard
-// library is searched too, and the note says so. It returns the best k
-// rank keys in order (a pooled buffer the caller returns), the number of
-// matches, the match mode and a note.
-func (x *index) answer(query string, f *filter, k int) (keys *[]uint64, total int, match, note string) {
-	keys = keyPool.Get().(*[]uint64)
-	top := topK{k: min(k, len(x.entries)), heap: (*keys)[:0]}
-	defer func() { *keys = top.sorted() }()
-	if fq, ok := parseFileQuery(query); ok {
-		if total = x.fileSearch(fq, f, top.push); total > 0 {
-			return keys, total, MatchFile, ""
-		}
-	}
-	widen := func(run func(*filter) int) int {
-		n := run(f)
-		if n == 0 && f.widen && f.scopes == defaultScopes && x.search.counts[scStd] > 0 {
-			wide := *f
-			wide.scopes = allScopes
-			if n = run(&wide); n > 0 {
-				f.scopes = allScopes
-				note = "nothing matched in main+deps; the matches are from the standard library"
-			}
-		}
-		return n
-	}
-	// A stack-trace frame with its arguments is one symbol.
-	literal := query
-	if t := trimCallArgs(query); t != query && t != "" && !strings.ContainsAny(t, " \t") {
-		literal = t
-	}
-	if len(strings.Fields(literal)) > 1 {
-		literal = ""
-	}
-	if literal != "" && strings.ContainsAny(literal, "./") {
-		// A fully qualified id, as a stack trace or pprof prints it,
-		// finds its declaration in any scope.
-		if i, ok := x.exactID(literal); ok {
-			if e := &x.entries[i]; (f.kinds == 0 || f.kinds&(1<<e.kind) != 0) && (f.pkg == "" || packageMatches(e.pkg, f.pkg)) {
-				top.push(x.rankKey(0, i))
-				if !f.scopes.has(x.search.scope[i]) {
-					f.scopes = allScopes
-				}
-				return keys, 1, MatchLiteral, note
-			}
-		}
-	}
-	if literal != "" {
-		lq := newLiteralQuery(literal)
-		if total = widen(func(f *filter) int { return x.literal(&lq, f, top.push) }); total > 0 {
-			return keys, total, MatchLiteral, note
-		}
-	}
-	terms, phrase, words := x.queryTerms(query), phraseOf(query), surfaceWords(query)
-	total = widen(func(f *filter) int { return x.termSearch(terms, phrase, words, f, top.k, top.push) })
-	if total > 0 && literal != "" {
-		note = "nothing matched literally; the matches are ranked by the words of the query" + strings.TrimPrefix(note, "nothing matched in main+deps")
-	}
-	return keys, total, MatchTerms, note
-}
-
 // hit returns the search hit of entry i.
-func (x *index) hit(i int) SearchHit {
-	e := &x.entries[i]
-	h := SearchHit{Name: e.id, Kind: e.kind.String(), pkg: e.pkg, doc: firstSentence(trimSubject(e.doc, entryName(e)), maxHitDoc)}
-	if e.file != "" {
-		h.At = path.Base(e.file)
-		if e.line > 0 {
-			h.At += ":" + strconv.Itoa(int(e.line))
+func (x renderer) hit(i int) SearchHit {
+	e := &x.Entries[i]
+	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(e.Doc, index.EntryName(e)), maxHitDoc)}
+	if e.File != "" {
+		h.At = path.Base(e.File)
+		if e.Line > 0 {
+			h.At += ":" + strconv.Itoa(int(e.Line))
 		}
 	}
 	return h
@@ -304,24 +241,24 @@ func (x *index) hit(i int) SearchHit {
 
 // packageList lists the packages of the catalog that f accepts, by scope
 // then path.
-func (x *index) packageList(f *filter) []PackageInfo {
+func (x renderer) packageList(f *search.Filter) []PackageInfo {
 	type pkgInfo struct {
-		sc scope
+		sc index.Scope
 		n  int
 	}
 	pkgs := map[string]*pkgInfo{}
 	var order []string
-	for i := range x.entries {
-		e := &x.entries[i]
-		sc := x.search.scope[i]
-		if e.pkg == "" || !f.scopes.has(sc) || f.pkg != "" && !packageMatches(e.pkg, f.pkg) {
+	for i := range x.Entries {
+		e := &x.Entries[i]
+		sc := x.Search.Scope[i]
+		if e.Pkg == "" || !f.Scopes.Has(sc) || f.Pkg != "" && !search.PackageMatches(e.Pkg, f.Pkg) {
 			continue
 		}
-		p := pkgs[e.pkg]
+		p := pkgs[e.Pkg]
 		if p == nil {
 			p = &pkgInfo{sc: sc}
-			pkgs[e.pkg] = p
-			order = append(order, e.pkg)
+			pkgs[e.Pkg] = p
+			order = append(order, e.Pkg)
 		}
 		p.n++
 	}
@@ -331,13 +268,13 @@ func (x *index) packageList(f *filter) []PackageInfo {
 		}
 		return strings.Compare(a, b)
 	})
-	if len(order) > MaxListedPackages {
-		order = order[:MaxListedPackages]
+	if len(order) > maxListedPackages {
+		order = order[:maxListedPackages]
 	}
 	out := make([]PackageInfo, 0, len(order))
 	for _, p := range order {
-		out = append(out, PackageInfo{Path: p, Scope: scopeNames[pkgs[p].sc], Entries: pkgs[p].n,
-			Source: x.base.snap != nil && x.base.snap.pkgs[p]})
+		out = append(out, PackageInfo{Path: p, Scope: search.ScopeNames[pkgs[p].sc], Entries: pkgs[p].n,
+			Source: x.base.Snap != nil && x.base.Snap.Pkgs[p]})
 	}
 	return out
 }
@@ -370,22 +307,13 @@ func firstSentence(text string, max int) string {
 	// half; else a cut inside the (long) word.
 	cut := strings.LastIndexByte(s[:max-len("…")+1], ' ')
 	if cut < max/2 {
-		return cutText(s, max)
+		return index.CutText(s, max)
 	}
 	return strings.TrimRight(s[:cut], " ,;:(") + "…"
 }
 
-// cutText cuts s to at most max bytes at a rune boundary, marking a cut
-// with "…".
-func cutText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	return boundedjson.Truncate(s, max-len("…")) + "…"
-}
-
 // echoArg cuts an argument for an error message to maxEcho bytes.
-func echoArg(s string) string { return clip(s, maxEcho) }
+func echoArg(s string) string { return search.Clip(s, index.MaxEcho) }
 
 // controlAt returns the offset of the first control character of s other
 // than white space (tab, newline, carriage return), or -1.
@@ -397,3 +325,12 @@ func controlAt(s string) int {
 	}
 	return -1
 }
+
+// Scopes of catalog entries: the host's main module, the other modules of
+// the build, and the standard library.
+const (
+	ScopeMain = "main"
+	ScopeDeps = "deps"
+	ScopeStd  = "std"
+	ScopeAll  = "all"
+)

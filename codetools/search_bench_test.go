@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -24,14 +25,14 @@ var (
 // and documentation are drawn from a small vocabulary, in packages of 500
 // declarations and files of 100, and the matching function table: a
 // catalog where words recur as they do in real code.
-func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
+func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []index.RuntimeFunc) {
 	tb.Helper()
 	r := rand.New(rand.NewPCG(7, 11))
 	word := func(ws []string) string { return ws[r.IntN(len(ws))] }
 	title := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 	man := codesnap.Manifest{MainPackage: "example.com/big", GOOS: "linux", GOARCH: "amd64",
 		Modules: []codesnap.Module{{Path: "example.com/big", Main: true}}}
-	var funcs []runtimeFunc
+	var funcs []index.RuntimeFunc
 	var files []srcFile
 	for p := 0; p*500 < n; p++ {
 		pkg := fmt.Sprintf("example.com/big/%s%03d", word(benchNouns), p)
@@ -44,7 +45,7 @@ func wordySnapshot(tb testing.TB, n int) (fstest.MapFS, []runtimeFunc) {
 				name := fmt.Sprintf("%s%s%s%d", title(word(benchVerbs)), title(word(benchNouns)), title(word(benchNouns)), k)
 				fmt.Fprintf(&b, "// %s %ss the %s of a %s when the %s %s is %s.\nfunc %s(x int) int {\n\treturn x * 2\n}\n\n",
 					name, word(benchVerbs), word(benchNouns), word(benchNouns), word(benchNouns), word(benchNouns), word(benchVerbs), name)
-				funcs = append(funcs, runtimeFunc{name: pkg + "." + name, file: fmt.Sprintf("/build/src/%s/f%d.go", pkg, f), line: line + 1})
+				funcs = append(funcs, index.RuntimeFunc{Name: pkg + "." + name, File: fmt.Sprintf("/build/src/%s/f%d.go", pkg, f), Line: line + 1})
 				line += 5
 			}
 			files = append(files, srcFile{pkg, fmt.Sprintf("f%d.go", f), b.String()})
@@ -105,8 +106,8 @@ func traceLine(tb testing.TB, c *Catalog) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e := &x.entries[len(x.entries)/2]
-	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.file, e.line+1)
+	e := &x.Entries[len(x.Entries)/2]
+	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.File, e.Line+1)
 }
 
 func BenchmarkSearchFileLine(b *testing.B) {
@@ -131,13 +132,13 @@ func benchDefinition(b *testing.B, name string) {
 func BenchmarkDefinitionID(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, x.entries[len(x.entries)/2].id)
+	benchDefinition(b, x.Entries[len(x.Entries)/2].ID)
 }
 
 func BenchmarkDefinitionShortName(b *testing.B) {
 	c := wordyCatalog(b, 50000)
 	x, _ := c.index(ctx)
-	benchDefinition(b, entryName(&x.entries[len(x.entries)/3]))
+	benchDefinition(b, index.EntryName(&x.Entries[len(x.Entries)/3]))
 }
 
 func BenchmarkDefinitionFileLine(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -88,22 +89,22 @@ func rankedCatalog(t testing.TB) *Catalog {
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/app", Main: debug.Module{Path: "example.com/app"},
 		Deps: []*debug.Module{{Path: "example.com/lib", Version: "v1.2.0"}}}
 	c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: bi, Server: "app"})
-	c.loadRuntime = func() (*runtimeTable, error) {
-		return &runtimeTable{funcs: []runtimeFunc{
-			{name: "main.(*Server).Handle", file: "/build/app/main.go", line: 8},
-			{name: "main.prehandle", file: "/build/app/main.go", line: 22},
-			{name: "example.com/app/internal/auth.Verify", file: "/build/app/internal/auth/auth.go", line: 8},
-			{name: "net/http.Handle", file: "/usr/local/go/src/net/http/server.go", line: 2700},
-			{name: "net/http.(*ServeMux).Handle", file: "/usr/local/go/src/net/http/server.go", line: 2650},
-			{name: "crypto/tls.(*Conn).Handshake", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1500},
-			{name: "crypto/tls.(*Conn).handshakeContext", file: "/usr/local/go/src/crypto/tls/conn.go", line: 1520},
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
+		return &index.RuntimeTable{Funcs: []index.RuntimeFunc{
+			{Name: "main.(*Server).Handle", File: "/build/app/main.go", Line: 8},
+			{Name: "main.prehandle", File: "/build/app/main.go", Line: 22},
+			{Name: "example.com/app/internal/auth.Verify", File: "/build/app/internal/auth/auth.go", Line: 8},
+			{Name: "net/http.Handle", File: "/usr/local/go/src/net/http/server.go", Line: 2700},
+			{Name: "net/http.(*ServeMux).Handle", File: "/usr/local/go/src/net/http/server.go", Line: 2650},
+			{Name: "crypto/tls.(*Conn).Handshake", File: "/usr/local/go/src/crypto/tls/conn.go", Line: 1500},
+			{Name: "crypto/tls.(*Conn).handshakeContext", File: "/usr/local/go/src/crypto/tls/conn.go", Line: 1520},
 		}}, nil
 	}
 	c.SetTools([]ToolDoc{{Name: "token_check", Description: "Checks a bearer token."}})
 	return c
 }
 
-func search(t *testing.T, c *Catalog, q SearchQuery) *SearchResult {
+func searchOK(t *testing.T, c *Catalog, q SearchQuery) *SearchResult {
 	t.Helper()
 	res, err := c.Search(ctx, q)
 	if err != nil {
@@ -125,7 +126,7 @@ func ids(res *SearchResult) []string {
 // standard library, then shorter ids.
 func TestLiteralRanking(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handle", Scope: "all"})
+	res := searchOK(t, c, SearchQuery{Query: "Handle", Scope: "all"})
 	want := []string{
 		"example.com/app.(*Server).Handle", // exact, main
 		"example.com/lib.Handle",           // exact, deps
@@ -146,19 +147,19 @@ func TestLiteralRanking(t *testing.T) {
 		t.Errorf("match %s scope %s total %d", res.Match, res.Scope, res.Total)
 	}
 	// The same query in the default scope leaves the standard library out.
-	res = search(t, c, SearchQuery{Query: "handle"})
+	res = searchOK(t, c, SearchQuery{Query: "handle"})
 	if got := ids(res); res.Scope != "main+deps" || slices.Contains(got, "net/http.Handle") || got[0] != "example.com/app.(*Server).Handle" {
 		t.Errorf("default scope: %s %q", res.Scope, got)
 	}
 	// A word of a name at a case change.
-	res = search(t, c, SearchQuery{Query: "Func"})
+	res = searchOK(t, c, SearchQuery{Query: "Func"})
 	if got := ids(res); len(got) == 0 || got[0] != "example.com/app.HandleFunc" {
 		t.Errorf("Func: %q", got)
 	}
 	// Paging returns the same order.
 	var paged []string
 	for off := 0; ; {
-		r := search(t, c, SearchQuery{Query: "Handle", Scope: "all", Limit: 2, Offset: off})
+		r := searchOK(t, c, SearchQuery{Query: "Handle", Scope: "all", Limit: 2, Offset: off})
 		paged = append(paged, ids(r)...)
 		if !r.More {
 			if r.NextOffset != nil {
@@ -171,7 +172,7 @@ func TestLiteralRanking(t *testing.T) {
 	if !slices.Equal(paged, want) {
 		t.Errorf("paged %q", paged)
 	}
-	if r := search(t, c, SearchQuery{Query: "Handle", Offset: 1000}); len(r.Results) != 0 || r.More || r.Total == 0 {
+	if r := searchOK(t, c, SearchQuery{Query: "Handle", Offset: 1000}); len(r.Results) != 0 || r.More || r.Total == 0 {
 		t.Errorf("offset past the end: %+v", r)
 	}
 }
@@ -180,7 +181,7 @@ func TestLiteralRanking(t *testing.T) {
 // comes before one that is not, then the shorter id.
 func TestLinkedFirst(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Verify", Kind: "func"})
+	res := searchOK(t, c, SearchQuery{Query: "Verify", Kind: "func"})
 	if got := ids(res); !slices.Equal(got, []string{"example.com/app/internal/auth.Verify", "example.com/app.Verify"}) {
 		t.Errorf("Verify: %q", got)
 	}
@@ -200,7 +201,7 @@ func TestQualifiedNames(t *testing.T) {
 		"example.com/lib.Handle":              "example.com/lib.Handle",
 		"main.(*Server).Handle(0xc000010000)": "example.com/app.(*Server).Handle",
 	} {
-		res := search(t, c, SearchQuery{Query: q})
+		res := searchOK(t, c, SearchQuery{Query: q})
 		if got := ids(res); len(got) == 0 || got[0] != want || res.Match != MatchLiteral {
 			t.Errorf("%s: %s %q, want %s first", q, res.Match, got, want)
 		}
@@ -216,18 +217,18 @@ func TestTermSearch(t *testing.T) {
 		"max body size":                     "example.com/app.MaxBodyBytes",
 		"verify tokens":                     "example.com/app/internal/auth.Verify",
 	} {
-		res := search(t, c, SearchQuery{Query: q, Limit: 3})
+		res := searchOK(t, c, SearchQuery{Query: q, Limit: 3})
 		if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != want {
 			t.Errorf("%q: %s %q, want %s first", q, res.Match, got, want)
 		}
 	}
 	// A single word without a literal match falls back to terms, and says so.
-	res := search(t, c, SearchQuery{Query: "maximums"})
+	res := searchOK(t, c, SearchQuery{Query: "maximums"})
 	if got := ids(res); res.Match != MatchTerms || len(got) == 0 || got[0] != "example.com/app.MaxBodyBytes" || res.Note == "" {
 		t.Errorf("maximums: %s %q %q", res.Match, got, res.Note)
 	}
 	// Registered tools are found too.
-	res = search(t, c, SearchQuery{Query: "check bearer token", Kind: "tool"})
+	res = searchOK(t, c, SearchQuery{Query: "check bearer token", Kind: "tool"})
 	if got := ids(res); !slices.Equal(got, []string{"tool:token_check"}) {
 		t.Errorf("tools: %q", got)
 	}
@@ -237,15 +238,15 @@ func TestTermSearch(t *testing.T) {
 // explicit scope is never widened.
 func TestScopeWidening(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handshake"})
+	res := searchOK(t, c, SearchQuery{Query: "Handshake"})
 	if got := ids(res); res.Scope != "all" || res.Note == "" || len(got) != 2 || got[0] != "crypto/tls.(*Conn).Handshake" {
 		t.Errorf("widened: %s %q %q", res.Scope, res.Note, got)
 	}
-	res = search(t, c, SearchQuery{Query: "Handshake", Scope: "main"})
+	res = searchOK(t, c, SearchQuery{Query: "Handshake", Scope: "main"})
 	if res.Total != 0 || res.Scope != "main" || res.Note != "" {
 		t.Errorf("explicit scope widened: %+v", res)
 	}
-	res = search(t, c, SearchQuery{Query: "handshake", Scope: "std", Kind: "method"})
+	res = searchOK(t, c, SearchQuery{Query: "handshake", Scope: "std", Kind: "method"})
 	if res.Total != 2 {
 		t.Errorf("std methods: %q", ids(res))
 	}
@@ -266,7 +267,7 @@ func TestFilters(t *testing.T) {
 		{SearchQuery{Query: "verify", Package: "example.com/ap"}, nil},
 		{SearchQuery{Query: "handle", Scope: "deps", Kind: "func"}, []string{"example.com/lib.Handle", "example.com/lib.handleOne"}},
 	} {
-		if got := ids(search(t, c, tt.q)); !slices.Equal(got, tt.want) {
+		if got := ids(searchOK(t, c, tt.q)); !slices.Equal(got, tt.want) {
 			t.Errorf("%+v: %q, want %q", tt.q, got, tt.want)
 		}
 	}
@@ -276,7 +277,7 @@ func TestFilters(t *testing.T) {
 // stack trace prints it, the declaration that encloses the line.
 func TestFileQueries(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "main.go"})
+	res := searchOK(t, c, SearchQuery{Query: "main.go"})
 	want := []string{"example.com/app.Server", "example.com/app.(*Server).Handle", "example.com/app.HandleFunc",
 		"example.com/app.checkBearerToken", "example.com/app.MaxBodyBytes", "example.com/app.main",
 		"example.com/app.prehandle", "example.com/app.first", "example.com/app.second", "example.com/app.Verify"}
@@ -294,13 +295,13 @@ func TestFileQueries(t *testing.T) {
 		fmt.Sprintf("/usr/local/go/src/crypto/tls/conn.go:%d", 1510):     "crypto/tls.(*Conn).Handshake",
 		"/go/pkg/mod/example.com/lib@v1.2.0/lib.go:5":                    "example.com/lib.Handle",
 	} {
-		res := search(t, c, SearchQuery{Query: q, Scope: "all"})
+		res := searchOK(t, c, SearchQuery{Query: q, Scope: "all"})
 		if got := ids(res); res.Match != MatchFile || !slices.Equal(got, []string{want}) {
 			t.Errorf("%s: %s %q, want %s", q, res.Match, got, want)
 		}
 	}
 	// A file of no entry falls back to a literal search.
-	if res := search(t, c, SearchQuery{Query: "nowhere.go"}); res.Match == MatchFile {
+	if res := searchOK(t, c, SearchQuery{Query: "nowhere.go"}); res.Match == MatchFile {
 		t.Errorf("nowhere.go: %+v", res)
 	}
 }
@@ -347,17 +348,17 @@ func TestSearchArgumentErrors(t *testing.T) {
 // The answer counts the catalog and lists its packages only when asked.
 func TestSearchCoverage(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "handle"})
+	res := searchOK(t, c, SearchQuery{Query: "handle"})
 	cov := res.Coverage
 	x, _ := c.index(ctx)
-	if cov.Entries != len(x.entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
+	if cov.Entries != len(x.Entries) || cov.Main+cov.Deps+cov.Std != cov.Entries || cov.Std != 4 || cov.Deps != 5 ||
 		cov.Packages != 5 || cov.Truncated || cov.NoSnapshot {
 		t.Errorf("coverage = %+v", cov)
 	}
 	if res.PackageList != nil {
 		t.Error("package list without asking")
 	}
-	res = search(t, c, SearchQuery{Query: "handle", Packages: true, Scope: "all"})
+	res = searchOK(t, c, SearchQuery{Query: "handle", Packages: true, Scope: "all"})
 	var got []string
 	for _, p := range res.PackageList {
 		got = append(got, fmt.Sprintf("%s %s %d %v", p.Path, p.Scope, p.Entries, p.Source))
@@ -373,7 +374,7 @@ func TestSearchCoverage(t *testing.T) {
 // file:line and first documentation sentence, and is short.
 func TestListing(t *testing.T) {
 	c := rankedCatalog(t)
-	res := search(t, c, SearchQuery{Query: "Handle", Limit: 3})
+	res := searchOK(t, c, SearchQuery{Query: "Handle", Limit: 3})
 	text := res.Listing()
 	want := "9 matches, next offset 3.\n" +
 		"example.com/app.(*Server).Handle main.go:8 - serves one request.\n" +
@@ -405,7 +406,7 @@ func TestListing(t *testing.T) {
 	if !strings.Contains(two, "\na.com/x/util.F func\nb.com/y/util.G func") {
 		t.Errorf("clashing packages:\n%s", two)
 	}
-	none := search(t, c, SearchQuery{Query: "zzyzx"}).Listing()
+	none := searchOK(t, c, SearchQuery{Query: "zzyzx"}).Listing()
 	if !strings.HasPrefix(none, "No match in main+deps.") || strings.Contains(none, "catalog") {
 		t.Errorf("zero-hit listing: %s", none)
 	}
@@ -431,16 +432,16 @@ func TestTruncation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(x.entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.Entries != 5 {
-		t.Fatalf("truncated index: %d entries, cov %+v", len(x.entries), x.cov)
+	if len(x.Entries) != 5 || !x.cov.Truncated || x.cov.DroppedEntries == 0 || x.cov.Entries != 5 {
+		t.Fatalf("truncated index: %d entries, cov %+v", len(x.Entries), x.cov)
 	}
 	// Registered entries are kept first, then snapshot entries by id;
 	// runtime-only entries (fmt.Println, onlyInBinary) go first.
 	var ids []string
-	for _, e := range x.entries {
-		ids = append(ids, e.id)
-		if e.sources&(srcRegistered|srcSnapshot) == 0 {
-			t.Errorf("runtime-only entry %s kept while snapshot entries were dropped", e.id)
+	for _, e := range x.Entries {
+		ids = append(ids, e.ID)
+		if e.Sources&(index.SrcRegistered|index.SrcSnapshot) == 0 {
+			t.Errorf("runtime-only entry %s kept while snapshot entries were dropped", e.ID)
 		}
 	}
 	want := []string{"example.com/fixture", "example.com/fixture.(*List).Push", "example.com/fixture.(*T).Ptr", "tool:zz_tool", "zz notes"}
@@ -486,7 +487,7 @@ func TestRegistered(t *testing.T) {
 	}
 	// Options.Docs errors are reported in coverage.
 	c2 := NewCatalog(&Options{Docs: []Doc{{Name: "ok"}, {Name: ""}}, BuildInfo: fixtureBuildInfo("")})
-	c2.loadRuntime = func() (*runtimeTable, error) { return nil, errors.New("no table") }
+	c2.loadRuntime = func() (*index.RuntimeTable, error) { return nil, errors.New("no table") }
 	res, err = c2.Search(ctx, SearchQuery{Query: "ok"})
 	if err != nil || res.Coverage.RegisteredError == "" || res.Coverage.RuntimeError != "no table" || res.Total != 1 {
 		t.Errorf("c2: err=%v cov=%+v", err, res.Coverage)

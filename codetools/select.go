@@ -2,6 +2,7 @@ package codetools
 
 import (
 	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"strings"
 )
 
@@ -50,7 +51,7 @@ func (s *Selection) Includes(pkg, mod string, main bool) bool {
 	switch {
 	case main:
 		return true
-	case mod == "" && isStdPkg(pkg):
+	case mod == "" && snapshot.IsStdPkg(pkg):
 		return s.Std
 	default:
 		return s.Deps || matchAny(s.Modules, mod)

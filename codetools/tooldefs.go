@@ -90,10 +90,10 @@ const (
 	MaxLimit = 100
 	// DefaultMaxCharacters is the chunk size when DefinitionQuery.MaxCharacters is 0.
 	DefaultMaxCharacters = 8192
-	// MaxMaxCharacters is the largest DefinitionQuery.MaxCharacters.
-	MaxMaxCharacters = 32768
-	// MaxDocumentationCharacters bounds Definition.Documentation.
-	MaxDocumentationCharacters = 8192
+	// maxMaxCharacters is the largest DefinitionQuery.MaxCharacters.
+	maxMaxCharacters = 32768
+	// maxDocumentationCharacters bounds Definition.Documentation.
+	maxDocumentationCharacters = 8192
 )
 
 // The longer descriptions the tools had before their tools/list entries

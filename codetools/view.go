@@ -137,7 +137,7 @@ func (c *Catalog) chunkLine(ctx context.Context, d *Definition, offset int, chun
 		text, more = chunk, d.More
 	}
 	for reads := 0; more && reads < 8 && (utf8.RuneCountInString(text) < offset || !pastDoc(text)); reads++ {
-		next, err := c.Definition(ctx, DefinitionQuery{Name: d.Name, Offset: utf8.RuneCountInString(text), MaxCharacters: MaxMaxCharacters})
+		next, err := c.Definition(ctx, DefinitionQuery{Name: d.Name, Offset: utf8.RuneCountInString(text), MaxCharacters: maxMaxCharacters})
 		if err != nil || next.Definition == "" {
 			return 0
 		}

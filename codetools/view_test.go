@@ -9,8 +9,8 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
-	"github.com/embedmcp/mcp/internal/shop"
 	"github.com/embedmcp/mcp/internal/viewdata"
+	"github.com/embedmcp/mcp/testsupport/shop"
 )
 
 // sourceView is the view data of code_definition, as docs/views.md says.

@@ -2,6 +2,8 @@ package codetools
 
 import (
 	"context"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"runtime/metrics"
 	"time"
 	"unsafe"
@@ -71,8 +73,8 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
-	if l := x.base.lazy; l != nil {
-		st.SourceWordPackages, st.FirstWordPackages = l.count()
+	if l := x.base.Lazy; l != nil {
+		st.SourceWordPackages, st.FirstWordPackages = l.Count()
 	}
 	return st, nil
 }
@@ -92,7 +94,7 @@ func allocatedBytes() uint64 {
 // at their length (interned strings once), maps at about twice their
 // keys and values.
 func (b *baseIndex) retained() uint64 {
-	n := uint64(cap(b.entries)) * uint64(unsafe.Sizeof(entry{}))
+	n := uint64(cap(b.Entries)) * uint64(unsafe.Sizeof(index.Entry{}))
 	seen := map[string]bool{}
 	str := func(s string) {
 		if s != "" && !seen[s] {
@@ -100,30 +102,95 @@ func (b *baseIndex) retained() uint64 {
 			n += uint64(len(s))
 		}
 	}
-	for i := range b.entries {
-		e := &b.entries[i]
-		n += uint64(len(e.id) + len(e.doc))
-		str(e.pkg)
-		str(e.file)
-		str(e.rtFile)
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		n += uint64(len(e.ID) + len(e.Doc))
+		str(e.Pkg)
+		str(e.File)
+		str(e.RtFile)
 	}
 	const mapEntry = 2 * 2 * 16 // two string headers, twice over
-	for k, v := range b.aliases {
+	for k, v := range b.Aliases {
 		n += mapEntry + uint64(len(k)) + uint64(len(v))
 	}
-	for _, v := range b.inlInto {
+	for _, v := range b.InlInto {
 		n += mapEntry
 		str(v)
 	}
-	if s := b.snap; s != nil {
-		n += uint64(cap(s.files)) * uint64(unsafe.Sizeof(snapFile{}))
-		for i := range s.files {
-			f := &s.files[i]
-			n += uint64(len(f.path) + len(f.name) + len(f.sha256))
-			str(f.display)
+	if s := b.Snap; s != nil {
+		n += uint64(cap(s.Files)) * uint64(unsafe.Sizeof(snapshot.File{}))
+		for i := range s.Files {
+			f := &s.Files[i]
+			n += uint64(len(f.Path) + len(f.Name) + len(f.SHA256))
+			str(f.Display)
 		}
-		n += uint64(len(s.byKey)+len(s.modOf)+len(s.pkgs)) * mapEntry
+		n += uint64(len(s.ByKey)+len(s.ModOf)+len(s.Pkgs)) * mapEntry
 	}
-	n += uint64(len(b.noSource)) * 16
+	n += uint64(len(b.NoSource)) * 16
 	return n
+}
+
+// Search words of an older snapshot. mcpsnapshot writes each
+// declaration's search words into the index ("w" records, see
+// codeindex.Words); a snapshot written before it did has none, and the
+// catalog computes them from the source, the same way, one package at a
+// time:
+//
+//   - the first search index takes the words of the host's main module,
+//     which it builds then (a query is most often about the host's code);
+//   - the other packages (dependencies, by prior: those the host requires
+//     directly first) are built by one goroutine that starts then, after
+//     which the catalog builds its search index again, now the same as
+//     over a snapshot with the words;
+//   - until then, a dependency's declarations are found by their names,
+//     documentation, package and file, not by the words of their source.
+//
+// Warm waits for the whole build. The standard library's declarations
+// have no source words in either case.
+
+// continueWords starts, once, the build of the words of the packages
+// that index x was built without; when they are all built, the catalog
+// builds its index again.
+func (c *Catalog) continueWords(x *catalogIndex) {
+	l := x.base.Lazy
+	if l == nil {
+		return
+	}
+	l.ContinueAll(x.Index, func() {
+		c.mu.Lock()
+		c.dirty = true
+		c.mu.Unlock()
+		c.index(context.Background()) // a background context does not end
+	})
+}
+
+// wordsDone waits until the words of an older snapshot are all built and
+// indexed, or ctx ends.
+func (c *Catalog) wordsDone(ctx context.Context, x *catalogIndex) error {
+	if l := x.base.Lazy; l != nil {
+		return l.Wait(ctx)
+	}
+	return nil
+}
+
+// keepWatch keeps the stop function of a watch Register started.
+func (c *Catalog) keepWatch(stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stops = append(c.stops, stop)
+}
+
+// Close stops keeping the catalog's tool entries in step with the
+// ToolSets it was registered in (Register): they stay as they were. The
+// catalog goes on answering. Close returns nil; calling it again does
+// nothing.
+func (c *Catalog) Close() error {
+	c.mu.Lock()
+	stops := c.stops
+	c.stops = nil
+	c.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+	return nil
 }

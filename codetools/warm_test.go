@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -22,7 +25,7 @@ func TestWarmReportsTheBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, _ := c.index(ctx)
-	if st.Entries != len(x.base.entries) || st.Entries == 0 || st.Duration <= 0 || st.AllocatedBytes == 0 ||
+	if st.Entries != len(x.base.Entries) || st.Entries == 0 || st.Duration <= 0 || st.AllocatedBytes == 0 ||
 		st.RetainedBytes == 0 || st.SnapshotFiles != 4 || st.SnapshotDeclarations == 0 || st.RuntimeFunctions != len(fixtureRuntime(t)) {
 		t.Errorf("stats = %+v", st)
 	}
@@ -39,7 +42,7 @@ func TestColdCallsBuildOnce(t *testing.T) {
 	var loads atomic.Int32
 	release := make(chan struct{})
 	load := c.loadRuntime
-	c.loadRuntime = func() (*runtimeTable, error) {
+	c.loadRuntime = func() (*index.RuntimeTable, error) {
 		loads.Add(1)
 		<-release // hold the build until every caller waits for it
 		return load()
@@ -79,7 +82,7 @@ func TestWarmHonoursTheContext(t *testing.T) {
 	c := newFixtureCatalog(t, "", nil)
 	release := make(chan struct{})
 	load := c.loadRuntime
-	c.loadRuntime = func() (*runtimeTable, error) { <-release; return load() }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { <-release; return load() }
 	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.Warm(short); !errors.Is(err, context.DeadlineExceeded) {
@@ -154,7 +157,7 @@ func TestBadSnapshot(t *testing.T) {
 			w := &warnings{}
 			c := NewCatalog(&Options{Snapshot: tt.fsys, BuildInfo: fixtureBuildInfo(""), Logger: slog.New(w)})
 			funcs := fixtureRuntime(t)
-			c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{funcs: funcs}, nil }
+			c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{Funcs: funcs}, nil }
 			for range 3 {
 				res, err := c.Search(ctx, SearchQuery{Query: "Ptr"})
 				if err != nil {
@@ -195,14 +198,14 @@ func FuzzSnapshotIndex(f *testing.F) {
 	f.Add(good[codesnap.IndexName].Data)
 	f.Add([]byte("embedmcp-codetools-index/1\ndecls 99999999\nfile src/example.com/fixture/shapes.go.txt\nf X 1 2 0 999999999 0 0\n"))
 	f.Add([]byte("embedmcp-codetools-index/1\nfile src/example.com/fixture/shapes.go.txt\nm (*T).X 5 3 10 2 0 0 b\n"))
-	f.Fuzz(func(t *testing.T, index []byte) {
+	f.Fuzz(func(t *testing.T, data []byte) {
 		fsys := fstest.MapFS{}
 		for k, v := range good {
 			fsys[k] = v
 		}
-		fsys[codesnap.IndexName] = &fstest.MapFile{Data: index}
+		fsys[codesnap.IndexName] = &fstest.MapFile{Data: data}
 		c := NewCatalog(&Options{Snapshot: fsys, BuildInfo: fixtureBuildInfo("")})
-		c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+		c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 		if _, err := c.Search(ctx, SearchQuery{Query: "T"}); err != nil {
 			t.Fatal(err)
 		}
@@ -230,8 +233,8 @@ func TestPackagesSelection(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[string]bool{}
-		for _, e := range x.entries {
-			out[e.pkg] = true
+		for _, e := range x.Entries {
+			out[e.Pkg] = true
 		}
 		return out
 	}
@@ -262,7 +265,7 @@ func TestPackagesSelection(t *testing.T) {
 		}
 	}
 	c := NewCatalog(&Options{Packages: &Selection{Exclude: []string{"bad pattern"}}, BuildInfo: fixtureBuildInfo("")})
-	c.loadRuntime = func() (*runtimeTable, error) { return &runtimeTable{}, nil }
+	c.loadRuntime = func() (*index.RuntimeTable, error) { return &index.RuntimeTable{}, nil }
 	if res, err := c.Search(ctx, SearchQuery{Query: "x"}); err != nil || !strings.Contains(res.Coverage.RegisteredError, "bad pattern") {
 		t.Errorf("bad selection: %v %+v", err, res)
 	}
@@ -281,5 +284,42 @@ func TestMatchPattern(t *testing.T) {
 		if got := matchPattern(tt.pattern, tt.path); got != tt.want {
 			t.Errorf("matchPattern(%q, %q) = %v", tt.pattern, tt.path, got)
 		}
+	}
+}
+
+// TestCloseStopsWatch: Register follows the ToolSet's changes until Close,
+// which stops the watch it started.
+func TestCloseStopsWatch(t *testing.T) {
+	c := NewCatalog(nil)
+	ts := mcp.NewToolSet()
+	if err := Register(ts, c); err != nil {
+		t.Fatal(err)
+	}
+	known := func(name string) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return slices.ContainsFunc(c.tools, func(d regDoc) bool { return d.id == ToolIDPrefix+name })
+	}
+	tool := func(name string) mcp.Tool {
+		return mcp.NewRawTool(mcp.ToolInfo{Name: name, Description: "A tool."},
+			func(context.Context, *mcp.Request) (*mcp.Result, error) { return mcp.TextResult(""), nil })
+	}
+	if err := ts.Register(tool("before_close")); err != nil {
+		t.Fatal(err)
+	}
+	if !known("before_close") {
+		t.Fatal("a tool registered before Close is not in the catalog")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Register(tool("after_close")); err != nil {
+		t.Fatal(err)
+	}
+	if known("after_close") {
+		t.Error("Close did not stop the watch: a tool registered after it reached the catalog")
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
 	}
 }

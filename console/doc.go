@@ -83,9 +83,9 @@
 //
 // # Tasks
 //
-// A TaskStore cannot list its tasks: the console follows the store's
+// A tasks.Store cannot list its tasks: the console follows the store's
 // Watch from New on, and shows the 2 000 tasks most recently created or
-// changed, as far as the store's change feed reaches (MemoryTaskStore's
+// changed, as far as the store's change feed reaches (tasks.MemoryStore's
 // does; a shared store's reports every replica's changes). Cancelling
 // does what tasks/cancel does: the task is marked cancelled in the store,
 // and the replica running it cancels the tool's context when it learns of

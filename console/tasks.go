@@ -15,8 +15,8 @@ import (
 // maxTaskIndex bounds the tasks the console follows.
 const maxTaskIndex = 2000
 
-// taskIndex follows the tasks of a TaskStore through its Watch: a
-// TaskStore has no way to list its tasks, so the console knows the tasks
+// taskIndex follows the tasks of a tasks.Store through its Watch: a
+// tasks.Store has no way to list its tasks, so the console knows the tasks
 // created or changed since it started (on any replica, as far as the
 // store's change feed reaches), the most recent maxTaskIndex of them.
 type taskIndex struct {
@@ -109,7 +109,7 @@ func (ti *taskIndex) load(ctx context.Context, status tasks.Status, limit int) (
 }
 
 // errTaskFinished: the task to cancel had finished already.
-var errTaskFinished = errors.New("the task has finished already")
+var errTaskFinished = errors.New("console: the task has finished already")
 
 // cancelTask cancels the task id as tasks/cancel does: the store's change
 // tells the replica running it to cancel its context.

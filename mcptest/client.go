@@ -3,6 +3,7 @@ package mcptest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -29,6 +30,10 @@ type ClientOptions struct {
 	// Notify, when set, receives the notifications the server sends while
 	// a request runs (progress, log messages).
 	Notify func(method string, params json.RawMessage)
+	// Capabilities are the client's capabilities (elicitation, the
+	// extensions it declares), sent in initialize and, from 2026-07-28
+	// on, in every request's _meta. Nil: none.
+	Capabilities map[string]any
 }
 
 // Client is an MCP client for tests: in-process over a Protocol
@@ -97,10 +102,21 @@ func (c *Client) header(method, name string) http.Header {
 	if c.stateless() && method != "" {
 		h.Set("Mcp-Method", method)
 		if name != "" {
-			h.Set("Mcp-Name", name)
+			h.Set("Mcp-Name", headerSafe(name))
 		}
 	}
 	return h
+}
+
+// headerSafe returns v as an HTTP header may carry it: as it is when it is
+// visible ASCII, else in the =?base64?...?= form of 2026-07-28.
+func headerSafe(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7E || (i == 0 || i == len(v)-1) && v[i] == ' ' {
+			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+		}
+	}
+	return v
 }
 
 // Raw sends body as it is and returns the status and the response body (the
@@ -123,14 +139,12 @@ func (c *Client) Raw(body string) (status int, response []byte) {
 }
 
 // Do sends one request and decodes the response. The error reports a
-// failure to get a JSON-RPC response (not 200, not JSON, wrong id); a
-// JSON-RPC error is in the Response.
+// failure to get a JSON-RPC response (not JSON, wrong id, a status other
+// than 200 without a JSON-RPC error); a JSON-RPC error is in the Response,
+// with the HTTP status that carried it (from 2026-07-28 on, errors are
+// also told by the status).
 func (c *Client) Do(method string, params any) (*Response, error) {
-	name := ""
-	if m, ok := params.(map[string]any); ok {
-		name, _ = m["name"].(string)
-	}
-	body, id, err := c.encode(method, params)
+	body, id, name, err := c.encode(method, params)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +152,11 @@ func (c *Client) Do(method string, params any) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if status != http.StatusOK {
-		return nil, fmt.Errorf("mcptest: %s: status %d, body %s", method, status, shortText(resp))
-	}
-	var r Response
-	if err := json.Unmarshal(resp, &r); err != nil {
+	r := Response{Status: status}
+	if err := json.Unmarshal(resp, &r); err != nil || (status != http.StatusOK && r.Error == nil) {
+		if status != http.StatusOK {
+			return nil, fmt.Errorf("mcptest: %s: status %d, body %s", method, status, shortText(resp))
+		}
 		return nil, fmt.Errorf("mcptest: %s: response is not a JSON-RPC response: %v: %s", method, err, shortText(resp))
 	}
 	if string(r.ID) != strconv.FormatInt(id, 10) {
@@ -154,18 +168,25 @@ func (c *Client) Do(method string, params any) (*Response, error) {
 	return &r, nil
 }
 
-// encode builds a request body, adding the _meta keys of 2026-07-28.
-func (c *Client) encode(method string, params any) ([]byte, int64, error) {
-	id := c.nextID.Add(1)
+// encode builds a request body, adding the _meta keys of 2026-07-28, and
+// returns the name its Mcp-Name header carries (a tool's or a task's).
+func (c *Client) encode(method string, params any) (body []byte, id int64, name string, err error) {
+	id = c.nextID.Add(1)
 	var p map[string]json.RawMessage
 	if params != nil {
 		raw, err := encodeArgs(params)
 		if err != nil {
-			return nil, 0, fmt.Errorf("mcptest: encoding %s params: %w", method, err)
+			return nil, 0, "", fmt.Errorf("mcptest: encoding %s params: %w", method, err)
 		}
 		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, 0, fmt.Errorf("mcptest: %s params must be an object: %w", method, err)
+			return nil, 0, "", fmt.Errorf("mcptest: %s params must be an object: %w", method, err)
 		}
+	}
+	switch method {
+	case "tools/call":
+		_ = json.Unmarshal(p["name"], &name)
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		_ = json.Unmarshal(p["taskId"], &name)
 	}
 	if c.stateless() {
 		if p == nil {
@@ -174,12 +195,16 @@ func (c *Client) encode(method string, params any) ([]byte, int64, error) {
 		meta := map[string]json.RawMessage{}
 		if m, ok := p["_meta"]; ok {
 			if err := json.Unmarshal(m, &meta); err != nil {
-				return nil, 0, fmt.Errorf("mcptest: %s params._meta must be an object: %w", method, err)
+				return nil, 0, "", fmt.Errorf("mcptest: %s params._meta must be an object: %w", method, err)
 			}
 		}
 		setDefault(meta, "io.modelcontextprotocol/protocolVersion", strconv.Quote(c.opts.ProtocolVersion))
 		setDefault(meta, "io.modelcontextprotocol/clientInfo", `{"name":"mcptest","version":"0.0.0"}`)
-		setDefault(meta, "io.modelcontextprotocol/clientCapabilities", `{}`)
+		caps, err := json.Marshal(c.capabilities())
+		if err != nil {
+			return nil, 0, "", fmt.Errorf("mcptest: encoding ClientOptions.Capabilities: %w", err)
+		}
+		setDefault(meta, "io.modelcontextprotocol/clientCapabilities", string(caps))
 		p["_meta"], _ = json.Marshal(meta)
 	}
 	msg := struct {
@@ -192,9 +217,17 @@ func (c *Client) encode(method string, params any) ([]byte, int64, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(msg); err != nil {
-		return nil, 0, fmt.Errorf("mcptest: encoding %s: %w", method, err)
+		return nil, 0, "", fmt.Errorf("mcptest: encoding %s: %w", method, err)
 	}
-	return bytes.TrimSpace(buf.Bytes()), id, nil
+	return bytes.TrimSpace(buf.Bytes()), id, name, nil
+}
+
+// capabilities returns ClientOptions.Capabilities, never nil.
+func (c *Client) capabilities() map[string]any {
+	if c.opts.Capabilities == nil {
+		return map[string]any{}
+	}
+	return c.opts.Capabilities
 }
 
 func setDefault(m map[string]json.RawMessage, k, v string) {
@@ -222,7 +255,7 @@ func (c *Client) result(method string, params any) (json.RawMessage, error) {
 func (c *Client) Initialize() (*InitializeResult, error) {
 	raw, err := c.result("initialize", map[string]any{
 		"protocolVersion": c.opts.ProtocolVersion,
-		"capabilities":    map[string]any{},
+		"capabilities":    c.capabilities(),
 		"clientInfo":      map[string]any{"name": "mcptest", "version": "0.0.0"},
 	})
 	if err != nil {

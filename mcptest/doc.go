@@ -22,7 +22,7 @@
 // CheckTool, CheckRegistry, CheckViews and CheckAuthorizer check the contracts the
 // library relies on, as testing/fstest.TestFS does for file systems, and
 // return every Violation found. A task store is checked by
-// tasks.TestStore (CheckTaskStore, deprecated, wraps it).
+// tasks.TestStore.
 //
 // # Recorded calls
 //

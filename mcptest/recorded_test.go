@@ -8,8 +8,8 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
-	"github.com/embedmcp/mcp/internal/shop"
 	"github.com/embedmcp/mcp/mcptest/internal/examples"
+	"github.com/embedmcp/mcp/testsupport/shop"
 )
 
 var update = flag.Bool("update", false, "rewrite the recorded calls in testdata/recorded and the pages in docs/tools")

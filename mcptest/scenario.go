@@ -116,18 +116,18 @@ func parseScenario(data []byte) (*Scenario, error) {
 			s.ProtocolVersion = string(text)
 		case "request":
 			if !json.Valid(text) {
-				return nil, errors.New("request section is not valid JSON")
+				return nil, errors.New("mcptest: request section is not valid JSON")
 			}
 			s.Request = json.RawMessage(text)
 		case "response":
 			if len(text) > 0 && !json.Valid(text) {
-				return nil, errors.New("response section is not valid JSON")
+				return nil, errors.New("mcptest: response section is not valid JSON")
 			}
 			s.Response = json.RawMessage(text)
 		}
 	}
 	if s.Request == nil {
-		return nil, errors.New("no request section")
+		return nil, errors.New("mcptest: no request section")
 	}
 	return s, nil
 }

@@ -10,7 +10,8 @@ import (
 
 // Response is a decoded JSON-RPC response.
 type Response struct {
-	ID json.RawMessage `json:"id"` // the request's id, as sent back
+	Status int             `json:"-"`  // the HTTP status (200 but for errors under 2026-07-28)
+	ID     json.RawMessage `json:"id"` // the request's id, as sent back
 	// Result holds the result, undecoded; Error the JSON-RPC error. One of
 	// them is set.
 	Result json.RawMessage `json:"result,omitempty"`

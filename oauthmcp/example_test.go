@@ -43,7 +43,7 @@ func ExampleNew() {
 	fmt.Println(err)
 	// Output:
 	// 401 Bearer realm="mcp", error="invalid_token", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
-	// malformed token: not a signed JWT
+	// oauthmcp: malformed token: not a signed JWT
 }
 
 // One map both ways: scopes to grants for the Caller, and a permission the

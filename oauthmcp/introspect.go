@@ -32,7 +32,7 @@ const (
 // either: the error wraps mcp.ErrAuthUnavailable, which the Handler answers
 // 503 with Retry-After, so that the client keeps its token and retries
 // instead of authorizing again.
-var ErrIntrospection = fmt.Errorf("introspection failed: %w", mcp.ErrAuthUnavailable)
+var ErrIntrospection = fmt.Errorf("oauthmcp: introspection failed: %w", mcp.ErrAuthUnavailable)
 
 // Introspection configures the verification of opaque (non-JWT) access
 // tokens at the issuer's token introspection endpoint (RFC 7662).
@@ -345,7 +345,7 @@ func (in *introspector) ask(ctx context.Context, token string) (*introspectionAn
 			return nil, err
 		}
 		if md.IntrospectionEndpoint == "" {
-			return nil, errors.New("the issuer's metadata names no introspection_endpoint")
+			return nil, errors.New("oauthmcp: the issuer's metadata names no introspection_endpoint")
 		}
 		if err := checkFetchURL(md.IntrospectionEndpoint); err != nil {
 			return nil, fmt.Errorf("introspection_endpoint %w", err)

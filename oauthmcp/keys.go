@@ -134,7 +134,7 @@ func (c *keyCache) current(ctx context.Context) (*keySnap, error) {
 	err := c.lastErr
 	c.mu.Unlock()
 	if err == nil {
-		err = errors.New("no fetch due yet")
+		err = errors.New("oauthmcp: no fetch due yet")
 	}
 	return nil, fmt.Errorf("%w: %w", ErrKeysUnavailable, err)
 }

@@ -46,7 +46,7 @@ func benchServer(b *testing.B) (*mcp.Server, func(method, members string) []byte
 		b.Fatal(err)
 	}
 	s := mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{MaxRunning: -1, TTL: time.Minute,
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(b.Name()), MaxTasksPerPrincipal: -1})}})
+		Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(b.Name()), MaxTasksPerPrincipal: -1})}})
 	body := func(method, members string) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + members + `,"_meta":{` +
 			`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`)

@@ -30,7 +30,7 @@ import (
 // The Store returned follows the change feed at once, remembering the
 // tasks created (Options.RememberTasks); Close stops it.
 func Open(ctx context.Context, rdb redis.UniversalClient, opts *Options) (*Store, error) {
-	s := NewStore(rdb, opts)
+	s := newStore(rdb, opts)
 	if opts != nil && strings.ContainsAny(opts.Prefix, "{}") {
 		return nil, fmt.Errorf("redisstore: Options.Prefix %q contains a brace; it would change the keys' hash tags", opts.Prefix)
 	}

@@ -11,13 +11,17 @@
 //	ts := mcp.NewToolSet()
 //	changes := redisstore.NewChangeNotifier(rdb, ts, nil)
 //	defer changes.Close()
+//	store, err := redisstore.Open(ctx, rdb, nil)
+//	if err != nil {
+//		return err
+//	}
 //	server := mcp.NewServer(ts, authorizer, &mcp.Options{
 //		Changes: changes,
-//		Tasks:   mcp.TaskOptions{Store: redisstore.NewStore(rdb, nil)},
+//		Tasks:   mcp.TaskOptions{Store: store},
 //	})
 //
-// Open instead of NewStore also checks, at start, that Redis keeps tasks
-// as they need (no eviction, a lease long enough for the round trip), and
+// Open checks, at start, that Redis keeps tasks as they need (no
+// eviction, a lease long enough for the round trip), and
 // NewLogger sends go-redis's own log lines to the service's slog logger.
 // The same code runs on a single node, a primary under Sentinel
 // (redis.NewFailoverClient) and a Redis Cluster (redis.NewClusterClient):

@@ -82,7 +82,7 @@ func TestNoTaskStoppedAtBirth(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: -1}),
+		Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: -1}),
 		Lease: 60 * time.Millisecond, MaxRunning: -1}})}
 	const n, workers = 3000, 32
 	var next, notDone atomic.Int32
@@ -163,7 +163,7 @@ func TestOutcomeOutlivesOutage(t *testing.T) {
 	var log syncBuffer
 	s := replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Tasks: mcp.TaskOptions{Lease: 10 * time.Second,
-			Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
+			Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
 	id, _ := result(s.do("tools/call", `"name":"slow"`))["taskId"].(string)
 	<-tl.started
 	px.SetDown(true)
@@ -192,7 +192,7 @@ func TestLostTask(t *testing.T) {
 	var log syncBuffer
 	s := replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Logger: slog.New(slog.NewTextHandler(&log, nil)),
 		Tasks: mcp.TaskOptions{Lease: 300 * time.Millisecond,
-			Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), RememberTasks: -1})}})}
+			Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), RememberTasks: -1})}})}
 	id, _ := result(s.do("tools/call", `"name":"slow"`))["taskId"].(string)
 	<-tl.started
 	notes := make(chan string, 16)
@@ -249,7 +249,7 @@ func TestStoreFull(t *testing.T) {
 	srv, _, rdb := ownRedis(t)
 	tl := newTools()
 	server := mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})
+		Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})
 	s := replica{t, server}
 	id, _ := result(s.do("tools/call", `"name":"slow"`))["taskId"].(string)
 	<-tl.started
@@ -302,12 +302,12 @@ func TestStoreFull(t *testing.T) {
 	if res := result(s.do("tasks/get", `"taskId":"`+id+`"`)); res["status"] != "completed" {
 		t.Errorf("tasks/get of a finished task with Redis full: %v", s.do("tasks/get", `"taskId":"`+id+`"`))
 	}
-	st := redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
+	st := redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
 	now := time.Now()
 	err = st.Create(ctx, &tasks.Record{ID: "FullFullFullFullFull01", Version: 1, Status: tasks.Working, Created: now,
 		Updated: now, Expires: now.Add(time.Hour), Owner: "r"}, time.Second)
 	if !errors.Is(err, tasks.ErrStoreFull) {
-		t.Errorf("Create on a full Redis: %v, want ErrTaskStoreFull", err)
+		t.Errorf("Create on a full Redis: %v, want ErrStoreFull", err)
 	}
 }
 
@@ -317,7 +317,7 @@ func TestStoreFull(t *testing.T) {
 func TestLifetimeFromStoreClock(t *testing.T) {
 	rdb := client(t)
 	prefix := redistest.Prefix(t.Name())
-	st := redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix})
+	st := redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: prefix})
 	ctx := context.Background()
 	now := time.Now()
 	rec := &tasks.Record{ID: "ClockClockClockClock01", Version: 1, Status: tasks.Working, Created: now, Updated: now,

@@ -44,7 +44,7 @@ func storeReplicas(t *testing.T, n int, rdb redis.UniversalClient, ts *mcp.ToolS
 func leasedReplicas(t *testing.T, n int, rdb redis.UniversalClient, ts *mcp.ToolSet, opts redisstore.Options, lease time.Duration) []replica {
 	var out []replica
 	for i := range n {
-		st := redisstore.NewStore(rdb, &opts)
+		st := redisstore.NewUnchecked(rdb, &opts)
 		t.Cleanup(func() { st.Close() })
 		out = append(out, replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Logger: slog.New(slog.DiscardHandler),
 			Tasks: mcp.TaskOptions{Store: st, Replica: fmt.Sprintf("r%d", i), Lease: lease, MaxRunning: -1}})})

@@ -62,7 +62,7 @@ func TestQuota(t *testing.T) {
 	if _, err := checkQuota(ctx, mem, 5, true); err != nil {
 		t.Fatalf("memory store: %v", err)
 	}
-	rs := redisstore.NewStore(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
+	rs := redisstore.NewUnchecked(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
 	defer rs.Close()
 	if _, err := checkQuota(ctx, rs, 5, true); err != nil {
 		t.Fatalf("redis store: %v", err)
@@ -70,7 +70,7 @@ func TestQuota(t *testing.T) {
 	// Through a Server: the same answer as with the memory store.
 	ts, _ := jobTools(t)
 	for _, store := range []tasks.Store{tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerPrincipal: 2}),
-		redisstore.NewStore(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 2})} {
+		redisstore.NewUnchecked(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 2})} {
 		r := replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})}
 		for range 2 {
 			if id, _ := result(r.do("tools/call", `"name":"job","arguments":{"ms":1}`))["taskId"].(string); id == "" {
@@ -88,7 +88,7 @@ func TestQuota(t *testing.T) {
 // clusterQuota runs checkQuota on a cluster: a cap of 24 over 12 shards,
 // 2 per shard: mallory is refused after at least 2 and at most 24 tasks.
 func clusterQuota(t *testing.T, rdb redis.UniversalClient) {
-	store := redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 24})
+	store := redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 24})
 	defer store.Close()
 	n, err := checkQuota(context.Background(), store, 24, false)
 	if err != nil {

@@ -91,7 +91,7 @@ func TestFaultScenarios(t *testing.T) {
 			t.Cleanup(func() { rdb.Close() })
 			rs = append(rs, replica{t, mcp.NewServer(ts, mcp.AllowAll(), &mcp.Options{
 				Logger: slog.New(slog.DiscardHandler),
-				Tasks: mcp.TaskOptions{Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}),
+				Tasks: mcp.TaskOptions{Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}),
 					Replica: fmt.Sprintf("r%d", i), Lease: lease, PollInterval: 100 * time.Millisecond, MaxRunning: -1}})})
 		}
 		return env{srv, px, rs, direct, stops}

@@ -127,11 +127,10 @@ type Store struct {
 	stopBirths func()
 }
 
-// NewStore returns a Store keeping tasks in rdb. opts may be nil. The Store
-// opens no connection and starts no goroutine until it is used; Watch
-// subscribes while it has watchers. Open checks Redis's configuration
-// first.
-func NewStore(rdb redis.UniversalClient, opts *Options) *Store {
+// newStore returns a Store keeping tasks in rdb, unchecked. opts may be
+// nil. The Store opens no connection and starts no goroutine until it is
+// used; Watch subscribes while it has watchers.
+func newStore(rdb redis.UniversalClient, opts *Options) *Store {
 	p := opts.prefix()
 	s := &Store{rdb: rdb, prefix: p, pub: "PUBLISH", logger: opts.logger(), lease: tasks.DefaultLease,
 		waitFor: time.Second}

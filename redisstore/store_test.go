@@ -52,7 +52,7 @@ func client(t testing.TB) *redis.Client {
 
 func TestStoreContract(t *testing.T) {
 	t.Parallel()
-	store := redisstore.NewStore(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
+	store := redisstore.NewUnchecked(client(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
 	if err := tasks.TestStore(context.Background(), store); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func replicas(t *testing.T, n int, tl *tools, o mcp.TaskOptions) []replica {
 	var out []replica
 	for i := range n {
 		o := o
-		o.Store, o.Replica = redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}), fmt.Sprintf("r%d", i)
+		o.Store, o.Replica = redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: prefix, MaxTasksPerPrincipal: -1}), fmt.Sprintf("r%d", i)
 		out = append(out, replica{t, mcp.NewServer(tl.set(t), mcp.AllowAll(), &mcp.Options{Tasks: o})})
 	}
 	return out
@@ -193,7 +193,7 @@ func TestDeadReplicaFails(t *testing.T) {
 	t.Parallel()
 	rdb := client(t)
 	prefix := redistest.Prefix(t.Name())
-	store := redisstore.NewStore(rdb, &redisstore.Options{Prefix: prefix})
+	store := redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: prefix})
 	s := replica{t, mcp.NewServer(newTools().set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{Store: store}})}
 	now := time.Now()
 	ghost := &tasks.Record{ID: "DeadDeadDeadDeadDead01", Version: 1, Status: tasks.Working, Created: now, Updated: now,
@@ -224,7 +224,7 @@ func TestRedisDown(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, DialerRetries: 1})
 	defer rdb.Close()
 	s := replica{t, mcp.NewServer(newTools().set(t), mcp.AllowAll(), &mcp.Options{Tasks: mcp.TaskOptions{
-		Store: redisstore.NewStore(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
+		Store: redisstore.NewUnchecked(rdb, &redisstore.Options{Prefix: redistest.Prefix(t.Name())})}})}
 	id, _ := result(s.do("tools/call", `"name":"ask"`))["taskId"].(string)
 	s.waitFor(id, "input_required")
 	srv.Kill()

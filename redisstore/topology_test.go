@@ -85,7 +85,7 @@ func TestTopologies(t *testing.T) {
 		}
 		t.Run(top.name, func(t *testing.T) {
 			t.Run("contract", func(t *testing.T) {
-				store := redisstore.NewStore(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
+				store := redisstore.NewUnchecked(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name())})
 				if err := tasks.TestStore(context.Background(), store); err != nil {
 					t.Fatal(err)
 				}
@@ -95,7 +95,7 @@ func TestTopologies(t *testing.T) {
 					clusterQuota(t, mk(t))
 					return
 				}
-				store := redisstore.NewStore(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
+				store := redisstore.NewUnchecked(mk(t), &redisstore.Options{Prefix: redistest.Prefix(t.Name()), MaxTasksPerPrincipal: 5})
 				defer store.Close()
 				if _, err := checkQuota(context.Background(), store, 5, true); err != nil {
 					t.Fatal(err)
@@ -160,7 +160,7 @@ func topoReplicas(t *testing.T, mk func(*testing.T) redis.UniversalClient, n int
 		if opts.MaxTasksPerPrincipal == 0 { // one caller makes every task
 			opts.MaxTasksPerPrincipal = -1
 		}
-		st := redisstore.NewStore(mk(t), &opts)
+		st := redisstore.NewUnchecked(mk(t), &opts)
 		for _, fn := range adjust {
 			fn(st)
 		}

@@ -99,7 +99,7 @@ func (s *state) buildTool() (mcp.Tool, error) {
 		}
 		bi, ok := read()
 		if !ok {
-			return buildResult{}, errors.New("this binary carries no build information (built without module support)")
+			return buildResult{}, errors.New("runtimetools: this binary carries no build information (built without module support)")
 		}
 		return buildAnswer(bi, in.Module), nil
 	})

@@ -216,7 +216,7 @@ func parseDump(b []byte, seed maphash.Seed) *dumpInfo {
 				h.Write(strconv.AppendInt(nb[:0], ln, 10))
 				creatorK = h.Sum64() | 1
 				if _, ok := d.creators[creatorK]; !ok {
-					d.creators[creatorK] = Frame{ID: string(fn), File: string(file), Line: int(ln)}
+					d.creators[creatorK] = Frame{ID: string(fn), File: shortFile(string(fn), string(file)), Line: int(ln)}
 				}
 				tail = true
 			default:

@@ -61,7 +61,7 @@ func TestParseDump(t *testing.T) {
 		t.Fatalf("leak group = %+v", leak)
 	}
 	for k := range leak.creators {
-		if f := d.creators[k]; f != (Frame{ID: "main.main", File: "/src/main.go", Line: 29}) {
+		if f := d.creators[k]; f != (Frame{ID: "main.main", File: shortFile("main.main", "/src/main.go"), Line: 29}) {
 			t.Errorf("creator = %+v", f)
 		}
 	}

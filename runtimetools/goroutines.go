@@ -235,10 +235,10 @@ func groupGoroutines(p *profile.Profile, dump *dumpInfo, in goroutinesArgs, note
 				switch {
 				case !visibleFrame(name, file):
 					if len(g.Frames) == 0 && len(hidden) < maxGroupFrames {
-						hidden = append(hidden, Frame{ID: elideTypeArgs(name), File: file, Line: int(ln.Line)})
+						hidden = append(hidden, Frame{ID: elideTypeArgs(name), File: shortFile(name, file), Line: int(ln.Line)})
 					}
 				case len(g.Frames) < maxGroupFrames:
-					g.Frames = append(g.Frames, Frame{ID: elideTypeArgs(name), File: file, Line: int(ln.Line)})
+					g.Frames = append(g.Frames, Frame{ID: elideTypeArgs(name), File: shortFile(name, file), Line: int(ln.Line)})
 					match = match || containsFold(name, fnFilter)
 				default:
 					g.FramesOmitted++

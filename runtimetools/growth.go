@@ -36,7 +36,7 @@ type growthResult struct {
 
 // errUnknownToken is the error of a since token this process does not
 // hold.
-var errUnknownToken = errors.New("unknown since token")
+var errUnknownToken = errors.New("runtimetools: unknown since token")
 
 // looks keeps the samples of a tool's recent answers, for since.
 type looks[T any] struct {

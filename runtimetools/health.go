@@ -77,7 +77,7 @@ func NewHealth(opts *HealthOptions) (*Health, error) {
 
 // ErrUnknownCheck is returned by Health.Run for a name that is not
 // registered.
-var ErrUnknownCheck = errors.New("unknown health check")
+var ErrUnknownCheck = errors.New("runtimetools: unknown health check")
 
 // Add registers fn under name (1 to 64 letters, digits, '_', '-', '.',
 // '/' or ':'). It fails for an invalid name, a name already registered or

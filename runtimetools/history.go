@@ -166,7 +166,7 @@ func (pr *Profiler) windows() []*profileWindow {
 }
 
 // errNoWindow is the error of a window runtime_profile does not hold.
-var errNoWindow = errors.New("no such window")
+var errNoWindow = errors.New("runtimetools: no such window")
 
 // selectWindows returns the windows that answer spec: "last" (the newest),
 // a duration ("10m": every window that ended within it) or a time (RFC 3339,

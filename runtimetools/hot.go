@@ -144,7 +144,7 @@ func rankFunctions(p *profile.Profile, idx, n int, byCum, host bool, detail int)
 	})
 	top = []topFunction{}
 	for i, a := range all[:min(n, len(all))] {
-		t := topFunction{ID: elideTypeArgs(a.fn.Name), File: a.fn.Filename, Line: int(a.fn.StartLine),
+		t := topFunction{ID: elideTypeArgs(a.fn.Name), File: shortFile(a.fn.Name, a.fn.Filename), Line: int(a.fn.StartLine),
 			Flat: a.flat, FlatPercent: percent(a.flat, total), Cum: a.cum, CumPercent: percent(a.cum, total),
 			Native: native(a.fn.Name, a.fn.Filename)}
 		if i < detail && a.flat != 0 {

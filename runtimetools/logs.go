@@ -312,7 +312,7 @@ func (r *storedRecord) answer(sources map[uintptr]*Frame) logRecord {
 		if !ok {
 			f, _ := runtime.CallersFrames([]uintptr{r.pc}).Next()
 			if f.Function != "" {
-				src = &Frame{ID: elideTypeArgs(f.Function), File: f.File, Line: f.Line}
+				src = &Frame{ID: elideTypeArgs(f.Function), File: shortFile(f.Function, f.File), Line: f.Line}
 			}
 			sources[r.pc] = src
 		}

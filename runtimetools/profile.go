@@ -123,7 +123,7 @@ type profileOutput struct {
 type progressFunc func(done, total float64, message string)
 
 // ErrBusy is the error of a CPU profile requested while another runs.
-var ErrBusy = errors.New("busy")
+var ErrBusy = errors.New("runtimetools: busy")
 
 func (s *state) profileTool() (mcp.Tool, error) {
 	return newTool(profileSchema, mcp.ToolInfo{

@@ -156,7 +156,7 @@ func TestConcurrentCPUProfilesOneRuns(t *testing.T) {
 		}
 		text := mcptest.ResultText(res)
 		_, after, ok := strings.Cut(text, "it ends at ")
-		if !strings.HasPrefix(text, "busy: a CPU profile is already running") || !ok {
+		if !strings.HasPrefix(text, "runtimetools: busy: a CPU profile is already running") || !ok {
 			t.Errorf("refused with %q, want busy and when the profile ends", text)
 			continue
 		}

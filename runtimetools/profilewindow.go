@@ -49,7 +49,7 @@ func (pr *Profiler) info() *historyInfo {
 
 // errNoProfiler is the error of a window asked of a server without a
 // background profiler.
-var errNoProfiler = errors.New("no background profiler")
+var errNoProfiler = errors.New("runtimetools: no background profiler")
 
 // historyProfile answers a cpu profile from the background profiler's
 // windows, compared with another window when asked.

@@ -1,6 +1,10 @@
 package runtimetools
 
-import "testing"
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
 
 func TestShortFile(t *testing.T) {
 	for _, c := range []struct{ fn, file, want string }{
@@ -38,5 +42,50 @@ func TestGrowing(t *testing.T) {
 		if got := growing(c.series); got != c.want {
 			t.Errorf("growing(%v) = %v, want %v", c.series, got, c.want)
 		}
+	}
+}
+
+// TestStructuredFilesNotAbsolute: the structured content of the goroutine,
+// profile and log tools names files as the text does (import path and
+// file name), never by the build machine's absolute path.
+func TestStructuredFilesNotAbsolute(t *testing.T) {
+	logs := newLogs(t, nil, nil)
+	slog.New(logs).Warn("disk almost full")
+	c := newTestClient(t, &Options{Logs: logs})
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{
+		{"runtime_goroutines", map[string]any{}},
+		{"runtime_profile", map[string]any{"kind": "goroutine"}},
+		{"runtime_logs", map[string]any{}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			out := call[map[string]any](t, c, tc.tool, tc.args)
+			files := 0
+			var walk func(v any)
+			walk = func(v any) {
+				switch v := v.(type) {
+				case map[string]any:
+					for k, x := range v {
+						if s, ok := x.(string); ok && k == "file" {
+							files++
+							if strings.HasPrefix(s, "/") || (len(s) > 2 && s[1] == ':') {
+								t.Errorf("%s: file %q is an absolute path", tc.tool, s)
+							}
+						}
+						walk(x)
+					}
+				case []any:
+					for _, x := range v {
+						walk(x)
+					}
+				}
+			}
+			walk(out)
+			if files == 0 {
+				t.Fatalf("%s: no file in the structured content: %v", tc.tool, out)
+			}
+		})
 	}
 }

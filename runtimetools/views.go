@@ -61,9 +61,13 @@ func registerViews(ts *mcp.ToolSet) error {
 }
 
 // Bounds of the flame graph in a runtime_profile result's _meta.
+// maxFlameBytes bounds its encoding, about, so that the view's data
+// cannot push a result past a server's MaxResultBytes: nodes past it are
+// left out like those past maxFlameNodes.
 const (
 	maxFlameNodes = 3000
 	maxFlameDepth = 96
+	maxFlameBytes = 256 << 10
 )
 
 // flameFrame is a function of the flame graph.
@@ -175,11 +179,23 @@ func newFlameGraph(kind, sample, unit string, p *profile.Profile, idx int) *flam
 			g.MinValue = values[0]
 		}
 	}
+	// size estimates the encoding: a node's three numbers, and a frame's
+	// id, file and line the first time a node uses it.
+	size, sized := 0, make([]bool, len(g.Frames))
 	var emit func(n *flameNode, parent int)
 	emit = func(n *flameNode, parent int) {
-		if len(g.Nodes) >= maxFlameNodes {
+		grow := 40
+		if n.frame >= 0 && !sized[n.frame] {
+			f := &g.Frames[n.frame]
+			grow += len(f.ID) + len(f.File) + 40
+		}
+		if len(g.Nodes) >= maxFlameNodes || size+grow > maxFlameBytes {
 			g.Omitted++
 			return
+		}
+		size += grow
+		if n.frame >= 0 {
+			sized[n.frame] = true
 		}
 		me := len(g.Nodes)
 		g.Nodes = append(g.Nodes, [3]int64{int64(parent), int64(n.frame), n.value})

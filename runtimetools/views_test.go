@@ -109,6 +109,22 @@ func TestFlameGraphBounded(t *testing.T) {
 	t.Logf("%d nodes, %d frames: %d bytes", len(g.Nodes), len(g.Frames), len(b))
 }
 
+// Long function names bound the graph by its size before its node count.
+func TestFlameGraphBytesBounded(t *testing.T) {
+	var stacks [][]string
+	var values []int64
+	long := strings.Repeat("x", 400)
+	for i := range 2000 {
+		stacks = append(stacks, []string{"example.com/app.main", fmt.Sprintf("example.com/app.%s%d", long, i)})
+		values = append(values, int64(1000+i))
+	}
+	g := newFlameGraph("cpu", "cpu", "nanoseconds", stackProfile(stacks, values), 0)
+	b, _ := json.Marshal(g)
+	if len(b) > maxFlameBytes*11/10 || g.Omitted == 0 || len(g.Nodes) < 100 {
+		t.Errorf("%d bytes, %d nodes, %d omitted; want about %d bytes at most", len(b), len(g.Nodes), g.Omitted, maxFlameBytes)
+	}
+}
+
 // outsideURL finds what would make a view load from another origin: a
 // src, href or action attribute, a CSS url() or @import, a fetch of an
 // absolute URL. (Namespace names such as SVG's are not fetched.)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the code_search evaluation sets through gopls v0.24.0's go_search
 # (gopls mcp) and through code_search, and prints both hit rates side by
-# side (docs/search-quality.md). Not part of the test command: gopls v0.24.0
+# side (docs/evaluation.md). Not part of the test command: gopls v0.24.0
 # needs a newer Go to install, and loading the workspaces takes minutes.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -15,11 +15,12 @@ import (
 
 // TestStore checks that store keeps the Store contract, as
 // testing/fstest.TestFS checks a file system, and reports every violation
-// it finds (each a *Violation, joined): records come back as stored,
-// Create refuses a taken ID, Swap applies to one version only (of
-// concurrent Swaps from the same version exactly one wins), leases are
-// taken, renewed and ended, expired tasks are forgotten, Watch reports
-// changes, and records handed over are not shared. It creates tasks with
+// it finds (joined; each names its rule: "create", "get", "swap",
+// "atomic", "lease", "renew", "expiry", "watch" or "copy"): records come
+// back as stored, Create refuses a taken ID, Swap applies to one version
+// only (of concurrent Swaps from the same version exactly one wins),
+// leases are taken, renewed and ended, expired tasks are forgotten, Watch
+// reports changes, and records handed over are not shared. It creates tasks with
 // fresh random IDs, so that it may run against a store in use, and waits
 // for a few short expiries (about a second in all). It returns nil if the
 // store keeps the contract.
@@ -34,18 +35,6 @@ func TestStore(ctx context.Context, store Store) error {
 	return errors.Join(c.errs...)
 }
 
-// A Violation is one rule of the Store contract that TestStore found
-// broken.
-type Violation struct {
-	Rule   string // the rule: "create", "get", "swap", "atomic", "lease", "renew", "expiry", "watch" or "copy"
-	Detail string // what was done and what came of it
-}
-
-// Error implements error.
-func (v *Violation) Error() string {
-	return "tasks: store breaks rule " + v.Rule + ": " + v.Detail
-}
-
 type storeCheck struct {
 	ctx   context.Context
 	store Store
@@ -53,7 +42,7 @@ type storeCheck struct {
 }
 
 func (c *storeCheck) fail(rule, format string, args ...any) {
-	c.errs = append(c.errs, &Violation{Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, fmt.Errorf("tasks: store breaks rule %s: %s", rule, fmt.Sprintf(format, args...)))
 }
 
 func newStoreTaskID() string {

@@ -2,8 +2,8 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,11 +52,11 @@ func TestTestStoreFindsViolations(t *testing.T) {
 	}
 	var rules []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var v *tasks.Violation
-		if !errors.As(e, &v) {
-			t.Fatalf("TestStore reported %v (%T), not a *tasks.Violation", e, e)
+		rule, _, ok := strings.Cut(strings.TrimPrefix(e.Error(), "tasks: store breaks rule "), ":")
+		if !ok || !strings.HasPrefix(e.Error(), "tasks: store breaks rule ") {
+			t.Fatalf("TestStore reported %q, which names no rule", e)
 		}
-		rules = append(rules, v.Rule)
+		rules = append(rules, rule)
 	}
 	for _, want := range []string{"swap", "atomic", "copy"} {
 		if !slices.Contains(rules, want) {

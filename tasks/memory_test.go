@@ -34,7 +34,7 @@ func TestMemoryStoreBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := s.Create(ctx, memRecord("c", time.Minute, ""), time.Minute); !errors.Is(err, tasks.ErrStoreFull) {
-		t.Fatalf("a third task in a store of two = %v, want ErrTaskStoreFull", err)
+		t.Fatalf("a third task in a store of two = %v, want ErrStoreFull", err)
 	}
 	time.Sleep(80 * time.Millisecond)
 	// The expired task is swept out to make room.
@@ -48,7 +48,7 @@ func TestMemoryStoreBounds(t *testing.T) {
 	big := memRecord("a", time.Minute, `"`+string(make([]byte, 4000))+`"`)
 	big.Version = 2
 	if err := s.Swap(ctx, big, time.Minute); !errors.Is(err, tasks.ErrStoreFull) {
-		t.Fatalf("Swap past MaxBytes = %v, want ErrTaskStoreFull", err)
+		t.Fatalf("Swap past MaxBytes = %v, want ErrStoreFull", err)
 	}
 	if got, err := s.Get(ctx, "a"); err != nil || got.Version != 1 {
 		t.Fatalf("after a refused Swap: %+v, %v", got, err)

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 func qualityClient(t *testing.T) *searcheval.Client {
@@ -21,7 +21,7 @@ func qualityClient(t *testing.T) *searcheval.Client {
 }
 
 // TestSearchQuality runs the code_search evaluation set over this
-// repository's code (testdata/search-eval.tsv, see docs/search-quality.md)
+// repository's code (testdata/search-eval.tsv, see docs/evaluation.md)
 // and prints its tables. Targets: top-3 ≥ 90 %, top-1 ≥ 70 %; a 10-hit
 // answer ≤ 2 KB p50, a zero-hit answer ≤ 1 KB.
 func TestSearchQuality(t *testing.T) {

@@ -81,7 +81,7 @@ func (s *Shop) notifyWarehouse(id string) {
 }
 
 // errDeclined is the payment provider's answer to every other order.
-var errDeclined = errors.New("card declined by issuer")
+var errDeclined = errors.New("faultyshop: card declined by issuer")
 
 func (s *Shop) charge(id string) error {
 	if id[len(id)-1]%2 == 0 {

@@ -13,6 +13,7 @@
 //	-token value      require this bearer token
 //	-issuer url       advertise this authorization server in the RFC 9728
 //	                  metadata at /.well-known/oauth-protected-resource
+//	-page-size n      answer tools/list n tools at a time (default 0: all)
 //	-stdio            serve on stdin/stdout instead of HTTP
 package main
 
@@ -45,6 +46,7 @@ func main() {
 // config is the parsed command line.
 type config struct {
 	addr, token, issuer string
+	pageSize            int
 	stdio               bool
 }
 
@@ -56,12 +58,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.StringVar(&cfg.token, "token", "", "require this bearer token (default: anonymous callers)")
 	fs.StringVar(&cfg.issuer, "issuer", "", "authorization server to advertise in the protected resource metadata")
+	fs.IntVar(&cfg.pageSize, "page-size", 0, "answer tools/list this many tools at a time (0: all)")
 	fs.BoolVar(&cfg.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if cfg.pageSize < 0 {
+		return fmt.Errorf("-page-size must be 0 or more, got %d", cfg.pageSize)
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	server, err := newServer(logger)
+	server, err := newServer(logger, cfg.pageSize)
 	if err != nil {
 		return err
 	}
@@ -168,8 +174,9 @@ type (
 	}
 )
 
-// newServer registers the tools.
-func newServer(logger *slog.Logger) (*mcp.Server, error) {
+// newServer registers the tools; tools/list answers pageSize tools at a
+// time (0: all).
+func newServer(logger *slog.Logger, pageSize int) (*mcp.Server, error) {
 	ts := mcp.NewToolSet()
 	var errs []error
 	add := func(_ mcp.Tool, err error) { errs = append(errs, err) }
@@ -196,7 +203,7 @@ func newServer(logger *slog.Logger) (*mcp.Server, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "hello", Version: "1.0.0", Logger: logger}), nil
+	return mcp.NewServer(ts, mcp.GrantsAuthorizer{}, &mcp.Options{Name: "hello", Version: "1.0.0", Logger: logger, PageSize: pageSize}), nil
 }
 
 func countdown(ctx context.Context, req *mcp.Request, in countdownIn) (countdownOut, error) {

@@ -17,7 +17,7 @@ import (
 
 func newTestServer(t *testing.T, cfg config) *httptest.Server {
 	t.Helper()
-	server, err := newServer(slog.New(slog.DiscardHandler))
+	server, err := newServer(slog.New(slog.DiscardHandler), cfg.pageSize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +96,46 @@ func TestEchoAndAdd(t *testing.T) {
 		if !strings.Contains(string(b), name) {
 			t.Errorf("tools/list lacks %s: %s", name, b)
 		}
+	}
+}
+
+// TestPageSize: with -page-size 3, tools/list answers the four tools in
+// two pages, the second reached with the first's nextCursor.
+func TestPageSize(t *testing.T) {
+	srv := newTestServer(t, config{pageSize: 3})
+	page := func(cursor string) (names []string, next string) {
+		t.Helper()
+		params := `{}`
+		if cursor != "" {
+			c, _ := json.Marshal(cursor)
+			params = `{"cursor":` + string(c) + `}`
+		}
+		resp := post(t, srv.URL+"/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":`+params+`}`)
+		var r struct {
+			Result struct {
+				Tools      []struct{ Name string } `json:"tools"`
+				NextCursor string                  `json:"nextCursor"`
+			} `json:"result"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range r.Result.Tools {
+			names = append(names, tool.Name)
+		}
+		return names, r.Result.NextCursor
+	}
+	first, next := page("")
+	if len(first) != 3 || next == "" {
+		t.Fatalf("first page: %v, nextCursor %q; want 3 tools and a cursor", first, next)
+	}
+	second, last := page(next)
+	if len(second) != 1 || last != "" {
+		t.Fatalf("second page: %v, nextCursor %q; want 1 tool and no cursor", second, last)
+	}
+	if err := run(context.Background(), []string{"-page-size", "-1"}, nil, io.Discard, io.Discard); err == nil ||
+		!strings.Contains(err.Error(), "-page-size") {
+		t.Errorf("run -page-size -1: %v, want an error naming -page-size", err)
 	}
 }
 

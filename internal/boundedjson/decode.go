@@ -44,7 +44,7 @@ func (e *DecodeError) Error() string {
 
 // ErrImprecise reports an integer beyond ±2^53 parsed into a float64, which may
 // have lost digits.
-var ErrImprecise = errors.New("integer beyond float64 precision")
+var ErrImprecise = errors.New("boundedjson: integer beyond float64 precision")
 
 const maxExactFloat = 1 << 53
 

@@ -77,7 +77,7 @@ func Raw(v any) (json.RawMessage, error) {
 
 // ErrInvalidRaw is returned for raw JSON (json.RawMessage, []byte) that is
 // not valid JSON.
-var ErrInvalidRaw = errors.New("raw JSON value is not valid JSON")
+var ErrInvalidRaw = errors.New("boundedjson: raw JSON value is not valid JSON")
 
 // AppendValue appends v as Raw encodes it ("null" for nil). Raw JSON is
 // checked to be valid unless trusted is set, so that a value from outside

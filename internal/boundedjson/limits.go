@@ -55,9 +55,9 @@ const MaxNumberLen = 1024
 var (
 	// ErrDuplicate: an object repeats a member name. The document is valid
 	// JSON, but ambiguous.
-	ErrDuplicate = errors.New("duplicate member name")
+	ErrDuplicate = errors.New("boundedjson: duplicate member name")
 	// ErrBound: the document breaks one of the Limits, or MaxNumberLen.
-	ErrBound = errors.New("bound exceeded")
+	ErrBound = errors.New("boundedjson: bound exceeded")
 )
 
 // SyntaxError is a document the parser refused: not JSON, JSON that breaks

@@ -8,7 +8,7 @@
 # input asked on A, answered on B; a listen stream on B hearing C and A;
 # TOPO_TASKS tasks (2 000 by default) through nginx. Then it runs the
 # redisstore topology tests against each and against a single node:
-# mcptest.CheckTaskStore, the multi-replica scenarios (create on A, poll on
+# tasks.TestStore, the multi-replica scenarios (create on A, poll on
 # B, cancel on C; input asked on A, answered on B), one round trip per
 # create and per get, 10 000 tasks from 8 callers through 3 replicas
 # (p50/p99 of create and get), WAIT's cost, then the failover of a primary

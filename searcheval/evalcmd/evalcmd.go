@@ -2,7 +2,7 @@
 // services share (redisserver, mqttserver, turnserver, smtpserver,
 // sshserver, modbusserver, ldapserver, davserver, dhcpserver, sftpserver,
 // dnsserver, proxyserver, pgserver, coapserver, raftserver, sipserver,
-// snmpserver):
+// snmpserver, gossipserver, imapserver, lspserver):
 // the flags every one of them has (-addr, -snapshot, -eval, -check), the
 // logger, the evaluation run in the service's own binary, and the HTTP
 // server of its admin API and /mcp.
@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // Frame is the shared part of a service command: its common flags and its

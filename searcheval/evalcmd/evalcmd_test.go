@@ -8,7 +8,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // TestCheckIDs checks that -check passes a set whose ids all resolve and

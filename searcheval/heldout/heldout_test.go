@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // TestHeldOutFrozen checks that each held-out set is the one frozen before
@@ -130,7 +130,7 @@ func TestHeldOutIDsExist(t *testing.T) {
 const heldOutGuard = 50
 
 // TestHeldOutQuality runs each held-out set over its service and prints
-// the summary tables (docs/search-quality.md). The targets of issue 25 —
+// the summary tables (docs/evaluation.md describes the sets). The targets of issue 25 —
 // top-3 ≥ 80 %, top-1 ≥ 60 %, phrases and messages top-3 ≥ 70 % over the
 // held-out sets, no set under 70 % top-3 — are measurements of code
 // nobody tuned for, reported as met or missed, not tuned towards: a set

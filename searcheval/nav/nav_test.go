@@ -15,7 +15,7 @@ import (
 
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/codesnap"
-	"github.com/embedmcp/mcp/internal/navcheck"
+	"github.com/embedmcp/mcp/searcheval/navcheck"
 	"github.com/embedmcp/mcp/searcheval/s3app"
 )
 

@@ -428,7 +428,7 @@ type command struct {
 
 // errFull is the response to a set of a new key when the store holds
 // MaxKeys keys.
-var errFull = errors.New("the store is full")
+var errFull = errors.New("raftapp: the store is full")
 
 // store is the replicated state machine: the keys and their values.
 type store struct {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 // snapshotDir holds the -deps snapshot of s3server, written once by
@@ -67,7 +67,7 @@ func repositoryClient(t *testing.T) *searcheval.Client {
 // (../testdata/gofakes3.tsv) over this service, and, for the targets, the
 // set over this repository's code (../../examples/codeserver/testdata/
 // search-eval.tsv, whose own test runs it in the codeserver). It prints
-// the tables of docs/search-quality.md. Targets over both sets: top-3 ≥
+// the tables the test command shows (docs/evaluation.md). Targets over both sets: top-3 ≥
 // 90 %, top-1 ≥ 70 %; a 10-hit answer ≤ 2 KB p50, a zero-hit answer ≤
 // 1 KB.
 func TestSearchQuality(t *testing.T) {

@@ -125,7 +125,7 @@ type Monitor struct {
 }
 
 // errTooManyInterfaces ends a walk over more rows than MaxInterfaces.
-var errTooManyInterfaces = errors.New("too many interfaces")
+var errTooManyInterfaces = errors.New("snmpapp: too many interfaces")
 
 // NewService starts the trap receiver and returns the MCP server over
 // snapshot (a directory written by mcpsnapshot; nil for none), the monitor

@@ -70,6 +70,9 @@ func run(addr, issuer string, typJWT bool, logger *slog.Logger) error {
 		Authenticator:       v.Authenticator(),
 		ScopeChallenge:      scopes.Challenge,
 		ResourceMetadataURL: base + prm + "/mcp",
+		// A 401 asks for reading only; writing is asked for by the
+		// insufficient_scope challenge of the first call that needs it.
+		Scopes: []string{"notes:read"},
 		Logger:              logger,
 	})
 	mux := http.NewServeMux()

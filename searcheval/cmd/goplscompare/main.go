@@ -29,9 +29,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/embedmcp/mcp/internal/searcheval"
 	"github.com/embedmcp/mcp/searcheval/heldout"
 	"github.com/embedmcp/mcp/searcheval/s3app"
+	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
 func main() {

@@ -1,0 +1,308 @@
+package index
+
+import (
+	"github.com/embedmcp/mcp/codetools/internal/gofunc"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
+	"slices"
+	"strings"
+)
+
+// Base holds the entries of the runtime and snapshot sources and
+// what the index reads of the sources.
+type Base struct {
+	Entries     []Entry // sorted by id
+	Snap        *snapshot.Snapshot
+	RuntimeErr  error
+	SnapshotErr error
+	NoSource    []string // packages with runtime entries but no snapshot source
+	// aliases maps function symbols of closures, wrappers and method
+	// values, as linked and as the runtime prints them, to the id of their
+	// declaration ("" for a printed name two declarations share).
+	Aliases map[string]string
+	// inlInto maps the id of a declaration inlined somewhere to one
+	// function it was inlined into.
+	InlInto map[string]string
+	// dirs maps a source directory of the build, as the function table
+	// names it, to its package (for absolute file paths).
+	Dirs map[string]string
+	// lines caches the line offsets of snapshot files (files.go).
+	lines lineCache
+	// lazy builds the search words of a snapshot written without them
+	// (lazywords.go); nil otherwise.
+	Lazy *LazyWords
+}
+
+// Index is the entries of a catalog and their search structures.
+type Index struct {
+	Base    *Base
+	Entries []Entry     // sorted by id
+	Hay     string      // lower-cased id and documentation of each entry
+	Offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
+	Freq    [256]uint32 // byte frequencies of hay
+	Search  Search      // ranking, names, files and terms (postings.go)
+}
+
+// BuildHaystack builds the lower-cased search text.
+func (x *Index) BuildHaystack() {
+	n := 0
+	for i := range x.Entries {
+		n += len(x.Entries[i].ID) + len(x.Entries[i].Doc) + 2
+	}
+	var b strings.Builder
+	b.Grow(n)
+	x.Offs = make([]uint32, len(x.Entries)+1)
+	for i := range x.Entries {
+		x.Offs[i] = uint32(b.Len())
+		WriteLower(&b, x.Entries[i].ID)
+		b.WriteByte(0)
+		WriteLower(&b, x.Entries[i].Doc)
+		b.WriteByte(0)
+	}
+	x.Offs[len(x.Entries)] = uint32(b.Len())
+	x.Hay = b.String()
+	for i := 0; i < len(x.Hay); i++ {
+		x.Freq[x.Hay[i]]++
+	}
+}
+
+// WriteLower writes the lower-case form of s.
+func WriteLower(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			b.WriteString(strings.ToLower(s))
+			return
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+}
+
+// Lookup returns the entry with the given id.
+func (x *Index) Lookup(id string) (*Entry, bool) {
+	return LookupEntry(x.Entries, id)
+}
+
+// LookupSymbol returns the declaration a function symbol of the running
+// binary (a closure, method value or wrapper, as a stack trace prints it)
+// was attributed to.
+func (x *Index) LookupSymbol(name string) (*Entry, bool) {
+	id, ok := x.Base.Aliases[TrimCallArgs(strings.TrimSpace(name))]
+	if !ok || id == "" {
+		return nil, false
+	}
+	return x.Lookup(id)
+}
+
+// IDRange returns the entries whose id starts with prefix.
+func (x *Index) IDRange(prefix string) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(x.Entries, prefix, func(e Entry, p string) int { return strings.Compare(e.ID, p) })
+	hi = lo
+	for hi < len(x.Entries) && strings.HasPrefix(x.Entries[hi].ID, prefix) {
+		hi++
+	}
+	return lo, hi
+}
+
+// ResolveSymbolName resolves a function symbol or id to its entry.
+func (x *Index) ResolveSymbolName(sym string) (*Entry, bool) {
+	if sym == "" {
+		return nil, false
+	}
+	if e, ok := x.Lookup(sym); ok {
+		return e, true
+	}
+	if e, ok := x.LookupSymbol(sym); ok {
+		return e, true
+	}
+	if s, ok := ParseSymbol(sym, "", nil); ok {
+		for _, pkg := range append([]string{s.Pkg}, x.Search.MainPkgs...) {
+			if s.Pkg != "main" && pkg != s.Pkg {
+				continue
+			}
+			s.Pkg = pkg
+			if e, ok := x.Lookup(s.ID()); ok {
+				return e, true
+			}
+			if alt := s.AltID(); alt != "" {
+				if e, ok := x.Lookup(alt); ok {
+					return e, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// EntryIndex returns the index of e in x.entries.
+func (x *Index) EntryIndex(e *Entry) int {
+	i, _ := slices.BinarySearchFunc(x.Entries, e.ID, func(a Entry, id string) int { return strings.Compare(a.ID, id) })
+	return i
+}
+
+// ResolveLocal resolves a name as written in a file of package pkg: a
+// function of the package (orders), a method value (s.orders: a method
+// of one of the package's types), or a qualified name (store.Get, where
+// the qualifier is an import's last element).
+func (x *Index) ResolveLocal(pkg, name string) (*Entry, bool) {
+	qual, sel, qualified := strings.Cut(name, ".")
+	if !qualified {
+		return x.ResolveSymbolName(pkg + "." + name)
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		qual, sel = name[:i], name[i+1:]
+	}
+	var found *Entry
+	for i := range x.Entries {
+		e := &x.Entries[i]
+		switch {
+		case e.Pkg == pkg && (strings.HasSuffix(e.ID, ")."+sel) || strings.HasSuffix(e.ID, "."+sel) && strings.Count(e.ID[len(pkg):], ".") == 2):
+			// A method of a type of the package.
+			return e, true
+		case found == nil && e.ID == e.Pkg+"."+sel && (e.Pkg == qual || strings.HasSuffix(e.Pkg, "/"+qual)):
+			found = e
+		}
+	}
+	return found, found != nil
+}
+
+// Name returns the name of entry i (see entryName).
+func (x *Index) Name(i int) string { return EntryNameAt(x.Entries, x.Search.NameOff, i) }
+
+// Symbol is a parsed Go symbol name.
+type Symbol struct {
+	Pkg  string // import path
+	Recv string // receiver type name without type arguments, "" for functions
+	Ptr  bool   // pointer receiver
+	name string // function, method, or init.N name
+	// closure reports that a closure, wrapper or numbered suffix was
+	// folded into the enclosing declaration.
+	Closure bool
+}
+
+// ID returns the canonical id of s.
+func (s Symbol) ID() string {
+	switch {
+	case s.Recv == "":
+		return s.Pkg + "." + s.name
+	case s.Ptr:
+		return s.Pkg + ".(*" + s.Recv + ")." + s.name
+	default:
+		return s.Pkg + "." + s.Recv + "." + s.name
+	}
+}
+
+// AltID returns the id with the other receiver spelling, or "".
+func (s Symbol) AltID() string {
+	if s.Recv == "" {
+		return ""
+	}
+	s.Ptr = !s.Ptr
+	return s.ID()
+}
+
+// ParseSymbol parses a symbol name from the function table, a stack trace
+// or a pprof profile. mainPath, if not empty, replaces the package "main".
+// isPkg, if not nil, reports known import paths; it disambiguates paths
+// whose last element contains a dot when the name is not escaped.
+func ParseSymbol(raw, mainPath string, isPkg func(string) bool) (Symbol, bool) {
+	s := strings.TrimSpace(raw)
+	s = TrimCallArgs(s)
+	s = gofunc.StripTypeArgs(s)
+	if s == "" || strings.HasPrefix(s, "type:") || strings.HasPrefix(s, "go:") ||
+		strings.HasPrefix(s, "go.") || strings.ContainsAny(s, " \t\n") {
+		return Symbol{}, false
+	}
+	slash := strings.LastIndexByte(s, '/')
+	dot := strings.IndexByte(s[slash+1:], '.')
+	if dot <= 0 {
+		return Symbol{}, false
+	}
+	cut := slash + 1 + dot
+	if isPkg != nil {
+		for j := cut + 1; j < len(s); j++ {
+			if s[j] == '.' && isPkg(gofunc.Unescape(s[:j])) {
+				cut = j
+			}
+		}
+	}
+	sym := Symbol{Pkg: gofunc.Unescape(s[:cut])}
+	if sym.Pkg == "main" && mainPath != "" {
+		sym.Pkg = mainPath
+	}
+	rest := s[cut+1:]
+	if strings.HasPrefix(rest, "(*") {
+		end := strings.IndexByte(rest, ')')
+		if end < 3 || !strings.HasPrefix(rest[end:], ").") {
+			return Symbol{}, false
+		}
+		sym.Recv, sym.Ptr = rest[2:end], true
+		rest = rest[end+2:]
+		parts := strings.Split(rest, ".")
+		sym.name = gofunc.TrimWrapper(parts[0])
+		sym.Closure = len(parts) > 1 || sym.name != parts[0]
+		return sym, sym.name != "" && gofunc.ValidIdent(sym.Recv)
+	}
+	parts := strings.Split(rest, ".")
+	if parts[0] == "glob" && len(parts) > 1 && parts[1] == "" {
+		// Closure in a package-level variable initializer.
+		sym.name, sym.Closure = "init", true
+		return sym, true
+	}
+	first := gofunc.TrimWrapper(parts[0])
+	folded := first != parts[0]
+	switch {
+	case first == "init" && !folded && len(parts) > 1 && gofunc.IsDigits(parts[1]):
+		sym.name = "init." + parts[1]
+		folded = len(parts) > 2
+	case len(parts) > 1 && !folded && !gofunc.IsClosureSegment(parts[1]):
+		sym.Recv = first
+		sym.name = gofunc.TrimWrapper(parts[1])
+		folded = len(parts) > 2 || sym.name != parts[1]
+	default:
+		sym.name = first
+		folded = folded || len(parts) > 1
+	}
+	sym.Closure = folded
+	if sym.name == "" || (sym.Recv != "" && !gofunc.ValidIdent(sym.Recv)) {
+		return Symbol{}, false
+	}
+	return sym, true
+}
+
+// TrimCallArgs removes the argument list of a stack-trace frame, as in
+// "main.(*T).M(0xc000010000, 0x1)" or "main.F(...)".
+func TrimCallArgs(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	depth := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				if i > 0 && s[i-1] != '.' {
+					return s[:i]
+				}
+				return s
+			}
+		}
+	}
+	return s
+}
+
+// DeclID returns the id of declaration name (as in gofunc.Reading's Outer
+// or Inner) of package pkg.
+func DeclID(pkg, name string) string {
+	return pkg + "." + name
+}
+
+// MaxCandidates bounds the candidate ids of an ambiguous or unknown name.
+const MaxCandidates = 10

@@ -1,0 +1,280 @@
+package nav
+
+import (
+	"errors"
+	"fmt"
+	"github.com/embedmcp/mcp/codetools/internal/index"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
+	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// RefTable holds the references of the snapshot (codeindex.Refs), loaded
+// on first use and then immutable. Sites are indexed both by the symbol
+// they refer to and by the declaration that holds them.
+type RefTable struct {
+	Syms  []Sym // sorted by id
+	sites []Site
+	// byTo lists site numbers by symbol referred to (toOff[s]..toOff[s+1]),
+	// each list in answer order: main module first, then by file and line.
+	byTo, toOff []int32
+	// byFrom lists site numbers by enclosing declaration, in file and line
+	// order.
+	byFrom, fromOff []int32
+	// impls by type and by interface.
+	implByType, implByIface []codeindex.Impl
+	typeOff, ifaceOff       []int32
+	// promoted methods by type.
+	promoted []codeindex.Promoted
+	promoOff []int32
+}
+
+// Sym is a symbol of the references: a declaration of the snapshot or a
+// declaration outside it that its code refers to.
+type Sym struct {
+	ID     string
+	pkgLen uint16 // id[:pkgLen] is the package path
+	Kind   codeindex.SymKind
+	// file is the snapshot file of an interface method or field, -1 for
+	// other symbols (whose position is their catalog entry's).
+	file, Line int32
+}
+
+// Pkg returns the package path of s.
+func (s *Sym) Pkg() string { return s.ID[:s.pkgLen] }
+
+// Site is a reference: where, from which declaration, to which symbol,
+// and how.
+type Site struct {
+	file, line int32 // snapshot file and line
+	from, to   int32
+	kind       codeindex.RefKind
+}
+
+// LoadRefs reads the references section of the index of snapshot s, whose
+// main module is mainMod.
+func LoadRefs(s *snapshot.Snapshot, mainMod string) (t *RefTable, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, fmt.Errorf("reading the snapshot's references: %v", r)
+		}
+	}()
+	f, err := s.FS.Open(codesnap.IndexName)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := codeindex.ReadRefs(f)
+	if errors.Is(err, codeindex.ErrNoRefs) {
+		return nil, errors.New("the snapshot holds no references: it was written by an earlier mcpsnapshot; regenerate it (go generate)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the snapshot's references: %w", err)
+	}
+	t = &RefTable{Syms: make([]Sym, len(raw.Syms))}
+	files := make([]int32, len(raw.Files))
+	for i, p := range raw.Files {
+		fi, ok := s.ByPath[p]
+		if !ok {
+			fi = -1 // a file of a package the catalog leaves out
+		}
+		files[i] = fi
+	}
+	in := snapshot.Interner{}
+	for i := range raw.Syms {
+		rs := &raw.Syms[i]
+		pkg := in.Get(rs.Pkg)
+		sym := Sym{ID: pkg + "." + rs.Name, pkgLen: uint16(min(len(pkg), 1<<16-1)), Kind: rs.Kind, file: -1, Line: rs.Line}
+		if rs.File >= 0 {
+			sym.file = files[rs.File]
+		}
+		t.Syms[i] = sym
+	}
+	t.sites = make([]Site, 0, len(raw.Sites))
+	for _, st := range raw.Sites {
+		if fi := files[st.File]; fi >= 0 {
+			t.sites = append(t.sites, Site{file: fi, line: st.Line, from: st.From, to: st.To, kind: st.Kind})
+		}
+	}
+	t.sites = slices.Clip(t.sites)
+	n := len(t.Syms)
+	t.byTo, t.toOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].to })
+	t.byFrom, t.fromOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].from })
+	// Answer order of the sites of each symbol: main module first, then by
+	// file and line.
+	scopeOfFile := make([]index.Scope, len(s.Files))
+	for i := range s.Files {
+		scopeOfFile[i] = index.ScopeOf(s.Files[i].Pkg, mainMod, s.Mods)
+	}
+	for k := 0; k < n; k++ {
+		list := t.byTo[t.toOff[k]:t.toOff[k+1]]
+		sort.SliceStable(list, func(i, j int) bool {
+			a, c := &t.sites[list[i]], &t.sites[list[j]]
+			if sa, sc := scopeOfFile[a.file], scopeOfFile[c.file]; sa != sc {
+				return sa < sc
+			}
+			if a.file != c.file {
+				return s.Files[a.file].Display < s.Files[c.file].Display
+			}
+			return a.line < c.line
+		})
+	}
+	t.implByType = append([]codeindex.Impl(nil), raw.Impls...)
+	sort.SliceStable(t.implByType, func(i, j int) bool { return t.implByType[i].Type < t.implByType[j].Type })
+	t.implByIface = append([]codeindex.Impl(nil), raw.Impls...)
+	sort.SliceStable(t.implByIface, func(i, j int) bool { return t.implByIface[i].Iface < t.implByIface[j].Iface })
+	t.typeOff = offsets(n, len(t.implByType), func(i int) int32 { return t.implByType[i].Type })
+	t.ifaceOff = offsets(n, len(t.implByIface), func(i int) int32 { return t.implByIface[i].Iface })
+	t.promoted = raw.Promoted
+	sort.SliceStable(t.promoted, func(i, j int) bool { return t.promoted[i].Type < t.promoted[j].Type })
+	t.promoOff = offsets(n, len(t.promoted), func(i int) int32 { return t.promoted[i].Type })
+	return t, nil
+}
+
+// csr groups the numbers 0..count-1 by key (0..n-1): the numbers with key
+// k are list[off[k]:off[k+1]], in increasing order.
+func csr(n, count int, key func(int) int32) (list, off []int32) {
+	off = make([]int32, n+1)
+	for i := range count {
+		off[key(i)+1]++
+	}
+	for k := 0; k < n; k++ {
+		off[k+1] += off[k]
+	}
+	list = make([]int32, count)
+	next := slices.Clone(off[:n])
+	for i := range count {
+		k := key(i)
+		list[next[k]] = int32(i)
+		next[k]++
+	}
+	return list, off
+}
+
+// offsets returns, for items sorted by key (0..n-1), where the items of
+// each key start: the items of key k are [off[k], off[k+1]).
+func offsets(n, count int, key func(int) int32) []int32 {
+	off := make([]int32, n+1)
+	for i := range count {
+		off[key(i)+1]++
+	}
+	for k := 0; k < n; k++ {
+		off[k+1] += off[k]
+	}
+	return off
+}
+
+// Sym returns the number of the symbol with the given id, or -1.
+func (t *RefTable) Sym(id string) int32 {
+	i := sort.Search(len(t.Syms), func(i int) bool { return t.Syms[i].ID >= id })
+	if i < len(t.Syms) && t.Syms[i].ID == id {
+		return int32(i)
+	}
+	return -1
+}
+
+// symsWithPrefix returns the numbers of the symbols whose id starts with
+// prefix.
+func (t *RefTable) symsWithPrefix(prefix string) (lo, hi int) {
+	lo = sort.Search(len(t.Syms), func(i int) bool { return t.Syms[i].ID >= prefix })
+	hi = lo
+	for hi < len(t.Syms) && strings.HasPrefix(t.Syms[hi].ID, prefix) {
+		hi++
+	}
+	return lo, hi
+}
+
+// sitesTo returns the sites that refer to symbol s, in answer order.
+func (t *RefTable) sitesTo(s int32) []int32 { return t.byTo[t.toOff[s]:t.toOff[s+1]] }
+
+// sitesFrom returns the sites declaration s holds, in file and line order.
+func (t *RefTable) sitesFrom(s int32) []int32 { return t.byFrom[t.fromOff[s]:t.fromOff[s+1]] }
+
+// ImplsOfType returns the interfaces type s implements.
+func (t *RefTable) ImplsOfType(s int32) []codeindex.Impl {
+	return t.implByType[t.typeOff[s]:t.typeOff[s+1]]
+}
+
+// implsOfIface returns the types that implement interface s.
+func (t *RefTable) implsOfIface(s int32) []codeindex.Impl {
+	return t.implByIface[t.ifaceOff[s]:t.ifaceOff[s+1]]
+}
+
+// promotedOf returns the methods promoted into type s.
+func (t *RefTable) promotedOf(s int32) []codeindex.Promoted {
+	return t.promoted[t.promoOff[s]:t.promoOff[s+1]]
+}
+
+// MatchSyms returns the symbols whose id is name, or ends with "/"+name
+// or "."+name (mcp.Authorizer.Authorize, Authorizer.Authorize), at most
+// max+1 of them.
+func (t *RefTable) MatchSyms(name string, max int) []int32 {
+	if s := t.Sym(name); s >= 0 {
+		return []int32{s}
+	}
+	var out []int32
+	for i := range t.Syms {
+		id := t.Syms[i].ID
+		if len(id) > len(name) && strings.HasSuffix(id, name) {
+			if c := id[len(id)-len(name)-1]; c == '/' || c == '.' {
+				out = append(out, int32(i))
+				if len(out) > max {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// typeOfMethod returns the id of the receiver type of a method id
+// (pkg.(*T).M or pkg.T.M) and the method name.
+func typeOfMethod(id string, pkgLen int) (typeID, method string, ok bool) {
+	pkg, rest := id[:pkgLen], id[pkgLen+1:]
+	dot := strings.LastIndexByte(rest, '.')
+	if dot <= 0 {
+		return "", "", false
+	}
+	recv, method := rest[:dot], rest[dot+1:]
+	if strings.HasPrefix(recv, "(*") && strings.HasSuffix(recv, ")") {
+		recv = recv[2 : len(recv)-1]
+	}
+	return pkg + "." + recv, method, true
+}
+
+// Target is the symbol a code_references query is about: a symbol of
+// the references, an entry of the catalog, or both.
+type Target struct {
+	ID   string
+	Sym  int32        // in the reference table, -1 if it takes part in none
+	E    *index.Entry // nil for interface methods, fields and symbols outside the catalog
+	Kind codeindex.SymKind
+}
+
+// KindName returns the name of the kind of r.
+func (r *Target) KindName() string { return symKindName(r.Kind) }
+
+func symKindName(k codeindex.SymKind) string {
+	switch k {
+	case codeindex.SymFunc:
+		return index.KindFunc.String()
+	case codeindex.SymMethod:
+		return index.KindMethod.String()
+	case codeindex.SymType:
+		return index.KindType.String()
+	case codeindex.SymInterface:
+		return "interface"
+	case codeindex.SymVar:
+		return index.KindVar.String()
+	case codeindex.SymConst:
+		return index.KindConst.String()
+	case codeindex.SymAbstract:
+		return "interface method"
+	case codeindex.SymField:
+		return "field"
+	}
+	return "symbol"
+}

