@@ -228,7 +228,7 @@ func TestDocsNameWhatExists(t *testing.T) {
 // (the generated tool pages of docs/tools are checked by their own tests).
 func markdownDocs(t *testing.T) []string {
 	t.Helper()
-	docs := []string{"README.md", "SECURITY.md", "interop/COMPATIBILITY.md", "docs/evaluation.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
+	docs := []string{"README.md", "SECURITY.md", "docs/security.md", "interop/COMPATIBILITY.md", "docs/evaluation.md", "docs/codetools.md", "docs/tasks.md", "docs/runtime.md", "docs/operators.md", "docs/oauth.md", "docs/contributing.md", "docs/design.md", "docs/views.md", "bench/RESULTS.md", "bench/NOTES.md"}
 	for _, d := range docs {
 		if _, err := os.Stat(d); err != nil {
 			t.Fatal(err)
