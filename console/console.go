@@ -215,6 +215,15 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	caller, sealed, err := c.authenticate(r)
+	if errors.Is(err, mcp.ErrAuthUnavailable) {
+		// The token could not be checked (the issuer busy or down): a
+		// server condition, so the session cookie stays and the browser
+		// tries again, as the MCP endpoint answers it.
+		c.logger.LogAttrs(r.Context(), slog.LevelWarn, "console: token not checked", slog.String("error", err.Error()))
+		h.Set("Retry-After", "2")
+		http.Error(w, "503 service unavailable: the token could not be checked now; try again", http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		c.logger.LogAttrs(r.Context(), slog.LevelDebug, "console: unauthenticated", slog.String("error", err.Error()))
 		if _, cerr := r.Cookie(sessionCookie); cerr == nil {
