@@ -73,7 +73,7 @@ func run(addr, issuer string, typJWT bool, logger *slog.Logger) error {
 		// A 401 asks for reading only; writing is asked for by the
 		// insufficient_scope challenge of the first call that needs it.
 		Scopes: []string{"notes:read"},
-		Logger:              logger,
+		Logger: logger,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", handler)
