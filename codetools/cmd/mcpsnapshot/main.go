@@ -187,6 +187,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		}
 		out.files[codesnap.VectorsName] = data
 	}
+	compress(out)
 	out.files[markerName] = []byte(markerText)
 	n := 0
 	for _, p := range out.man.Packages {

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -71,8 +72,11 @@ func (e *Error) Error() string { return "snapshot not used: " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Open reads the manifest of fsys and the table of the files of
-// the packages include selects (nil selects all).
+// the packages include selects (nil selects all). Files stored compressed
+// (codesnap.CompressedSuffix) are read decompressed, through a small
+// cache.
 func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool) (*Snapshot, error) {
+	fsys = NewFS(fsys)
 	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
@@ -231,9 +235,22 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 	return nil
 }
 
-// ReadFile reads file fi into buf, checking its size.
+// ReadFile reads file fi into buf, checking its size. With buf nil (a
+// file read on demand, not one of all the files read in turn), a file
+// stored compressed is read through the snapshot's cache, and copied: the
+// caller may reuse the content as buf.
 func (s *Snapshot) ReadFile(fi int32, buf []byte) ([]byte, error) {
 	sf := &s.Files[fi]
+	if buf == nil {
+		data, err := Inflate(s.FS, sf.Path)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != sf.size {
+			return nil, fmt.Errorf("%s: size differs from the manifest's %d bytes", sf.Path, sf.size)
+		}
+		return bytes.Clone(data), nil
+	}
 	f, err := s.FS.Open(sf.Path)
 	if err != nil {
 		return buf, err
@@ -279,6 +296,16 @@ func (s *Snapshot) Verify(fi int32) bool {
 func (s *Snapshot) ReadSpan(fi, start, end int32) (string, error) {
 	if end <= start {
 		return "", nil
+	}
+	if _, ok := s.FS.(*gzFS); ok {
+		data, err := Inflate(s.FS, s.Files[fi].Path)
+		if err != nil {
+			return "", err
+		}
+		if int(end) > len(data) || start < 0 {
+			return "", fmt.Errorf("reading %s: bytes %d-%d lie past its end", s.Files[fi].Path, start, end)
+		}
+		return string(data[start:end]), nil
 	}
 	f, err := s.FS.Open(s.Files[fi].Path)
 	if err != nil {
