@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -27,13 +28,13 @@ const (
 )
 
 // gzFS is a snapshot file system whose files may be stored compressed:
-// a name absent from the underlying file system is opened from name +
-// codesnap.CompressedSuffix and read decompressed, as a stream (through a
+// a name present in the underlying file system as name +
+// codesnap.CompressedSuffix is opened from there and read decompressed, as a stream (through a
 // pool of decompressors, so that reading every file while the catalog is
 // built allocates little) or, through Inflate, whole and cached.
 type gzFS struct {
 	fsys  fs.FS
-	pool  sync.Pool // of *gzip.Reader
+	pool  sync.Pool // of *decompressor
 	mu    sync.Mutex
 	cache map[string][]byte
 	order []string // cached names, least recently used first
@@ -50,18 +51,18 @@ func NewFS(fsys fs.FS) fs.FS {
 	return &gzFS{fsys: fsys, cache: map[string][]byte{}}
 }
 
-// Open opens name, or, if absent, its compressed form.
+// Open opens name: its compressed form if there is one (as mcpsnapshot
+// writes it), the file itself otherwise.
 func (g *gzFS) Open(name string) (fs.File, error) {
-	f, err := g.fsys.Open(name)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) || !fs.ValidPath(name) {
-		return f, err
+	if !fs.ValidPath(name) {
+		return g.fsys.Open(name)
 	}
 	if data, ok := g.cached(name); ok {
 		return newMemFile(name, data), nil
 	}
 	cf, cerr := g.fsys.Open(name + codesnap.CompressedSuffix)
 	if cerr != nil {
-		return nil, err // the plain name's error: the file is absent in both forms
+		return g.fsys.Open(name)
 	}
 	fi, cerr := cf.Stat()
 	if cerr != nil {
@@ -76,17 +77,24 @@ func (g *gzFS) Open(name string) (fs.File, error) {
 			size = int64(binary.LittleEndian.Uint32(isize[:]))
 		}
 	}
-	zr, _ := g.pool.Get().(*gzip.Reader)
-	if zr == nil {
-		zr, cerr = gzip.NewReader(cf)
+	d, _ := g.pool.Get().(*decompressor)
+	if d == nil {
+		d = &decompressor{br: bufio.NewReaderSize(cf, 16<<10)}
 	} else {
-		cerr = zr.Reset(cf)
+		d.br.Reset(cf)
+	}
+	if d.zr == nil {
+		d.zr, cerr = gzip.NewReader(d.br)
+	} else {
+		cerr = d.zr.Reset(d.br)
 	}
 	if cerr != nil {
 		cf.Close()
+		d.br.Reset(nil)
+		g.pool.Put(d)
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("reading compressed file: %w", cerr)}
 	}
-	return &streamFile{name: name, zr: zr, c: cf, g: g, size: size, mod: fi.ModTime()}, nil
+	return &streamFile{name: name, d: d, c: cf, g: g, size: size, mod: fi.ModTime()}, nil
 }
 
 // Inflate returns the content of file name of fsys, through the cache of a
@@ -183,10 +191,17 @@ func newMemFile(name string, data []byte) *memFile {
 func (f *memFile) Stat() (fs.FileInfo, error) { return fileInfo{f.name, f.size, time.Time{}}, nil }
 func (f *memFile) Close() error               { return nil }
 
+// decompressor is a gzip reader with its buffered input: the buffer is a
+// flate.Reader, so that resetting the gzip reader allocates nothing.
+type decompressor struct {
+	br *bufio.Reader
+	zr *gzip.Reader
+}
+
 // streamFile is a compressed file read as a stream.
 type streamFile struct {
 	name string
-	zr   *gzip.Reader
+	d    *decompressor
 	c    io.Closer
 	g    *gzFS
 	size int64 // from the gzip trailer, 0 if unknown
@@ -194,19 +209,20 @@ type streamFile struct {
 }
 
 func (f *streamFile) Read(p []byte) (int, error) {
-	if f.zr == nil {
+	if f.d == nil {
 		return 0, fs.ErrClosed
 	}
-	return f.zr.Read(p)
+	return f.d.zr.Read(p)
 }
 
 // Close closes the file and returns its decompressor to the pool.
 func (f *streamFile) Close() error {
-	if f.zr == nil {
+	if f.d == nil {
 		return fs.ErrClosed
 	}
-	f.g.pool.Put(f.zr)
-	f.zr = nil
+	f.d.br.Reset(nil)
+	f.g.pool.Put(f.d)
+	f.d = nil
 	return f.c.Close()
 }
 
