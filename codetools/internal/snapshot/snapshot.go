@@ -44,6 +44,9 @@ type Snapshot struct {
 	// Words reports an index with search words (codeindex.Words): the
 	// term index reads no source.
 	Words bool
+	// onPrefetch, if set, is told how many files ReadDecls found read
+	// ahead and how many it read itself.
+	onPrefetch func(hits, misses int)
 }
 
 // File is a file of the snapshot.
@@ -196,6 +199,11 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 	warn := s.warn
 	var buf []byte
 	cur, bad := int32(-1), false
+	pf := s.prefetch()
+	defer pf.stop()
+	if s.onPrefetch != nil {
+		defer func() { s.onPrefetch(pf.hits, pf.misses) }()
+	}
 	for {
 		path, d, err := r.Next()
 		if err == io.EOF {
@@ -210,7 +218,7 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 		}
 		if fi != cur {
 			cur = fi
-			buf, err = s.ReadFile(fi, buf)
+			buf, err = pf.read(fi, buf)
 			bad = err != nil
 			if bad {
 				warn = append(warn, err)
