@@ -11,6 +11,7 @@ import (
 	"github.com/embedmcp/mcp/internal/codesnap"
 	"io"
 	"io/fs"
+	"math/bits"
 	"sync/atomic"
 )
 
@@ -265,7 +266,9 @@ func (s *Snapshot) ReadFile(fi int32, buf []byte) ([]byte, error) {
 	}
 	defer f.Close()
 	if int64(cap(buf)) < sf.size+1 {
-		buf = make([]byte, sf.size+1)
+		// Grown in powers of two: a buffer reused over the files of a
+		// snapshot is reallocated a few times, not at every larger file.
+		buf = make([]byte, sf.size+1, max(4<<10, 1<<bits.Len64(uint64(sf.size))))
 	}
 	buf = buf[:sf.size+1]
 	n, err := io.ReadFull(f, buf)
