@@ -1,7 +1,7 @@
 package snapshot
 
 // prefetchDepth is how many files a prefetcher reads ahead.
-const prefetchDepth = 4
+const prefetchDepth = 2
 
 // prefetched is a file a prefetcher read.
 type prefetched struct {
@@ -32,7 +32,7 @@ func (s *Snapshot) prefetch() *prefetcher {
 	p := &prefetcher{s: s, next: make(chan prefetched, prefetchDepth), free: make(chan []byte, prefetchDepth+2),
 		done: make(chan struct{})}
 	for range prefetchDepth + 1 {
-		p.free <- nil
+		p.free <- make([]byte, 0, 32<<10) // not nil: ReadFile reads a nil buffer through the cache
 	}
 	go func() {
 		defer close(p.next)
