@@ -297,7 +297,11 @@ func (c *Catalog) unwrapRoute(ctx context.Context, x *catalogIndex, r *nav.Route
 	if err != nil {
 		return
 	}
-	reg, ok := nav.ParseRegistration(strings.Split(ft.Text, "\n"))
+	known := func(name string) bool {
+		e, ok := x.ResolveLocal(ft.Package, name)
+		return ok && (e.Kind == index.KindFunc || e.Kind == index.KindMethod || e.Kind == index.KindType)
+	}
+	reg, ok := nav.ParseRegistration(strings.Split(ft.Text, "\n"), known)
 	if !ok || len(reg.Wrappers) == 0 {
 		return
 	}

@@ -122,7 +122,7 @@ func TestParseRegistration(t *testing.T) {
 		{`mux.Handle("/x", logging(newOrders()))`, "newOrders", "logging"},
 		{`mux.HandleFunc("/x", func(w http.ResponseWriter, r *http.Request) {`, "", ""},
 	} {
-		reg, _ := nav.ParseRegistration([]string{tc.src, "})"})
+		reg, _ := nav.ParseRegistration([]string{tc.src, "})"}, nil)
 		if reg.Inner != tc.inner || strings.Join(reg.Wrappers, " ") != tc.wrappers {
 			t.Errorf("%s: inner %q wrappers %q", tc.src, reg.Inner, reg.Wrappers)
 		}

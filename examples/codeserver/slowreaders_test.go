@@ -63,14 +63,15 @@ func codeFileBatch(t *testing.T) []byte {
 	var files []file
 	root := filepath.Join("snapshot", "src")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go.txt") || strings.HasSuffix(p, "_test.go.txt") {
+		name := strings.TrimSuffix(p, ".gz") // stored compressed
+		if err != nil || d.IsDir() || !strings.HasSuffix(name, ".go.txt") || strings.HasSuffix(name, "_test.go.txt") {
 			return err
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, strings.TrimSuffix(p, ".txt"))
+		rel, _ := filepath.Rel(root, strings.TrimSuffix(name, ".txt"))
 		files = append(files, file{filepath.ToSlash(rel), info.Size()})
 		return nil
 	})
@@ -102,7 +103,7 @@ func TestSlowReadersPeakRSS(t *testing.T) {
 		t.Skip("reads /proc")
 	}
 	clients, maxRSS := envInt("SLOW_READERS_CLIENTS", 150), int64(envInt("SLOW_READERS_MAX_RSS_MIB", 512))<<20
-	if _, err := os.Stat(filepath.Join("snapshot", "index.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join("snapshot", "index.txt.gz")); err != nil {
 		if out, err := exec.Command("go", "generate", ".").CombinedOutput(); err != nil {
 			t.Fatalf("go generate: %v\n%s", err, out)
 		}

@@ -10,6 +10,12 @@
 // each module whose packages it holds, and, when an embedding model was
 // given, vectors.bin ([VectorsName]). The directory mcpsnapshot writes
 // also holds a .mcpsnapshot marker, which //go:embed leaves out.
+//
+// Any file of a snapshot may be stored gzip-compressed under its name
+// with [CompressedSuffix] added; the manifest and the index keep naming it
+// without the suffix, and a reader opens the compressed file when the
+// plain one is absent. mcpsnapshot stores the index and the files under
+// src/ so.
 package codesnap
 
 // ManifestName is the name of the manifest at the root of a snapshot.
@@ -38,6 +44,11 @@ const Format = "embedmcp-codetools-snapshot/2"
 // command does not treat the copies as packages (or a go.mod as a module)
 // of the host module.
 const SourceSuffix = ".txt"
+
+// CompressedSuffix is added to the name of a file of the snapshot stored
+// gzip-compressed (compress/gzip, no name or time in its header, so that
+// generating twice writes the same bytes).
+const CompressedSuffix = ".gz"
 
 // Manifest describes a source snapshot. It holds nothing that changes when
 // the source does not (no revision, no time), so that generating twice, or

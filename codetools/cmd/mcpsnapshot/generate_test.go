@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
@@ -66,7 +68,7 @@ func TestGenerate(t *testing.T) {
 			if f.Name == "tagged.go" {
 				t.Error("tagged.go copied without -tags fixturetag")
 			}
-			data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(f.Path)))
+			data, err := fs.ReadFile(snapFS(out), f.Path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +83,10 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("packages = %v", paths)
 	}
 	// The index lists every declaration with the lines and spans of the source.
-	idx, err := os.Open(filepath.Join(out, codesnap.IndexName))
+	if _, err := os.Stat(filepath.Join(out, codesnap.IndexName+codesnap.CompressedSuffix)); err != nil {
+		t.Errorf("the index is not stored compressed: %v", err)
+	}
+	idx, err := snapFS(out).Open(codesnap.IndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +208,8 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 	}
 	snapDir := filepath.Join(dir, "snapshot")
 	before := readTree(t, snapDir)
-	if _, ok := before[markerName]; !ok || before["src/example.com/first/main.go.txt"] != embeddingMain {
+	if main, err := fs.ReadFile(snapFS(snapDir), "src/example.com/first/main.go.txt"); err != nil || string(main) != embeddingMain ||
+		before[markerName] == "" || before["src/example.com/first/main.go.txt.gz"] == "" {
 		t.Fatalf("first run wrote %v", keys(before))
 	}
 	stdout.Reset()
@@ -225,7 +231,7 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 	}
 	_, err := runConfig(ctx, cfg, io.Discard)
 	var stale *staleError
-	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "differs src/example.com/first/main.go.txt") ||
+	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "differs src/example.com/first/main.go.txt.gz") ||
 		!strings.Contains(err.Error(), "differs manifest.json") {
 		t.Errorf("-check after an edit: %v", err)
 	}
@@ -275,7 +281,7 @@ func TestOnlyOwnDirectory(t *testing.T) {
 	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt.gz")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(dir, "extra.go")); err != nil {
@@ -284,7 +290,7 @@ func TestOnlyOwnDirectory(t *testing.T) {
 	if _, err := runConfig(ctx, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(snapDir, "src", "example.com", "own", "extra.go.txt.gz")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("stale source kept: %v", err)
 	}
 	if _, err := os.Stat(extra); err != nil {
@@ -378,3 +384,7 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+// snapFS is the snapshot written into dir as a catalog reads it: files
+// stored compressed are read under their manifest names.
+func snapFS(dir string) fs.FS { return snapshot.NewFS(os.DirFS(dir)) }

@@ -7,12 +7,16 @@
 //	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name] [-check] [package]
 //
 // It runs "go list -deps" for the package (default ".") and copies the Go
-// files of the build into dir/src/<importpath>/<file>.go.txt: the packages
+// files of the build into dir/src/<importpath>/<file>.go.txt.gz (each
+// file gzip-compressed, which the catalog reads on demand; the names
+// below are given without the .gz): the packages
 // of the main module, plus those of every dependency module with -deps,
 // of the dependency modules matching -modules (comma-separated module path
 // patterns, "..." matching anything: -modules 'github.com/go-chi/...'),
 // and of the standard library with -std; -exclude (comma-separated
-// package or module path patterns) leaves packages out of all of them.
+// package or module path patterns) leaves packages out of all of them,
+// such as huge generated API packages the service links but no one reads
+// (-exclude 'k8s.io/api/...,github.com/aws/aws-sdk-go-v2/service/ec2/...').
 // With them go the assembly and C files of the packages outside the
 // standard library, and the go.mod of each module (as go.mod.txt);
 // //go:embed files and the rest of the source tree stay out. It also
@@ -187,6 +191,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		}
 		out.files[codesnap.VectorsName] = data
 	}
+	compress(out)
 	out.files[markerName] = []byte(markerText)
 	n := 0
 	for _, p := range out.man.Packages {

@@ -250,8 +250,8 @@ func TestProvenanceOfRealBuilds(t *testing.T) {
 	// mcpsnapshot -check sees all of it.
 	cfg.check = true
 	_, err = runConfig(ctx, cfg, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "differs src/example.com/app/main.go.txt") ||
-		!strings.Contains(err.Error(), "src/example.com/local/local.go.txt") || !strings.Contains(err.Error(), "manifest.json") {
+	if err == nil || !strings.Contains(err.Error(), "differs src/example.com/app/main.go.txt.gz") ||
+		!strings.Contains(err.Error(), "src/example.com/local/local.go.txt.gz") || !strings.Contains(err.Error(), "manifest.json") {
 		t.Errorf("-check after the edits: %v", err)
 	}
 }

@@ -31,21 +31,21 @@ func TestSnapshotCarriesGoModAndAssembly(t *testing.T) {
 	if len(m.Packages) != 1 || len(m.Packages[0].OtherFiles) != 1 || m.Packages[0].OtherFiles[0].Name != "add.s" {
 		t.Errorf("package files: %+v", m.Packages)
 	}
-	mod, err := os.ReadFile(filepath.Join(out, "src", "example.com", "asm", "go.mod.txt"))
+	mod, err := fs.ReadFile(snapFS(out), "src/example.com/asm/go.mod.txt")
 	if err != nil || string(mod) != "module example.com/asm\n\ngo 1.26\n" {
 		t.Errorf("go.mod copy: %q %v", mod, err)
 	}
 	// Embedded files stay out of the snapshot.
-	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(os.DirFS(out), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			if data, _ := os.ReadFile(p); bytes.Contains(data, []byte("secret configuration")) {
+			if data, _ := fs.ReadFile(snapFS(out), strings.TrimSuffix(p, codesnap.CompressedSuffix)); bytes.Contains(data, []byte("secret configuration")) {
 				t.Errorf("%s holds an embedded file", p)
 			}
 		}
 		return nil
 	})
 	// The references: main calls add.
-	f, err := os.Open(filepath.Join(out, codesnap.IndexName))
+	f, err := snapFS(out).Open(codesnap.IndexName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestReferencesWithTypeErrors(t *testing.T) {
 	if !strings.Contains(warn.String(), "references may be incomplete") || !strings.Contains(warn.String(), "cannot use helper()") {
 		t.Errorf("warning: %q", warn.String())
 	}
-	f, err := os.Open(filepath.Join(cfg.out, codesnap.IndexName))
+	f, err := snapFS(cfg.out).Open(codesnap.IndexName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
@@ -22,7 +25,7 @@ import (
 const markerName = ".mcpsnapshot"
 
 const markerText = "This directory is written by mcpsnapshot (github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot).\n" +
-	"It rewrites manifest.json, index.txt, vectors.bin and the src/ files its manifest lists, and removes no other file.\n"
+	"It rewrites manifest.json, index.txt.gz, vectors.bin and the src/ files its manifest lists (stored compressed, .gz), and removes no other file.\n"
 
 // errNotOurs reports an output directory mcpsnapshot did not create.
 var errNotOurs = errors.New("was not created by mcpsnapshot")
@@ -49,7 +52,7 @@ func prepare(dir string) error {
 	}
 	if _, err := os.Stat(filepath.Join(dir, codesnap.ManifestName)); errors.Is(err, fs.ErrNotExist) {
 		empty, _ := json.MarshalIndent(codesnap.Manifest{Format: codesnap.Format}, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, codesnap.IndexName), []byte(codeindex.Header+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, codesnap.IndexName+codesnap.CompressedSuffix), gzipped([]byte(codeindex.Header+"\n")), 0o644); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(dir, codesnap.ManifestName), append(empty, '\n'), 0o644)
@@ -74,10 +77,11 @@ func owned(dir string) bool {
 }
 
 // previous returns the files an earlier run wrote into dir: those its
-// manifest lists, or, if it cannot be read, every src/ file with the
-// source suffix.
+// manifest lists, stored plain or compressed, or, if it cannot be read,
+// every src/ file with the source suffix.
 func previous(dir string) map[string]bool {
-	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true, codesnap.VectorsName: true}
+	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true, codesnap.VectorsName: true,
+		codesnap.IndexName + codesnap.CompressedSuffix: true}
 	var m codesnap.Manifest
 	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err == nil && json.Unmarshal(data, &m) == nil && strings.HasPrefix(m.Format, "embedmcp-codetools-snapshot/") {
@@ -91,13 +95,14 @@ func previous(dir string) map[string]bool {
 		for _, f := range files {
 			if p := path.Clean(f.Path); strings.HasPrefix(p, "src/") {
 				old[p] = true
+				old[p+codesnap.CompressedSuffix] = true
 			}
 		}
 		return old
 	}
 	src := filepath.Join(dir, "src")
 	_ = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, codesnap.SourceSuffix) {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, codesnap.SourceSuffix) || strings.HasSuffix(p, codesnap.SourceSuffix+codesnap.CompressedSuffix)) {
 			if rel, err := filepath.Rel(dir, p); err == nil {
 				old[filepath.ToSlash(rel)] = true
 			}
@@ -161,7 +166,7 @@ func rank(name string) int {
 	switch name {
 	case codesnap.ManifestName:
 		return 2
-	case codesnap.IndexName, codesnap.VectorsName:
+	case codesnap.IndexName, codesnap.IndexName + codesnap.CompressedSuffix, codesnap.VectorsName:
 		return 1
 	}
 	return 0
@@ -195,4 +200,46 @@ func writeIfChanged(p string, data []byte) error {
 		return nil
 	}
 	return os.WriteFile(p, data, 0o644)
+}
+
+// compress replaces the index and the files under src/ of out by their
+// compressed form (codesnap.CompressedSuffix), which a catalog reads as it
+// reads them plain: the snapshot then adds a fraction of their size to
+// the binary.
+func compress(out *snapshotFiles) {
+	var names []string
+	for name := range out.files {
+		if name == codesnap.IndexName || strings.HasPrefix(name, "src/") {
+			names = append(names, name)
+		}
+	}
+	zipped := make([][]byte, len(names))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				zipped[i] = gzipped(out.files[names[i]])
+			}
+		})
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, name := range names {
+		delete(out.files, name)
+		out.files[name+codesnap.CompressedSuffix] = zipped[i]
+	}
+}
+
+// gzipped compresses data with no name or time in the header, so that the
+// same content compresses to the same bytes.
+func gzipped(data []byte) []byte {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.DefaultCompression) // a valid level
+	_, _ = zw.Write(data)                                     // a bytes.Buffer does not fail
+	_ = zw.Close()
+	return b.Bytes()
 }

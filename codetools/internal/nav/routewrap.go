@@ -106,9 +106,13 @@ type Registration struct {
 // ParseRegistration reads the call that registered a route from lines of
 // source starting at the call's line, such as
 // mux.Handle("GET /orders", logging(auth(http.HandlerFunc(orders)))), and
-// returns the handler argument unwrapped. It reports false when the lines
-// hold no call it can read.
-func ParseRegistration(lines []string) (Registration, bool) {
+// returns the handler argument unwrapped. known, if not nil, reports
+// whether a name (an identifier or selector, as the source spells it) is a
+// function, method or type of the package: of a wrapper's arguments, the
+// last known one is the handler it wraps, so that a.accessLog(p, a.get)
+// finds a.get and not the pattern p. It reports false when the lines hold
+// no call it can read.
+func ParseRegistration(lines []string, known func(name string) bool) (Registration, bool) {
 	var src strings.Builder
 	for _, l := range lines {
 		src.WriteString(l)
@@ -121,14 +125,14 @@ func ParseRegistration(lines []string) (Registration, bool) {
 		if !ok || len(call.Args) == 0 {
 			return Registration{}, false
 		}
-		return unwrapExpr(call.Args[len(call.Args)-1]), true
+		return unwrapExpr(call.Args[len(call.Args)-1], known), true
 	}
 	return Registration{}, false
 }
 
 // unwrapExpr follows a handler expression through middleware calls and
 // conversions to the innermost handler.
-func unwrapExpr(e ast.Expr) Registration {
+func unwrapExpr(e ast.Expr, known func(string) bool) Registration {
 	var r Registration
 	for range maxUnwrap {
 		switch x := e.(type) {
@@ -146,7 +150,7 @@ func unwrapExpr(e ast.Expr) Registration {
 			return r
 		case *ast.CallExpr:
 			name := exprText(x.Fun)
-			arg := handlerArg(x.Args)
+			arg := handlerArg(x.Args, known)
 			if arg == nil {
 				// A constructor (newOrders()): the handler is what it
 				// returns, named by the constructor.
@@ -165,10 +169,21 @@ func unwrapExpr(e ast.Expr) Registration {
 }
 
 // handlerArg picks the argument of a middleware call that is the handler
-// it wraps: the last that can be one (not a literal string or number, not
-// arithmetic), so that mw(next), mw(cfg, next) and
-// http.TimeoutHandler(next, d, "msg") all find next.
-func handlerArg(args []ast.Expr) ast.Expr {
+// it wraps: the last name that known reports, else the last that can be
+// one (not a literal string or number, not arithmetic), so that mw(next),
+// mw(cfg, next), a.mw(p, a.get) and http.TimeoutHandler(next, d, "msg")
+// all find the handler.
+func handlerArg(args []ast.Expr, known func(string) bool) ast.Expr {
+	if known != nil && len(args) > 1 {
+		for i := len(args) - 1; i >= 0; i-- {
+			switch a := args[i].(type) {
+			case *ast.Ident, *ast.SelectorExpr:
+				if n := exprText(a); n != "" && known(n) {
+					return a
+				}
+			}
+		}
+	}
 	for i := len(args) - 1; i >= 0; i-- {
 		switch args[i].(type) {
 		case *ast.Ident, *ast.CallExpr, *ast.FuncLit, *ast.CompositeLit, *ast.UnaryExpr, *ast.ParenExpr:

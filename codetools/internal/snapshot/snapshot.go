@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"github.com/embedmcp/mcp/internal/codesnap"
 	"io"
 	"io/fs"
+	"math/bits"
 	"sync/atomic"
 )
 
@@ -43,6 +45,9 @@ type Snapshot struct {
 	// Words reports an index with search words (codeindex.Words): the
 	// term index reads no source.
 	Words bool
+	// onPrefetch, if set, is told how many files ReadDecls found read
+	// ahead and how many it read itself.
+	onPrefetch func(hits, misses int)
 }
 
 // File is a file of the snapshot.
@@ -71,8 +76,11 @@ func (e *Error) Error() string { return "snapshot not used: " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Open reads the manifest of fsys and the table of the files of
-// the packages include selects (nil selects all).
+// the packages include selects (nil selects all). Files stored compressed
+// (codesnap.CompressedSuffix) are read decompressed, through a small
+// cache.
 func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool) (*Snapshot, error) {
+	fsys = NewFS(fsys)
 	data, err := fs.ReadFile(fsys, codesnap.ManifestName)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no snapshot generated yet (no %s): run mcpsnapshot, e.g. through go generate, and build again: %w", codesnap.ManifestName, err)
@@ -192,6 +200,11 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 	warn := s.warn
 	var buf []byte
 	cur, bad := int32(-1), false
+	pf := s.prefetch()
+	defer pf.stop()
+	if s.onPrefetch != nil {
+		defer func() { s.onPrefetch(pf.hits, pf.misses) }()
+	}
 	for {
 		path, d, err := r.Next()
 		if err == io.EOF {
@@ -206,7 +219,7 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 		}
 		if fi != cur {
 			cur = fi
-			buf, err = s.ReadFile(fi, buf)
+			buf, err = pf.read(fi, buf)
 			bad = err != nil
 			if bad {
 				warn = append(warn, err)
@@ -231,16 +244,31 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 	return nil
 }
 
-// ReadFile reads file fi into buf, checking its size.
+// ReadFile reads file fi into buf, checking its size. With buf nil (a
+// file read on demand, not one of all the files read in turn), a file
+// stored compressed is read through the snapshot's cache, and copied: the
+// caller may reuse the content as buf.
 func (s *Snapshot) ReadFile(fi int32, buf []byte) ([]byte, error) {
 	sf := &s.Files[fi]
+	if buf == nil {
+		data, err := Inflate(s.FS, sf.Path)
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) != sf.size {
+			return nil, fmt.Errorf("%s: size differs from the manifest's %d bytes", sf.Path, sf.size)
+		}
+		return bytes.Clone(data), nil
+	}
 	f, err := s.FS.Open(sf.Path)
 	if err != nil {
 		return buf, err
 	}
 	defer f.Close()
 	if int64(cap(buf)) < sf.size+1 {
-		buf = make([]byte, sf.size+1)
+		// Grown in powers of two: a buffer reused over the files of a
+		// snapshot is reallocated a few times, not at every larger file.
+		buf = make([]byte, sf.size+1, max(4<<10, 1<<bits.Len64(uint64(sf.size))))
 	}
 	buf = buf[:sf.size+1]
 	n, err := io.ReadFull(f, buf)
@@ -279,6 +307,16 @@ func (s *Snapshot) Verify(fi int32) bool {
 func (s *Snapshot) ReadSpan(fi, start, end int32) (string, error) {
 	if end <= start {
 		return "", nil
+	}
+	if _, ok := s.FS.(*gzFS); ok {
+		data, err := Inflate(s.FS, s.Files[fi].Path)
+		if err != nil {
+			return "", err
+		}
+		if int(end) > len(data) || start < 0 {
+			return "", fmt.Errorf("reading %s: bytes %d-%d lie past its end", s.Files[fi].Path, start, end)
+		}
+		return string(data[start:end]), nil
 	}
 	f, err := s.FS.Open(s.Files[fi].Path)
 	if err != nil {
