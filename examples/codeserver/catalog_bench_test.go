@@ -25,8 +25,8 @@ import (
 // keeps so that a search index built again after Register has them).
 const (
 	budgetAllocPerEntry = 2400 // bytes, -deps -std
-	budgetKeptDepsStd  = 16 << 20
-	budgetKeptDeps     = 13 << 19 // 6.5 MB
+	budgetKeptDepsStd   = 16 << 20
+	budgetKeptDeps      = 13 << 19 // 6.5 MB
 )
 
 // snapshotDir generates a snapshot of this package with flags into a
