@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
