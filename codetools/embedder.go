@@ -162,7 +162,7 @@ func (b *baseIndex) vectors(em Embedder) (*search.PreVectors, string) {
 //
 // With one, code_search fuses the ranking of a phrase in words (two
 // words or more, no digits or punctuation: not a name, a file or a pasted
-// message) with dense retrieval: the query is embedded, the 30 entries
+// message) that some entry matches by words with dense retrieval: the query is embedded, the 30 entries
 // whose vectors are nearest to it are found by brute force over all
 // entries, and they are fused with the 30 best by words by reciprocal
 // rank (the best by words stays first), so that a question sharing no

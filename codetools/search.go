@@ -203,7 +203,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 		k = max(k, search.FuseDepth)
 	}
 	keys, total, match, note := search.Searcher{Index: x.Index}.Answer(query, &f, k)
-	if match == MatchTerms && c.opts.Embedder != nil && search.IsPhrase(query) {
+	if match == MatchTerms && total > 0 && c.opts.Embedder != nil && search.IsPhrase(query) {
+		// A phrase nothing matches by words stays unmatched: the nearest
+		// vectors of nonsense are noise.
 		fused, n := search.Searcher{Index: x.Index}.Fuse(ctx, c.opts.Embedder, query, *keys, &f, &x.dense,
 			func() (*search.PreVectors, string) { return x.base.vectors(c.opts.Embedder) })
 		*keys, total = fused, max(total, len(fused))
