@@ -8,7 +8,7 @@ import (
 
 func TestIsPhrase(t *testing.T) {
 	for q, want := range map[string]bool{
-		"close the idle connections":               true,
+		"close the idle connections":                true,
 		"who's allowed to write, and when?":         true,
 		"per-recipient status of a delivery":        true,
 		"ServeHTTP":                                 false,
