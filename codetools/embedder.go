@@ -25,12 +25,12 @@ type NamedEmbedder interface {
 }
 
 // WriteVectors computes with em the vector of every declaration of the
-// source snapshot in fsys (the text code_search reranks by: the words of
+// source snapshot in fsys (the text code_search embeds: the words of
 // its name and type, its kind and the start of its documentation) and
 // writes them to w in the form a Catalog reads from the snapshot's
 // vectors.bin. It calls em with at most 31 texts at a time and
 // returns the number of vectors written. mcpsnapshot calls it for
-// -embed-url.
+// -embed-url, staticembed-vectors for a static table.
 func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder) (int, error) {
 	if em == nil {
 		return 0, errors.New("WriteVectors: nil Embedder")
