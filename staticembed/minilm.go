@@ -17,7 +17,7 @@ var minilm []byte
 //
 //	opts := codetools.Options{Embedder: staticembed.Default()}
 //
-// Each call reads the table anew (a few milliseconds): call it once. The
+// Each call reads the table anew (about 0.1 s): call it once. The
 // package's tests read the compiled table; were it unreadable, the
 // table's Embed would return the error, and code_search would rank by
 // words alone and say why.
