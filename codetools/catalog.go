@@ -47,9 +47,9 @@ type Options struct {
 	BuildInfo *debug.BuildInfo
 	// Now overrides time.Now for observedAt.
 	Now func() time.Time
-	// Embedder, when set, reranks the best candidates of a code_search
-	// phrase by the similarity of their vectors to the query's
-	// (package search). Nil, the default, ranks by words alone.
+	// Embedder, when set, fuses the ranking of a code_search phrase by
+	// words with the entries whose vectors are nearest to the query's
+	// (see Embedder). Nil, the default, ranks by words alone.
 	Embedder Embedder
 }
 
@@ -167,7 +167,7 @@ type baseIndex struct {
 	refs     *nav.RefTable
 	refsErr  error
 	// pre are the snapshot's precomputed vectors, read on the first
-	// rerank (embedder.go).
+	// phrase searched with an Embedder (embedder.go).
 	pre search.PreVectors
 }
 
@@ -176,10 +176,10 @@ type baseIndex struct {
 // documents, the coverage and the vectors the tools answer with.
 type catalogIndex struct {
 	*index.Index
-	base    *baseIndex
-	regs    []regDoc
-	cov     Coverage
-	vectors search.VectorCache // an Embedder's vectors of entries (package search)
+	base  *baseIndex
+	regs  []regDoc
+	cov   Coverage
+	dense search.Dense // an Embedder's vectors of entries (package search)
 }
 
 // renderer builds the answers of the tools (SearchHit, Reference,

@@ -126,12 +126,16 @@
 // before its unexported declarations; in a ranking by words, the unexported
 // declarations of a module the host does not require directly weigh 0.7:
 // a question about such a library asks about its API.
-// An optional [Embedder] (Options.Embedder) reranks the best candidates of
-// a phrase by meaning; [HTTPEmbedder] calls an embeddings endpoint of
-// OpenAI's form (a local model served by Ollama or llama.cpp's server, or
-// a hosted one). mcpsnapshot -embed-url precomputes the declarations'
-// vectors ([WriteVectors]), which a [NamedEmbedder] of the same model
-// uses, so that a search embeds only its query. The match field says
+// An optional [Embedder] (Options.Embedder) fuses with the ranking of a
+// phrase by words the declarations nearest to it by meaning (dense
+// retrieval over every entry's vector); the staticembed module holds a
+// pure-Go one (staticembed.Default, no server, no network), and
+// [HTTPEmbedder] calls an embeddings endpoint of OpenAI's form (a local
+// model served by Ollama or llama.cpp's server, or a hosted one).
+// mcpsnapshot -embed-url (or staticembed-vectors, for a static table)
+// precomputes the declarations' vectors ([WriteVectors]), which a
+// [NamedEmbedder] of the same model uses, so that a search embeds only
+// its query. The match field says
 // which mode answered.
 //
 // Filters keep kinds, scopes (main, deps, std, all; main and deps by

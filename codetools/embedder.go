@@ -25,12 +25,12 @@ type NamedEmbedder interface {
 }
 
 // WriteVectors computes with em the vector of every declaration of the
-// source snapshot in fsys (the text code_search reranks by: the words of
+// source snapshot in fsys (the text code_search embeds: the words of
 // its name and type, its kind and the start of its documentation) and
 // writes them to w in the form a Catalog reads from the snapshot's
 // vectors.bin. It calls em with at most 31 texts at a time and
 // returns the number of vectors written. mcpsnapshot calls it for
-// -embed-url.
+// -embed-url, staticembed-vectors for a static table.
 func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder) (int, error) {
 	if em == nil {
 		return 0, errors.New("WriteVectors: nil Embedder")
@@ -63,9 +63,9 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 	}
 	var body []byte
 	dim := 0
-	texts := make([]string, 0, search.RerankDepth+1)
-	for start := 0; start < len(ids); start += search.RerankDepth + 1 {
-		batch := ids[start:min(start+search.RerankDepth+1, len(ids))]
+	texts := make([]string, 0, search.FuseBatch)
+	for start := 0; start < len(ids); start += search.FuseBatch {
+		batch := ids[start:min(start+search.FuseBatch, len(ids))]
 		texts = texts[:0]
 		for _, e := range batch {
 			texts = append(texts, search.EmbedText(e))
@@ -160,15 +160,18 @@ func (b *baseIndex) vectors(em Embedder) (*search.PreVectors, string) {
 // calls. It is optional (Options.Embedder): without one, code_search
 // ranks by words alone, and nothing else changes.
 //
-// With one, code_search reranks the best 30 candidates of a
-// phrase (a query matched by terms, not a name or a file): each
-// candidate's score becomes its word score, relative to the best, plus
-// the cosine similarity of its vector to the query's.
-// A candidate's vector is computed from its text (its id's name and
-// receiver as words, its kind and the first sentences of its
-// documentation) on the first query that ranks it, and kept with the
-// search index, unless mcpsnapshot -embed-url precomputed it with the
-// Embedder's model (NamedEmbedder, WriteVectors). An Embedder that
+// With one, code_search fuses the ranking of a phrase in words (two
+// words or more, no digits or punctuation: not a name, a file or a pasted
+// message) that some entry matches by words with dense retrieval: the query is embedded, the 30 entries
+// whose vectors are nearest to it are found by brute force over all
+// entries, and they are fused with the 30 best by words by reciprocal
+// rank (the best by words stays first), so that a question sharing no
+// word with the code can still reach the first results. An entry's
+// vector is computed from its text (its id's name and receiver as words,
+// its kind and the first sentences of its documentation): all entries are
+// embedded on the first phrase and kept with the search index (about a
+// byte per dimension and entry), unless mcpsnapshot precomputed them with
+// the Embedder's model (NamedEmbedder, WriteVectors). An Embedder that
 // fails, or answers vectors of the wrong number or of mismatched
 // lengths, leaves the order by words, and the answer's note says so.
 type Embedder interface {

@@ -45,9 +45,10 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 	return out, nil
 }
 
-// An Embedder reranks a phrase's best candidates as its vectors say; one
-// that fails, or none, leaves the order by words; names are not reranked.
-func TestEmbedderReranks(t *testing.T) {
+// An Embedder fuses with a phrase's ranking by words the entries nearest
+// by vector; one that fails, or none, leaves the order by words; names are
+// not fused.
+func TestEmbedderFuses(t *testing.T) {
 	const q = "serves a request handler"
 	plain := rankedCatalog(t)
 	base := searchOK(t, plain, SearchQuery{Query: q})
@@ -64,8 +65,8 @@ func TestEmbedderReranks(t *testing.T) {
 	em := &fakeEmbedder{query: q, target: target}
 	c.opts.Embedder = em
 	got := ids(searchOK(t, c, SearchQuery{Query: q}))
-	if len(got) != len(words) || got[0] != last || !slices.Equal(got[1:], words[:len(words)-1]) {
-		t.Errorf("reranked %q, want %s first, then %q", got, last, words[:len(words)-1])
+	if !raised(got, words) {
+		t.Errorf("fused %q, want %s raised above its rank by words in %q", got, last, words)
 	}
 	// The vectors of entries are kept: a second query embeds the query alone.
 	n := em.texts.Load()
@@ -92,6 +93,18 @@ func TestEmbedderReranks(t *testing.T) {
 	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "model offline") {
 		t.Errorf("failing embedder: %q, note %q", ids(res), res.Note)
 	}
+}
+
+// raised reports whether got is words (a ranking by words) with its last
+// entry, the one nearest to the query by vector, raised above its rank
+// but below the first, the others in their order.
+func raised(got, words []string) bool {
+	last := words[len(words)-1]
+	at := slices.Index(got, last)
+	if len(got) != len(words) || at < 1 || at >= len(words)-1 || got[0] != words[0] {
+		return false
+	}
+	return slices.Equal(slices.Delete(slices.Clone(got), at, at+1), words[:len(words)-1])
 }
 
 // namedFake is a fakeEmbedder that names its model, and records the
@@ -154,9 +167,9 @@ func TestPrecomputedVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > search.RerankDepth+1 {
+	if n < 5 || gen.texts.Load() != int64(n) || gen.maxBatch.Load() > search.FuseBatch {
 		t.Fatalf("WriteVectors wrote %d vectors, embedded %d texts, batches of up to %d (want at most %d)",
-			n, gen.texts.Load(), gen.maxBatch.Load(), search.RerankDepth+1)
+			n, gen.texts.Load(), gen.maxBatch.Load(), search.FuseBatch)
 	}
 	// The same snapshot writes the same bytes.
 	var again bytes.Buffer
@@ -169,8 +182,8 @@ func TestPrecomputedVectors(t *testing.T) {
 	lazyEm := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a"}
 	lazy.opts.Embedder = lazyEm
 	want := ids(searchOK(t, lazy, SearchQuery{Query: q}))
-	if want[0] != words[len(words)-1] {
-		t.Fatalf("on demand: %q, want %s first", want, words[len(words)-1])
+	if !raised(want, words) {
+		t.Fatalf("on demand: %q, want %s raised", want, words[len(words)-1])
 	}
 
 	run := func(name string, data []byte, em Embedder) (*SearchResult, *Catalog) {
@@ -187,13 +200,13 @@ func TestPrecomputedVectors(t *testing.T) {
 	}
 	x, _ := c.index(ctx)
 	notInFile := 0
-	for _, id := range words {
-		if i, ok := x.ExactID(id); ok && x.Entries[i].Sources&index.SrcSnapshot == 0 {
+	for i := range x.Entries {
+		if x.Entries[i].Sources&index.SrcSnapshot == 0 {
 			notInFile++
 		}
 	}
 	if got := pre.texts.Load(); got != int64(1+notInFile) || got >= lazyEm.texts.Load() {
-		t.Errorf("precomputed: embedded %d texts, want the query and the %d candidates outside the snapshot (on demand: %d)",
+		t.Errorf("precomputed: embedded %d texts, want the query and the %d entries outside the snapshot (on demand: %d)",
 			got, notInFile, lazyEm.texts.Load())
 	}
 
@@ -242,12 +255,12 @@ func TestPrecomputedVectors(t *testing.T) {
 		}
 	}
 
-	// Vectors of another length under the same name: words alone once,
-	// then on demand.
+	// Vectors of another length under the same name: not used, all
+	// embedded on demand, and the first answer says why.
 	wide := &namedFake{fakeEmbedder: fakeEmbedder{query: q, target: target}, name: "model-a", dims: 3}
 	res, c = run("wide", buf.Bytes(), wide)
-	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "2 dimensions, the embedder's 3") {
-		t.Errorf("3 dimensions: %q (note %q), want %q by words", ids(res), res.Note, words)
+	if !slices.Equal(ids(res), want) || !strings.Contains(res.Note, "2 dimensions, the embedder's 3") {
+		t.Errorf("3 dimensions: %q (note %q), want %q and a note", ids(res), res.Note, want)
 	}
 	if res := searchOK(t, c, SearchQuery{Query: q}); !slices.Equal(ids(res), want) || res.Note != "" {
 		t.Errorf("3 dimensions, second query: %q (note %q), want %q", ids(res), res.Note, want)

@@ -19,7 +19,7 @@ import (
 // form OpenAI's API defines (POST {"model", "input": [texts]}, answered
 // by {"data": [{"index", "embedding"}]}), which OpenAI, Ollama
 // (/v1/embeddings), llama.cpp's server, vLLM and LocalAI serve. A host
-// that runs a sentence-embedding model turns on code_search's reranking
+// that runs a sentence-embedding model turns on code_search's dense retrieval
 // with one:
 //
 //	opts := codetools.Options{Embedder: &codetools.HTTPEmbedder{

@@ -199,13 +199,17 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 	}
 	res := &SearchResult{Coverage: x.cov, Results: []SearchHit{}, Limitations: strings.TrimSpace(x.base.limitations(""))}
 	k := q.Offset + q.Limit
-	if c.opts.Embedder != nil {
-		k = max(k, search.RerankDepth)
+	if c.opts.Embedder != nil && search.IsPhrase(query) {
+		k = max(k, search.FuseDepth)
 	}
 	keys, total, match, note := search.Searcher{Index: x.Index}.Answer(query, &f, k)
-	if match == MatchTerms && c.opts.Embedder != nil {
-		if n := (search.Searcher{Index: x.Index}).Rerank(ctx, c.opts.Embedder, query, *keys, &x.vectors,
-			func() (*search.PreVectors, string) { return x.base.vectors(c.opts.Embedder) }); n != "" {
+	if match == MatchTerms && total > 0 && c.opts.Embedder != nil && search.IsPhrase(query) {
+		// A phrase nothing matches by words stays unmatched: the nearest
+		// vectors of nonsense are noise.
+		fused, n := search.Searcher{Index: x.Index}.Fuse(ctx, c.opts.Embedder, query, *keys, &f, &x.dense,
+			func() (*search.PreVectors, string) { return x.base.vectors(c.opts.Embedder) })
+		*keys, total = fused, max(total, len(fused))
+		if n != "" {
 			note = strings.TrimPrefix(note+"; "+n, "; ")
 		}
 	}

@@ -6,6 +6,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/elazarl/goproxy v1.9.4
 	github.com/embedmcp/mcp v0.0.0-20261201205901-ff7ae828b919
+	github.com/embedmcp/mcp/staticembed v0.0.0-20261201205901-ff7ae828b919
 	github.com/emersion/go-ical v0.0.0-20240127095438-fc1c9d8fb2b6
 	github.com/emersion/go-imap v1.2.1
 	github.com/emersion/go-message v0.15.0

@@ -5,11 +5,15 @@
 // Go, without cgo and without the network.
 //
 // A [Table] implements codetools.Embedder and codetools.NamedEmbedder, so
-// a host turns it on with one option:
+// a host turns code_search's dense retrieval on with one option, with the
+// table compiled into this package ([Default]: all-MiniLM-L6-v2's, 8 000
+// tokens, 128 dimensions, 1 MB):
 //
-//	table, err := staticembed.Load(tables, "minilm.semb")
-//	...
-//	opts := codetools.Options{Embedder: table}
+//	opts := codetools.Options{Embedder: staticembed.Default()}
+//
+// or with a table of its own ([Load], [Parse]; plain or gzip-compressed).
+// The command staticembed-vectors precomputes a snapshot's vectors with a
+// table, as mcpsnapshot -embed-url does with a server.
 //
 // # Tokenizer
 //

@@ -1,11 +1,14 @@
 package staticembed
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"math"
 	"unicode/utf8"
@@ -25,6 +28,8 @@ const (
 	maxTokenBytes = 200
 	// maxNoticeBytes bounds the licence notice.
 	maxNoticeBytes = 64 << 10
+	// maxTableBytes bounds a table compressed by gzip, once decompressed.
+	maxTableBytes = 256 << 20
 )
 
 const (
@@ -49,6 +54,7 @@ type Table struct {
 	notice string
 	unk    string
 	name   string
+	err    error // why Default's table could not be read; Embed returns it
 }
 
 // Load reads a table file from fsys, such as an embed.FS holding it.
@@ -61,8 +67,22 @@ func Load(fsys fs.FS, name string) (*Table, error) {
 }
 
 // Parse reads a table from the bytes of a table file (see the package
-// documentation for the format). It keeps no reference to data.
+// documentation for the format), or of one compressed by gzip. It keeps
+// no reference to data.
 func Parse(data []byte) (*Table, error) {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+		}
+		data, err = io.ReadAll(io.LimitReader(zr, maxTableBytes+1))
+		if err == nil && len(data) > maxTableBytes {
+			err = fmt.Errorf("more than %d bytes", maxTableBytes)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+		}
+	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrFormat}, args...)...)
 	}
@@ -177,6 +197,9 @@ func (t *Table) EmbedderName() string { return t.name }
 // Embed implements codetools.Embedder: one vector per text, of Dims
 // numbers, of unit length, or all zero for a text without a known token.
 func (t *Table) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if t.err != nil {
+		return nil, t.err
+	}
 	out := make([][]float32, len(texts))
 	acc := make([]int32, t.dims)
 	var ids []int32

@@ -65,10 +65,14 @@ UPSTREAM=$(go env GOPROXY)
 mkdir -p "$WORK/root"
 files . | tar -C "$ROOT" --null -T - -cf - | tar -C "$WORK/root" -xf -
 
-# serve VERSION publishes the root module at VERSION in the file proxy.
+# serve VERSION [SUBDIR] publishes the root module (or the companion
+# module in SUBDIR, such as staticembed, which others require) at VERSION
+# in the file proxy.
 PROXY="$WORK/proxy"
 serve() {
-  local v=$1 dir="$PROXY/$ROOTMOD/@v"
+  local v=$1 mp=$ROOTMOD src=$WORK/root
+  if [ -n "${2:-}" ]; then mp=$ROOTMOD/$2 src=$WORK/root/$2; fi
+  local dir="$PROXY/$mp/@v"
   [ -e "$dir/$v.zip" ] && return
   mkdir -p "$dir"
   # A pseudo-version carries its commit time; a tag gets the checkout's.
@@ -80,8 +84,8 @@ serve() {
     when=$(TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ)
   fi
   printf '{"Version":"%s","Time":"%s"}\n' "$v" "$when" >"$dir/$v.info"
-  cp "$WORK/root/go.mod" "$dir/$v.mod"
-  "$WORK/mkzip.bin" "$ROOTMOD" "$v" "$WORK/root" "$dir/$v.zip"
+  cp "$src/go.mod" "$dir/$v.mod"
+  "$WORK/mkzip.bin" "$mp" "$v" "$src" "$dir/$v.zip"
   echo "$v" >>"$dir/list"
 }
 
@@ -100,6 +104,11 @@ for mod in $(git ls-files '*go.mod' | grep -v -e '^go.mod$' -e '/testdata/'); do
   v0.0.0) fail "$mod requires $ROOTMOD v0.0.0, which no proxy can serve: require a real (pseudo-)version" ;;
   *) serve "$need" ;;
   esac
+  # Companion modules that others require are served the same way.
+  for sub in staticembed; do
+    v=$(awk -v m="$ROOTMOD/$sub" '$1 == m { print $2; exit } $1 == "require" && $2 == m { print $3; exit }' "$mod")
+    if [ -n "$v" ]; then serve "$v" "$sub"; fi
+  done
   copy="$WORK/mods/$dir"
   mkdir -p "$WORK/mods"
   files "$dir" | tar -C "$ROOT" --null -T - -cf - | tar -C "$WORK/mods" -xf -

@@ -26,6 +26,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/plgd-dev/go-coap/v3/message"
 	"github.com/plgd-dev/go-coap/v3/message/codes"
 	"github.com/plgd-dev/go-coap/v3/mux"
@@ -89,7 +90,7 @@ var deviceID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 // admin API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *udpServer.Server, *Gateway, string, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "coapserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "coapserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, "", nil, err
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 )
@@ -69,7 +70,7 @@ type Pool struct {
 // at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *server4.Server, *Pool, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "dhcpserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "dhcpserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, nil, err
 	}

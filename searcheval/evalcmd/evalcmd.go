@@ -34,8 +34,36 @@ import (
 	"time"
 
 	"github.com/embedmcp/mcp"
+	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/staticembed"
 	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
+
+// EmbedderEnv names the environment variable that chooses the Embedder of
+// the services' catalogs (CatalogOptions): unset or empty, words alone;
+// "staticembed", the table compiled into staticembed. The held-out and
+// tuning tests run each set both ways.
+const EmbedderEnv = "SEARCHEVAL_EMBEDDER"
+
+// CatalogOptions returns the options of a service's code catalog over
+// snapshot, for the server named server, with the Embedder EmbedderEnv
+// chooses (New refuses a value it does not know).
+func CatalogOptions(snapshot fs.FS, server string) *codetools.Options {
+	opts := &codetools.Options{Snapshot: snapshot, Server: server}
+	if os.Getenv(EmbedderEnv) == "staticembed" {
+		opts.Embedder = staticembed.Default()
+	}
+	return opts
+}
+
+// checkEmbedderEnv returns an error when EmbedderEnv holds a value that
+// CatalogOptions does not know.
+func checkEmbedderEnv() error {
+	if e := os.Getenv(EmbedderEnv); e != "" && e != "staticembed" {
+		return fmt.Errorf("%s=%.40q: want staticembed or nothing", EmbedderEnv, e)
+	}
+	return nil
+}
 
 // Frame is the shared part of a service command: its common flags and its
 // logger.
@@ -47,9 +75,10 @@ type Frame struct {
 }
 
 // New defines the common flags on flag.CommandLine, with addr the default
-// HTTP listen address; the caller parses the flags.
+// HTTP listen address; the caller parses the flags. It exits with status
+// 1 when EmbedderEnv holds an unknown value.
 func New(name, addr string) *Frame {
-	return &Frame{
+	f := &Frame{
 		Name:     name,
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		addr:     flag.String("addr", addr, "HTTP listen `address`"),
@@ -57,6 +86,8 @@ func New(name, addr string) *Frame {
 		eval:     flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit"),
 		check:    flag.String("check", "", "check that every id the evaluation set `file` expects is in the catalog (code_definition, no search) and exit"),
 	}
+	f.Check(checkEmbedderEnv())
+	return f
 }
 
 // Evaluating says whether the command runs an evaluation set (-eval or

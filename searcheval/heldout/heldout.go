@@ -36,9 +36,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
 
@@ -88,7 +90,7 @@ func Run(module string, s Service, dir string) (*searcheval.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Evaluate(module, s, snap)
+	return Evaluate(module, s, snap, "")
 }
 
 // Snapshot writes the -deps snapshot of the service into dir with
@@ -103,12 +105,27 @@ func Snapshot(module string, s Service, dir string) (string, error) {
 	return snap, nil
 }
 
+// Embedders are the values of evalcmd.EmbedderEnv that the quality tests
+// run each set with: words alone, and the table compiled into
+// staticembed, fused with the words (codetools.Options.Embedder).
+func Embedders() []string { return []string{"", "staticembed"} }
+
+// EmbedderName names an Embedder of Embedders in the tables.
+func EmbedderName(embedder string) string {
+	if embedder == "" {
+		return "lexical"
+	}
+	return embedder
+}
+
 // Evaluate runs the service's set over the snapshot snap in the service's
-// own binary (its -eval flag) and returns the report.
-func Evaluate(module string, s Service, snap string) (*searcheval.Report, error) {
+// own binary (its -eval flag), with the Embedder that embedder names
+// (evalcmd.EmbedderEnv; "" for words alone), and returns the report.
+func Evaluate(module string, s Service, snap, embedder string) (*searcheval.Report, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("go", "run", s.Main, "-snapshot", snap, "-eval", s.Set)
 	cmd.Dir = module
+	cmd.Env = append(os.Environ(), evalcmd.EmbedderEnv+"="+embedder)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("%s -eval: %v\n%s", s.Main, err, stderr.Bytes())

@@ -24,6 +24,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	ldap "github.com/lor00x/goldap/message"
 	"github.com/vjeantet/ldapserver"
 )
@@ -67,7 +68,7 @@ type Directory struct {
 // MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *ldapserver.Server, *Directory, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "ldapserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "ldapserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, nil, err
 	}

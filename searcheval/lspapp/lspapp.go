@@ -36,6 +36,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/gorilla/websocket"
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -80,7 +81,7 @@ type Server struct {
 // that serves the language server at /lsp and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Server, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "lspserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "lspserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}

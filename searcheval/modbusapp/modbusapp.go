@@ -21,6 +21,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/simonvetter/modbus"
 )
 
@@ -58,7 +59,7 @@ type Bank struct {
 // API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *modbus.ModbusServer, *Bank, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "modbusserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "modbusserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, nil, err
 	}

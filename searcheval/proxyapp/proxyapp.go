@@ -36,6 +36,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 )
 
 // Grants are what the service's callers may use.
@@ -87,7 +88,7 @@ type Entry struct {
 // handler that serves the admin API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Gateway, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "proxyserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "proxyserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 )
 
 // Grants are what the service's callers may use.
@@ -47,7 +48,7 @@ type Service struct {
 // and the HTTP handler that serves the admin API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Service, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "redisserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "redisserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}

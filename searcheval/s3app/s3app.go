@@ -13,6 +13,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
@@ -25,7 +26,7 @@ var Grants = []string{"diagnostics.*"}
 // MCP at /mcp.
 func NewService(snapshot fs.FS, logger *slog.Logger) (*mcp.Server, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "s3server"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "s3server"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, err
 	}

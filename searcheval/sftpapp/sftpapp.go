@@ -30,6 +30,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
 )
@@ -70,7 +71,7 @@ type upload struct {
 // HTTP handler that serves the admin API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Box, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "sftpserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "sftpserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/emersion/go-smtp"
 )
 
@@ -43,7 +44,7 @@ type Sink struct {
 // HTTP handler that serves MCP at /mcp.
 func NewService(snapshot fs.FS, domains []string, logger *slog.Logger) (*mcp.Server, *smtp.Server, *Sink, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "smtpserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "smtpserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, nil, err
 	}

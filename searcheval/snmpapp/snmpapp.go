@@ -29,6 +29,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/gosnmp/gosnmp"
 	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
@@ -133,7 +134,7 @@ var errTooManyInterfaces = errors.New("snmpapp: too many interfaces")
 // caller runs the poller with Monitor.Run.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Monitor, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "snmpserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "snmpserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}

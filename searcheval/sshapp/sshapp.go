@@ -24,6 +24,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/enquiry"
+	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/gliderlabs/ssh"
 )
 
@@ -58,7 +59,7 @@ type Service struct {
 // HTTP handler that serves the admin API and MCP at /mcp.
 func NewService(snapshot fs.FS, cfg Config, logger *slog.Logger) (*mcp.Server, *Service, http.Handler, error) {
 	ts := mcp.NewToolSet()
-	catalog := codetools.NewCatalog(&codetools.Options{Snapshot: snapshot, Server: "sshserver"})
+	catalog := codetools.NewCatalog(evalcmd.CatalogOptions(snapshot, "sshserver"))
 	if err := codetools.Register(ts, catalog); err != nil {
 		return nil, nil, nil, err
 	}
