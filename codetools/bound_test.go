@@ -122,6 +122,14 @@ func TestEntryBoundOrder(t *testing.T) {
 	if _, err := c.Definition(ctx, DefinitionQuery{Name: x.dropped[0] + "(0x1)"}); !errors.Is(err, ErrDroppedName) {
 		t.Errorf("stack-trace name of a dropped function: %v", err)
 	}
+	// retainedBytes counts the search index beside the sources.
+	st, err := c.Warm(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base := x.base.retained(); x.Index.Size() < uint64(len(x.Hay)) || st.RetainedBytes < base+x.Index.Size() {
+		t.Errorf("retainedBytes %d, want ≥ sources %d + search index %d", st.RetainedBytes, base, x.Index.Size())
+	}
 	// A name nobody has stays unknown.
 	if _, err := c.Definition(ctx, DefinitionQuery{Name: "aa.example/unlinked/p.Nope"}); !errors.Is(err, ErrUnknownName) {
 		t.Errorf("unknown name: %v", err)

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -170,9 +171,10 @@ type baseIndex struct {
 	modules map[string]*moduleCheck
 	stats   BuildStats
 	// refs are the snapshot's references, read on first use (references.go).
-	refsOnce sync.Once
-	refs     *nav.RefTable
-	refsErr  error
+	refsOnce   sync.Once
+	refsLoaded atomic.Bool // refsOnce has run
+	refs       *nav.RefTable
+	refsErr    error
 	// pre are the snapshot's precomputed vectors, read on the first
 	// rerank (embedder.go).
 	pre search.PreVectors

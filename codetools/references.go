@@ -301,8 +301,18 @@ func (b *baseIndex) refTable() (*nav.RefTable, error) {
 		default:
 			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule())
 		}
+		b.refsLoaded.Store(true)
 	})
 	return b.refs, b.refsErr
+}
+
+// loadedRefs returns the references if a query has loaded them, without
+// loading them (nil otherwise).
+func (b *baseIndex) loadedRefs() *nav.RefTable {
+	if !b.refsLoaded.Load() {
+		return nil
+	}
+	return b.refs
 }
 
 var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // RefTable holds the references of the snapshot (codeindex.Refs), loaded
@@ -277,4 +278,19 @@ func symKindName(k codeindex.SymKind) string {
 		return "field"
 	}
 	return "symbol"
+}
+
+// Size estimates the bytes t holds: its tables at their capacity and the
+// ids of its symbols.
+func (t *RefTable) Size() uint64 {
+	n := uint64(cap(t.Syms))*uint64(unsafe.Sizeof(Sym{})) + uint64(cap(t.sites))*uint64(unsafe.Sizeof(Site{}))
+	for i := range t.Syms {
+		n += uint64(len(t.Syms[i].ID))
+	}
+	for _, s := range [][]int32{t.byTo, t.toOff, t.byFrom, t.fromOff, t.typeOff, t.ifaceOff, t.promoOff} {
+		n += 4 * uint64(cap(s))
+	}
+	n += uint64(cap(t.implByType)+cap(t.implByIface)) * uint64(unsafe.Sizeof(codeindex.Impl{}))
+	n += uint64(cap(t.promoted)) * uint64(unsafe.Sizeof(codeindex.Promoted{}))
+	return n
 }

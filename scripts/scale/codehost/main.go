@@ -18,6 +18,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -51,6 +52,7 @@ type gateway struct {
 
 func main() {
 	bench := flag.Bool("bench", false, "print the catalog's figures and exit")
+	cpuProfile := flag.String("cpuprofile", "", "with -bench, write a CPU profile of the first search to `file`")
 	flag.Parse()
 	var snap fs.FS
 	if snapshotFS != nil {
@@ -61,6 +63,16 @@ func main() {
 		snap = s
 	}
 	if *bench {
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				log.Fatal(err)
+			}
+		}
 		if err := runBench(snap); err != nil {
 			log.Fatal(err)
 		}
@@ -174,6 +186,7 @@ func runBench(snap fs.FS) error {
 		return err
 	}
 	first := time.Since(start)
+	pprof.StopCPUProfile()
 	stats, err := catalog.Warm(ctx)
 	if err != nil {
 		return err
