@@ -53,6 +53,7 @@ type gateway struct {
 func main() {
 	bench := flag.Bool("bench", false, "print the catalog's figures and exit")
 	cpuProfile := flag.String("cpuprofile", "", "with -bench, write a CPU profile of the first search to `file`")
+	memProfile := flag.String("memprofile", "", "with -bench, write a heap profile of the warm catalog to `file`")
 	flag.Parse()
 	var snap fs.FS
 	if snapshotFS != nil {
@@ -73,7 +74,7 @@ func main() {
 				log.Fatal(err)
 			}
 		}
-		if err := runBench(snap); err != nil {
+		if err := runBench(snap, *memProfile); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -173,8 +174,9 @@ var benchQueries = []string{
 
 // runBench builds a catalog as the service does and prints its figures:
 // entries, the first search from a cold start, search p95, the live heap
-// the catalog keeps (after loading references), and what Warm allocated.
-func runBench(snap fs.FS) error {
+// the catalog keeps (after loading references), and what Warm allocated;
+// with memProfile, it writes a heap profile of the warm catalog there.
+func runBench(snap fs.FS, memProfile string) error {
 	ctx := context.Background()
 	if _, err := newGateway(); err != nil {
 		return err
@@ -222,6 +224,16 @@ func runBench(snap fs.FS) error {
 	fmt.Printf("live_heap_mb %.1f\n", float64(heap)/(1<<20))
 	fmt.Printf("warm_alloc_mb %.1f\n", float64(stats.AllocatedBytes)/(1<<20))
 	fmt.Printf("retained_mb %.1f\n", float64(stats.RetainedBytes)/(1<<20))
+	if memProfile != "" {
+		f, err := os.Create(memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			return err
+		}
+	}
 	runtime.KeepAlive(catalog)
 	return nil
 }
