@@ -299,7 +299,13 @@ func (b *baseIndex) refTable() (*nav.RefTable, error) {
 		case b.Snap == nil:
 			b.refsErr = errNoSnapshotRefs
 		default:
-			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule())
+			known := func(id string) (string, bool) {
+				if e, ok := index.LookupEntry(b.Entries, id); ok {
+					return e.ID, true
+				}
+				return "", false
+			}
+			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule(), known)
 		}
 		b.refsLoaded.Store(true)
 	})

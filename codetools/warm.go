@@ -109,7 +109,7 @@ func (b *baseIndex) retained() uint64 {
 	}
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		n += uint64(len(e.ID) + len(e.Doc))
+		n += uint64(len(e.ID) + len(e.Doc) + len(e.Words))
 		str(e.Pkg)
 		str(e.File)
 		str(e.RtFile)

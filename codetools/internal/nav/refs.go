@@ -56,8 +56,10 @@ type Site struct {
 }
 
 // LoadRefs reads the references section of the index of snapshot s, whose
-// main module is mainMod.
-func LoadRefs(s *snapshot.Snapshot, mainMod string) (t *RefTable, err error) {
+// main module is mainMod. known, if not nil, returns the catalog's own
+// copy of an id (and whether it has one), which the table then shares
+// instead of holding its own.
+func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (string, bool)) (t *RefTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("reading the snapshot's references: %v", r)
@@ -88,7 +90,13 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string) (t *RefTable, err error) {
 	for i := range raw.Syms {
 		rs := &raw.Syms[i]
 		pkg := in.Get(rs.Pkg)
-		sym := Sym{ID: pkg + "." + rs.Name, pkgLen: uint16(min(len(pkg), 1<<16-1)), Kind: rs.Kind, file: -1, Line: rs.Line}
+		id := pkg + "." + rs.Name
+		if known != nil {
+			if k, ok := known(id); ok {
+				id = k
+			}
+		}
+		sym := Sym{ID: id, pkgLen: uint16(min(len(pkg), 1<<16-1)), Kind: rs.Kind, file: -1, Line: rs.Line}
 		if rs.File >= 0 {
 			sym.file = files[rs.File]
 		}
