@@ -68,7 +68,10 @@ echo "codetools-scale: binary ${plain_mb} MB without the snapshot, ${snap_mb} MB
 for v in plain snap; do
   grep '^definition ' "$v.out" | sed "s/^/  $v: /"
   for name in 'k8s.io/client-go/tools/cache.(*Reflector).ListAndWatch' 'net/http.(*Server).Serve'; do
-    grep -qF "definition $name" "$v.out" || fail "$v: no definition of $name"
+    grep -qF "definition $name " "$v.out" || fail "$v: no definition of $name"
+    if grep -F "definition $name " "$v.out" | grep -qE ' ERROR |linked=false'; then
+      fail "$v: $name is linked, and answered otherwise"
+    fi
   done
 done
 echo "  entries (binary alone)       $(val plain.out entries)"
