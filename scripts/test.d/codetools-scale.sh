@@ -36,7 +36,7 @@ secs() {
   awk '/Elapsed \(wall clock\)/ {n=split($NF,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; printf "%.1f", s}' "$1"
 }
 
-/usr/bin/time -v ./mcpsnapshot -deps -o snapshot . >generate.out 2>generate.time ||
+/usr/bin/time -v ./mcpsnapshot -deps -tags snapshot -o snapshot . >generate.out 2>generate.time ||
   { cat generate.out generate.time >&2; fail "mcpsnapshot -deps failed"; }
 go build -tags snapshot -o withsnap .
 plain_mb=$(du -m --apparent-size plain | cut -f1)
@@ -67,6 +67,7 @@ echo "codetools-scale: $(grep -h 'declarations' generate.out || true)"
 echo "codetools-scale: binary ${plain_mb} MB without the snapshot, ${snap_mb} MB with it"
 for v in plain snap; do
   grep '^definition ' "$v.out" | sed "s/^/  $v: /"
+  if grep -q '^references ERROR' "$v.out"; then fail "$v: $(grep '^references ERROR' "$v.out" | cut -c1-300)"; fi
   for name in 'k8s.io/client-go/tools/cache.(*Reflector).ListAndWatch' 'net/http.(*Server).Serve'; do
     grep -qF "definition $name " "$v.out" || fail "$v: no definition of $name"
     if grep -F "definition $name " "$v.out" | grep -qE ' ERROR |linked=false'; then

@@ -215,7 +215,7 @@ func runBench(snap fs.FS, memProfile string) error {
 	}
 	if snap != nil { // references come from the snapshot
 		if _, err := catalog.References(ctx, codetools.ReferencesQuery{Name: "main.(*gateway).listPods", Relation: "callers"}); err != nil {
-			return err
+			fmt.Printf("references ERROR %v\n", err)
 		}
 	}
 	heap := liveHeap() - heap0
