@@ -78,6 +78,7 @@ done
 echo "  entries (binary alone)       $(val plain.out entries)"
 echo "  entries (with snapshot)      $(val snap.out entries)"
 echo "  generate time                $(secs generate.time) s"
+echo "  first search CPU time        $(val snap.out first_search_cpu_ms) ms (binary alone $(val plain.out first_search_cpu_ms) ms)"
 echo "  warm allocation              $(val snap.out warm_alloc_mb) MB (binary alone $(val plain.out warm_alloc_mb) MB)"
 echo "  retainedBytes                $(val snap.out retained_mb) MB"
 # The budgets of issue 42; the soft ones are not met yet.
