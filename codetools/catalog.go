@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,8 +36,13 @@ type Options struct {
 	// Docs are registered documentation entries, as if passed to Register.
 	// Invalid entries are reported by the first Search or Definition.
 	Docs []Doc
-	// MaxEntries bounds the catalog; 0 or values above DefaultMaxEntries
-	// mean DefaultMaxEntries.
+	// MaxEntries bounds the catalog's entries, to bound its memory; 0 or
+	// values above DefaultMaxEntries mean DefaultMaxEntries. When the
+	// bound drops entries, the order of the Coverage's TruncationRule
+	// picks the kept ones (registered, then the host's main module, then
+	// the linked functions, ...), Logger warns, every search answer says
+	// how many were dropped, and code_definition and code_references
+	// answer a dropped name with ErrDroppedName.
 	MaxEntries int
 	// Server names the server in results.
 	Server string
@@ -78,8 +84,10 @@ type Catalog struct {
 	optErr    error
 	routes    []nav.Route // routes.go
 	dirty     bool
-	current   *catalogIndex
-	stops     []func() // Register's watches; Close calls them (warm.go)
+	// warnedBound records that Logger was told of dropped entries.
+	warnedBound bool
+	current     *catalogIndex
+	stops       []func() // Register's watches; Close calls them (warm.go)
 }
 
 // NewCatalog returns a catalog configured by opts, which may be nil. It
@@ -163,9 +171,10 @@ type baseIndex struct {
 	modules map[string]*moduleCheck
 	stats   BuildStats
 	// refs are the snapshot's references, read on first use (references.go).
-	refsOnce sync.Once
-	refs     *nav.RefTable
-	refsErr  error
+	refsOnce   sync.Once
+	refsLoaded atomic.Bool // refsOnce has run
+	refs       *nav.RefTable
+	refsErr    error
 	// pre are the snapshot's precomputed vectors, read on the first
 	// phrase searched with an Embedder (embedder.go).
 	pre search.PreVectors
@@ -176,10 +185,11 @@ type baseIndex struct {
 // documents, the coverage and the vectors the tools answer with.
 type catalogIndex struct {
 	*index.Index
-	base  *baseIndex
-	regs  []regDoc
-	cov   Coverage
-	dense search.Dense // an Embedder's vectors of entries (package search)
+	base    *baseIndex
+	regs    []regDoc
+	cov     Coverage
+	dropped []string     // ids left out by the entry bound, sorted (truncate)
+	dense   search.Dense // an Embedder's vectors of entries (package search)
 }
 
 // renderer builds the answers of the tools (SearchHit, Reference,
@@ -231,6 +241,12 @@ func (c *Catalog) index(ctx context.Context) (*catalogIndex, error) {
 		c.indexCost = indexCost{time.Since(start), allocatedBytes() - alloc0}
 	}
 	c.continueWords(c.current)
+	if c.current.cov.Truncated && !c.warnedBound {
+		c.warnedBound = true
+		c.logger.Warn("codetools: entries left out of the catalog by Options.MaxEntries",
+			"entries", len(c.current.Entries), "dropped", c.current.cov.DroppedEntries, "maxEntries", c.max,
+			"rule", truncationRule)
+	}
 	if c.optErr != nil {
 		c.current.cov.RegisteredError = c.optErr.Error()
 	}
@@ -276,7 +292,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		include = sel.Includes
 	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, 4*DefaultMaxEntries, 0)
+		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
@@ -399,21 +415,9 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	}
 	x.cov.TruncationRule = truncationRule
 	if len(entries) > max {
-		kept := make([]index.Entry, len(entries))
-		copy(kept, entries)
-		mainMod := st.info.MainModule.Path
-		sort.SliceStable(kept, func(i, j int) bool {
-			ri, rj := rank(&kept[i], mainMod), rank(&kept[j], mainMod)
-			if ri != rj {
-				return ri < rj
-			}
-			return kept[i].ID < kept[j].ID
-		})
+		entries, x.dropped = truncate(entries, max, st.info.MainModule.Path)
 		x.cov.Truncated = true
-		x.cov.DroppedEntries = len(kept) - max
-		kept = kept[:max:max]
-		sort.Slice(kept, func(i, j int) bool { return kept[i].ID < kept[j].ID })
-		entries = kept
+		x.cov.DroppedEntries = len(x.dropped)
 	}
 	x.Entries = entries
 	x.BuildHaystack()
@@ -422,24 +426,64 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	return x
 }
 
-// truncationRule documents the deterministic entry bound.
-const truncationRule = "when the catalog exceeds maxEntries, entries are kept in this order until the bound is reached: " +
-	"registered, then snapshot, then runtime-only entries of the main module, then of other modules, then of the " +
-	"standard library; ties are broken by id in byte order"
+// truncationRule documents the entry bound, which only
+// Options.MaxEntries lowered below the catalog's size applies.
+const truncationRule = "when the catalog exceeds maxEntries (Options.MaxEntries), entries are kept in this order until " +
+	"the bound is reached: registered tools and documents, then the host's main module, then the functions linked " +
+	"into the binary from other modules, then the other declarations of other modules, then the linked functions of " +
+	"the standard library, then its other declarations; ties are broken by id length, then id. code_definition and " +
+	"code_references name a dropped entry as dropped, never as unknown or not linked"
+
+// truncate keeps max entries of es (sorted by id) in the order of
+// truncationRule; it returns them sorted by id, and the ids of the
+// others, sorted.
+func truncate(es []index.Entry, max int, mainMod string) (kept []index.Entry, dropped []string) {
+	order := make([]int32, len(es))
+	ranks := make([]uint8, len(es))
+	for i := range es {
+		order[i] = int32(i)
+		ranks[i] = rank(&es[i], mainMod)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		i, j := order[a], order[b]
+		if ranks[i] != ranks[j] {
+			return ranks[i] < ranks[j]
+		}
+		return len(es[i].ID) < len(es[j].ID) // es is sorted by id: stability breaks the remaining ties
+	})
+	keep := make([]bool, len(es))
+	for _, i := range order[:max] {
+		keep[i] = true
+	}
+	kept = make([]index.Entry, 0, max)
+	dropped = make([]string, 0, len(es)-max)
+	for i := range es {
+		if keep[i] {
+			kept = append(kept, es[i])
+		} else {
+			dropped = append(dropped, es[i].ID)
+		}
+	}
+	return kept, dropped
+}
 
 // rank orders entries for truncation; lower ranks are kept first.
-func rank(e *index.Entry, mainMod string) int {
+func rank(e *index.Entry, mainMod string) uint8 {
+	std := snapshot.IsStdPkg(e.Pkg)
+	linked := e.Sources&index.SrcRuntime != 0
 	switch {
 	case e.Sources&index.SrcRegistered != 0:
 		return 0
-	case e.Sources&index.SrcSnapshot != 0:
+	case mainMod != "" && !std && (e.Pkg == mainMod || strings.HasPrefix(e.Pkg, mainMod+"/")):
 		return 1
-	case mainMod != "" && (e.Pkg == mainMod || strings.HasPrefix(e.Pkg, mainMod+"/")):
+	case !std && linked:
 		return 2
-	case !snapshot.IsStdPkg(e.Pkg):
+	case !std:
 		return 3
-	default:
+	case linked:
 		return 4
+	default:
+		return 5
 	}
 }
 

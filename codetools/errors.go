@@ -17,7 +17,24 @@ var (
 	// ErrAmbiguousName reports a code_definition name that several entries
 	// answer to. Tool wrappers map it to a tool error that lists them.
 	ErrAmbiguousName = errors.New("ambiguous name")
+	// ErrDroppedName reports a code_definition or code_references name
+	// that the binary or the snapshot holds but that Options.MaxEntries
+	// left out of the catalog. Tool wrappers map it to a tool error that
+	// says so (never "unknown" or "not linked").
+	ErrDroppedName = errors.New("name left out of the catalog by its entry bound")
 )
+
+// droppedNameError wraps ErrDroppedName.
+type droppedNameError struct {
+	name, id string
+	max      int
+}
+
+func (e *droppedNameError) Error() string {
+	return fmt.Sprintf("%q (%s) is in the binary or the source snapshot but was left out of the catalog by its "+
+		"entry bound (Options.MaxEntries %d); a larger bound answers it", echoArg(e.name), echoArg(e.id), e.max)
+}
+func (e *droppedNameError) Unwrap() error { return ErrDroppedName }
 
 // argError is an error that wraps ErrInvalidArgument with a specific message.
 type argError struct{ msg string }

@@ -55,7 +55,9 @@ func (r *SearchResult) Listing() string {
 		if c.Truncated {
 			b.WriteString(" truncated to ")
 			b.WriteString(strconv.Itoa(c.Entries))
-			b.WriteString(" entries;")
+			b.WriteString(" entries, ")
+			b.WriteString(strconv.Itoa(c.DroppedEntries))
+			b.WriteString(" left out by its bound (registered, then the main module, then linked functions kept first; code_definition names a left-out one as such);")
 		}
 		if c.NoSnapshot && r.Limitations == "" {
 			b.WriteString(" no source snapshot;")

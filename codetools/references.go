@@ -299,10 +299,26 @@ func (b *baseIndex) refTable() (*nav.RefTable, error) {
 		case b.Snap == nil:
 			b.refsErr = errNoSnapshotRefs
 		default:
-			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule())
+			known := func(id string) (string, bool) {
+				if e, ok := index.LookupEntry(b.Entries, id); ok {
+					return e.ID, true
+				}
+				return "", false
+			}
+			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule(), known)
 		}
+		b.refsLoaded.Store(true)
 	})
 	return b.refs, b.refsErr
+}
+
+// loadedRefs returns the references if a query has loaded them, without
+// loading them (nil otherwise).
+func (b *baseIndex) loadedRefs() *nav.RefTable {
+	if !b.refsLoaded.Load() {
+		return nil
+	}
+	return b.refs
 }
 
 var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")

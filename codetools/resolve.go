@@ -1,11 +1,14 @@
 package codetools
 
 import (
+	"errors"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/search"
+	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 )
 
 // MaxNameBytes bounds DefinitionQuery.Name.
@@ -34,6 +37,49 @@ type Focus struct {
 // wrapping ErrAmbiguousName, an unknown one ErrUnknownName; both list up
 // to 10 candidate ids, closest first.
 func (c *Catalog) resolveName(x *catalogIndex, name string) (*index.Entry, *Focus, error) {
+	e, f, err := c.resolveKept(x, name)
+	if errors.Is(err, ErrUnknownName) && len(x.dropped) > 0 {
+		if id, ok := c.droppedID(x, name); ok {
+			return nil, nil, &droppedNameError{name: strings.TrimSpace(name), id: id, max: c.max}
+		}
+	}
+	return e, f, err
+}
+
+// droppedID returns the id of the entry the entry bound dropped that name
+// designates, as resolve would find it among the kept ones.
+func (c *Catalog) droppedID(x *catalogIndex, name string) (string, bool) {
+	has := func(id string) bool {
+		i := sort.SearchStrings(x.dropped, id)
+		return i < len(x.dropped) && x.dropped[i] == id
+	}
+	name = strings.TrimSpace(index.TrimCallArgs(strings.TrimSpace(name)))
+	if has(name) {
+		return name, true
+	}
+	isPkg := func(p string) bool {
+		return c.build.isModulePath(p) || strings.IndexByte(p, '.') >= 0 || snapshot.IsStdPkg(p)
+	}
+	mainPkgs := []string{c.build.mainPkg}
+	if s := x.base.Snap; s != nil && s.Manifest.MainPackage != c.build.mainPkg {
+		mainPkgs = append(mainPkgs, s.Manifest.MainPackage)
+	}
+	for _, mp := range mainPkgs {
+		sym, ok := index.ParseSymbol(name, mp, isPkg)
+		if !ok {
+			continue
+		}
+		for _, id := range []string{sym.ID(), sym.AltID()} {
+			if id != "" && has(id) {
+				return id, true
+			}
+		}
+	}
+	return "", false
+}
+
+// resolveKept finds the entry of name among the catalog's entries.
+func (c *Catalog) resolveKept(x *catalogIndex, name string) (*index.Entry, *Focus, error) {
 	name = strings.TrimSpace(name)
 	if e, ok := c.resolve(x, name); ok {
 		return e, nil, nil

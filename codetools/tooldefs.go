@@ -82,8 +82,13 @@ const fileInputSchema = `{"type":"object","properties":{` +
 
 // Limits and defaults of the tools.
 const (
-	// DefaultMaxEntries is the bound on catalog entries.
-	DefaultMaxEntries = 50000
+	// DefaultMaxEntries is the bound on catalog entries: the most the
+	// search index can number (2^20), far above the entries of a large
+	// service (a cluster gateway linking client-go, grpc, the prometheus
+	// client and the AWS SDK has about 165 000 with a -deps snapshot).
+	// Options.MaxEntries may lower it to bound memory; truncationRule says
+	// which entries are kept then.
+	DefaultMaxEntries = 1 << 20
 	// DefaultLimit is the number of search results when SearchQuery.Limit is 0.
 	DefaultLimit = 20
 	// MaxLimit is the largest SearchQuery.Limit.

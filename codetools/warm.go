@@ -33,8 +33,9 @@ type BuildStats struct {
 	// catalog was built (runtime/metrics /gc/heap/allocs:bytes), which
 	// includes what other goroutines allocated meanwhile.
 	AllocatedBytes uint64 `json:"allocatedBytes"`
-	// RetainedBytes estimates the heap the sources keep: entries, strings
-	// and tables (the search index over them is not included).
+	// RetainedBytes estimates the heap the catalog keeps: entries,
+	// strings and tables of its sources, its search index and, once a
+	// code_references call loaded them, the snapshot's references.
 	RetainedBytes uint64 `json:"retainedBytes"`
 	// SourceWordPackages counts, over a snapshot written without search
 	// words (by an earlier mcpsnapshot), the packages whose words the
@@ -73,6 +74,10 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
+	st.RetainedBytes += x.Index.Size()
+	if t := x.base.loadedRefs(); t != nil { // loaded on first use, counted once loaded
+		st.RetainedBytes += t.Size()
+	}
 	if l := x.base.Lazy; l != nil {
 		st.SourceWordPackages, st.FirstWordPackages = l.Count()
 	}
@@ -104,7 +109,7 @@ func (b *baseIndex) retained() uint64 {
 	}
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		n += uint64(len(e.ID) + len(e.Doc))
+		n += uint64(len(e.ID) + len(e.Doc) + len(e.Words))
 		str(e.Pkg)
 		str(e.File)
 		str(e.RtFile)

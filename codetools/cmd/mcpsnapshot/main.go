@@ -87,6 +87,7 @@ import (
 	"testing/fstest"
 
 	"github.com/embedmcp/mcp/codetools"
+	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
@@ -210,7 +211,26 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 	}
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
 		len(out.man.Packages), n, cfg.out, cfg.sel.String(), changed)
+	boundNote(stdout, out.files[codesnap.IndexName])
 	return out.man, nil
+}
+
+// boundNote prints the declarations of the snapshot index idx and, when
+// they exceed the entries a catalog can hold, that some will be left out
+// (in the order of codetools' truncationRule, which the service's start
+// log and its answers repeat).
+func boundNote(w io.Writer, idx []byte) {
+	r, err := codeindex.NewReader(bytes.NewReader(idx))
+	if err != nil || r.Decls == 0 {
+		return
+	}
+	fmt.Fprintf(w, "mcpsnapshot: %d declarations", r.Decls)
+	if r.Decls > codetools.DefaultMaxEntries {
+		fmt.Fprintf(w, "; above the %d entries a catalog holds, so %d or more will be left out of it (registered, "+
+			"main-module and linked entries are kept first; narrow the snapshot with -modules or -exclude)",
+			codetools.DefaultMaxEntries, r.Decls-codetools.DefaultMaxEntries)
+	}
+	fmt.Fprintln(w)
 }
 
 // vectors computes the vectors of the snapshot out with em.

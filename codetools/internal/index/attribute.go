@@ -12,6 +12,8 @@ import (
 // declaration that contains it, and the snapshot's declarations are
 // checked against the table's files and lines.
 type Attributor struct {
+	// shown memoizes display by file and package.
+	shown map[[2]string]string
 	// mods and mainMod are the modules of the build and the path of its
 	// main module.
 	Mods    []snapshot.Module

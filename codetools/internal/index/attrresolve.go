@@ -26,7 +26,17 @@ func (a *Attributor) display(file, pkg string) string {
 	if !snapshot.IsAbs(file) && snapshot.IsStdPkg(pkg) && strings.HasPrefix(file, pkg+"/") {
 		return a.In.Get("$GOROOT/src/" + file) // a -trimpath build
 	}
-	return a.In.Get(snapshot.DisplayPath(file, pkg, a.Mods, a.MainMod))
+	// The functions of a file share its display path: computed once.
+	k := [2]string{file, pkg}
+	if d, ok := a.shown[k]; ok {
+		return d
+	}
+	if a.shown == nil {
+		a.shown = map[[2]string]string{}
+	}
+	d := a.In.Get(snapshot.DisplayPath(file, pkg, a.Mods, a.MainMod))
+	a.shown[k] = d
+	return d
 }
 
 // snapFileOf returns the snapshot file a file of the table was compiled

@@ -5,6 +5,7 @@ import (
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // Base holds the entries of the runtime and snapshot sources and
@@ -306,3 +307,26 @@ func DeclID(pkg, name string) string {
 
 // MaxCandidates bounds the candidate ids of an ambiguous or unknown name.
 const MaxCandidates = 10
+
+// Size estimates the bytes the search structures of x hold beyond its
+// base (Base.retained counts the entries): the haystack, its offsets and
+// the ranking, name, file and term tables.
+func (x *Index) Size() uint64 {
+	s := &x.Search
+	n := uint64(len(x.Hay)) + 4*uint64(cap(x.Offs))
+	if len(x.Entries) > 0 && (len(x.Base.Entries) == 0 || &x.Entries[0] != &x.Base.Entries[0]) {
+		n += uint64(cap(x.Entries)) * uint64(unsafe.Sizeof(Entry{})) // registered entries merged into a copy
+	}
+	n += uint64(cap(s.Scope)) + uint64(cap(s.Tier)) + 2*uint64(cap(s.NameOff)) + uint64(cap(s.Attr)) +
+		2*uint64(cap(s.FileNo)) + 4*uint64(cap(s.ByName)) + 8*uint64(cap(s.Unused))
+	for _, f := range s.FileNames {
+		n += 16 + uint64(len(f))
+	}
+	for k, v := range s.PkgNames {
+		n += 64 + uint64(len(k)+len(v))
+	}
+	if s.Terms != nil {
+		n += uint64(s.Terms.Size())
+	}
+	return n
+}

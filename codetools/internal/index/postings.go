@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"github.com/embedmcp/mcp/codetools/internal/gofunc"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/bm25f"
@@ -210,11 +211,11 @@ func BuildSearch(in *SearchInput) Search {
 		si.ByName[i] = int32(i)
 	}
 	name := func(i int32) string { return EntryNameAt(entries, si.NameOff, int(i)) }
-	sort.Slice(si.ByName, func(i, j int) bool {
-		if c := compareFold(name(si.ByName[i]), name(si.ByName[j])); c != 0 {
-			return c < 0
+	slices.SortFunc(si.ByName, func(i, j int32) int {
+		if c := compareFold(name(i), name(j)); c != 0 {
+			return c
 		}
-		return si.ByName[i] < si.ByName[j]
+		return cmp.Compare(i, j)
 	})
 
 	si.Terms = buildTerms(in, si.NameOff, si.Scope)

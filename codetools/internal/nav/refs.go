@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // RefTable holds the references of the snapshot (codeindex.Refs), loaded
@@ -55,8 +56,10 @@ type Site struct {
 }
 
 // LoadRefs reads the references section of the index of snapshot s, whose
-// main module is mainMod.
-func LoadRefs(s *snapshot.Snapshot, mainMod string) (t *RefTable, err error) {
+// main module is mainMod. known, if not nil, returns the catalog's own
+// copy of an id (and whether it has one), which the table then shares
+// instead of holding its own.
+func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (string, bool)) (t *RefTable, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			t, err = nil, fmt.Errorf("reading the snapshot's references: %v", r)
@@ -87,7 +90,13 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string) (t *RefTable, err error) {
 	for i := range raw.Syms {
 		rs := &raw.Syms[i]
 		pkg := in.Get(rs.Pkg)
-		sym := Sym{ID: pkg + "." + rs.Name, pkgLen: uint16(min(len(pkg), 1<<16-1)), Kind: rs.Kind, file: -1, Line: rs.Line}
+		id := pkg + "." + rs.Name
+		if known != nil {
+			if k, ok := known(id); ok {
+				id = k
+			}
+		}
+		sym := Sym{ID: id, pkgLen: uint16(min(len(pkg), 1<<16-1)), Kind: rs.Kind, file: -1, Line: rs.Line}
 		if rs.File >= 0 {
 			sym.file = files[rs.File]
 		}
@@ -277,4 +286,19 @@ func symKindName(k codeindex.SymKind) string {
 		return "field"
 	}
 	return "symbol"
+}
+
+// Size estimates the bytes t holds: its tables at their capacity and the
+// ids of its symbols.
+func (t *RefTable) Size() uint64 {
+	n := uint64(cap(t.Syms))*uint64(unsafe.Sizeof(Sym{})) + uint64(cap(t.sites))*uint64(unsafe.Sizeof(Site{}))
+	for i := range t.Syms {
+		n += uint64(len(t.Syms[i].ID))
+	}
+	for _, s := range [][]int32{t.byTo, t.toOff, t.byFrom, t.fromOff, t.typeOff, t.ifaceOff, t.promoOff} {
+		n += 4 * uint64(cap(s))
+	}
+	n += uint64(cap(t.implByType)+cap(t.implByIface)) * uint64(unsafe.Sizeof(codeindex.Impl{}))
+	n += uint64(cap(t.promoted)) * uint64(unsafe.Sizeof(codeindex.Promoted{}))
+	return n
 }

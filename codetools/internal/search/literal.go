@@ -68,23 +68,25 @@ func PackageMatches(pkg, p string) bool {
 }
 
 // Rank keys order matches by sorting as numbers. The entry index is in
-// the low indexBits bits (the catalog holds at most DefaultMaxEntries);
+// the low indexBits bits (the catalog holds at most DefaultMaxEntries,
+// 1<<indexBits); the id length takes the 10 bits above it (longer ids
+// rank as 1023 bytes);
 // above it, a literal key holds the tier, the scope and the id length, and
 // a term key the negated score, the scope and the id length, so that ties
 // go to the main module, then shorter ids, then ids in byte order.
-const indexBits = 18
+const indexBits = 20
 
 // rankKey is the key of a literal match of entry i.
 func (x Searcher) rankKey(tier int, i int) uint64 {
 	e := &x.Entries[i]
 	return uint64(tier)<<60 | uint64(x.Search.Tier[i])<<58 | uint64(index.Unlinked(e))<<57 |
-		uint64(index.Unexported(e))<<56 | uint64(min(len(e.ID), 1<<12-1))<<indexBits | uint64(i)
+		uint64(index.Unexported(e))<<56 | uint64(min(len(e.ID), 1<<10-1))<<indexBits | uint64(i)
 }
 
 // termKey is the key of a term match of score s (≥ 0).
 func termKey(s float64, sc uint8, idLen, i int) uint64 {
 	q := uint64(min(s*1e6, float64(1<<32-1)))
-	return (1<<32-1-q)<<32 | uint64(sc)<<30 | uint64(min(idLen, 1<<12-1))<<indexBits | uint64(i)
+	return (1<<32-1-q)<<32 | uint64(sc)<<30 | uint64(min(idLen, 1<<10-1))<<indexBits | uint64(i)
 }
 
 // KeyEntry returns the entry index of a rank key.
