@@ -65,7 +65,7 @@ const (
 
 // ErrNotInSnapshot reports a code_file path that names no file of the
 // snapshot; the error lists the closest files.
-var ErrNotInSnapshot = errors.New("not in the snapshot")
+var ErrNotInSnapshot = errors.New("codetools: not in the snapshot")
 
 // notInSnapshotError wraps ErrNotInSnapshot.
 type notInSnapshotError struct {

@@ -69,7 +69,7 @@ func (e *EmbedStatusError) Error() string {
 
 // ErrEmbedResponse is wrapped by the errors of an HTTPEmbedder whose
 // endpoint answers 200 with something that is not one vector per text.
-var ErrEmbedResponse = errors.New("malformed embeddings answer")
+var ErrEmbedResponse = errors.New("codetools: malformed embeddings answer")
 
 // EmbedderName implements NamedEmbedder: the model.
 func (h *HTTPEmbedder) EmbedderName() string { return h.Model }

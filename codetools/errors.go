@@ -10,18 +10,18 @@ var (
 	// ErrInvalidArgument reports a query argument outside its documented
 	// range, such as an empty query or a negative offset. Tool wrappers
 	// map it to an invalid-params error.
-	ErrInvalidArgument = errors.New("invalid argument")
+	ErrInvalidArgument = errors.New("codetools: invalid argument")
 	// ErrUnknownName reports a code_definition name that is not in the
 	// catalog. Tool wrappers map it to a tool error.
-	ErrUnknownName = errors.New("unknown name")
+	ErrUnknownName = errors.New("codetools: unknown name")
 	// ErrAmbiguousName reports a code_definition name that several entries
 	// answer to. Tool wrappers map it to a tool error that lists them.
-	ErrAmbiguousName = errors.New("ambiguous name")
+	ErrAmbiguousName = errors.New("codetools: ambiguous name")
 	// ErrDroppedName reports a code_definition or code_references name
 	// that the binary or the snapshot holds but that Options.MaxEntries
 	// left out of the catalog. Tool wrappers map it to a tool error that
 	// says so (never "unknown" or "not linked").
-	ErrDroppedName = errors.New("name left out of the catalog by its entry bound")
+	ErrDroppedName = errors.New("codetools: name left out of the catalog by its entry bound")
 )
 
 // droppedNameError wraps ErrDroppedName.
