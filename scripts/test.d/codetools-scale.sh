@@ -28,6 +28,7 @@ export GOWORK=off GOFLAGS=-mod=mod
 go mod edit -replace=github.com/embedmcp/mcp="$ROOT"
 go build -o mcpsnapshot github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot
 go build -o plain .
+go vet . # a benchmark fixture, not a companion module: scripts/test and modules.sh leave it to this suite
 
 # peak prints the maximum resident set (MB) of the /usr/bin/time -v log $1.
 peak() { awk -F: '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$1"; }
