@@ -83,7 +83,7 @@ func (*body) Close() error { return nil }
 // propagators ("noop+w3c") and the SDK ("sdk"); scripts/test.d/otelmcp.sh
 // counts their allocations. BenchmarkOverhead compares times.
 func BenchmarkEcho(b *testing.B) {
-	for _, variant := range []string{"bare", "noop", "globals", "noop+w3c", "sdk"} {
+	for _, variant := range []string{"bare", "hook", "noop", "globals", "noop+w3c", "sdk"} {
 		b.Run(variant, func(b *testing.B) {
 			server, spans := benchServer(b, variant)
 			call := caller(b, "http", server)
