@@ -11,6 +11,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/internal/viewdata"
+	"github.com/embedmcp/mcp/internal/viewkit"
 )
 
 // DefinitionViewURI is the MCP Apps view of code_definition: clients that
@@ -19,16 +20,21 @@ import (
 // returns it for other registries.
 const DefinitionViewURI = "ui://embedmcp/code/definition"
 
+// definitionPage is the page file of the definition view: it names the
+// parts every view shares (theme, host bridge, source renderer) by a
+// marker, which viewkit.Page replaces.
+//
 //go:embed views/definition.html
-var definitionHTML string
+var definitionPage string
 
 // Views returns the views the code tools name (ToolInfo.View), for
-// registries other than a ToolSet: set them in mcp.Options.Views.
+// registries other than a ToolSet: set them in mcp.Options.Views. Each
+// View's HTML is one self-contained document.
 func Views() []mcp.View {
 	border := true
 	return []mcp.View{{URI: DefinitionViewURI, Name: "code_definition_view", Title: "Source",
 		Description: "A declaration's source, highlighted, its calls linked to their definitions and its name to its references.",
-		HTML:        definitionHTML, PrefersBorder: &border}}
+		HTML:        viewkit.Page(definitionPage), PrefersBorder: &border}}
 }
 
 // registerViews adds Views to ts unless they are there already.

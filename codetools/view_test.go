@@ -3,6 +3,7 @@ package codetools_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/codetools"
 	"github.com/embedmcp/mcp/internal/viewdata"
+	"github.com/embedmcp/mcp/internal/viewkit"
 	"github.com/embedmcp/mcp/testsupport/shop"
 )
 
@@ -28,6 +30,32 @@ type sourceView struct {
 	} `json:"links"`
 	More bool `json:"more"`
 	Next int  `json:"next"`
+}
+
+// The definition view's page file names the shared parts by their markers
+// only; the view served carries each of them (theme, bridge, source
+// renderer) exactly once.
+func TestDefinitionViewAssembled(t *testing.T) {
+	page, err := os.ReadFile("views/definition.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := viewkit.CheckSource(string(page)); err != nil {
+		t.Errorf("views/definition.html: %v", err)
+	}
+	views := codetools.Views()
+	if len(views) != 1 || views[0].URI != codetools.DefinitionViewURI {
+		t.Fatalf("Views: %d views, want the definition view alone", len(views))
+	}
+	html := views[0].HTML
+	if err := viewkit.CheckPage(html); err != nil {
+		t.Error(err)
+	}
+	for _, p := range viewkit.Parts() {
+		if strings.Count(html, p.Text) != 1 {
+			t.Errorf("the definition view carries the %s %d times, want once", p.Name, strings.Count(html, p.Text))
+		}
+	}
 }
 
 // viewCall calls code_definition over a ToolSet that Register filled and

@@ -2,12 +2,13 @@ package runtimetools
 
 import (
 	"cmp"
-	"embed"
+	_ "embed"
 	"slices"
 	"time"
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/internal/viewdata"
+	"github.com/embedmcp/mcp/internal/viewkit"
 	"github.com/google/pprof/profile"
 )
 
@@ -21,30 +22,32 @@ const (
 	MetricsViewURI    = "ui://embedmcp/runtime/metrics"
 )
 
-//go:embed views/*.html
-var viewFiles embed.FS
+// The views' page files: each names the parts every view shares (theme,
+// host bridge, source renderer) by a marker, which viewkit.Page replaces.
+var (
+	//go:embed views/profile.html
+	profilePage string
+	//go:embed views/goroutines.html
+	goroutinesPage string
+	//go:embed views/metrics.html
+	metricsPage string
+)
 
 // Views returns the views the runtime tools name (ToolInfo.View), for
-// registries other than a ToolSet: set them in mcp.Options.Views.
+// registries other than a ToolSet: set them in mcp.Options.Views. Each
+// View's HTML is one self-contained document.
 func Views() []mcp.View {
-	html := func(name string) string {
-		b, err := viewFiles.ReadFile("views/" + name)
-		if err != nil {
-			panic("runtimetools: view " + name + " is not embedded") // the build embeds every file named here
-		}
-		return string(b)
-	}
 	border := true
 	return []mcp.View{
 		{URI: ProfileViewURI, Name: "runtime_profile_view", Title: "Flame graph",
 			Description: "The profile as a flame graph (icicle): search it, click a frame to read its source.",
-			HTML:        html("profile.html"), PrefersBorder: &border},
+			HTML:        viewkit.Page(profilePage), PrefersBorder: &border},
 		{URI: GoroutinesViewURI, Name: "runtime_goroutines_view", Title: "Goroutines",
 			Description: "Goroutines grouped by stack, with their states and counts: click a frame to read its source.",
-			HTML:        html("goroutines.html"), PrefersBorder: &border},
+			HTML:        viewkit.Page(goroutinesPage), PrefersBorder: &border},
 		{URI: MetricsViewURI, Name: "runtime_metrics_view", Title: "Process charts",
 			Description: "Charts of goroutines, heap and GC pauses, sampled while the view is open.",
-			HTML:        html("metrics.html"), PrefersBorder: &border},
+			HTML:        viewkit.Page(metricsPage), PrefersBorder: &border},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/embedmcp/mcp"
 	"github.com/embedmcp/mcp/internal/viewdata"
+	"github.com/embedmcp/mcp/internal/viewkit"
 	"github.com/embedmcp/mcp/mcptest"
 	"github.com/google/pprof/profile"
 )
@@ -129,6 +130,33 @@ func TestFlameGraphBytesBounded(t *testing.T) {
 // src, href or action attribute, a CSS url() or @import, a fetch of an
 // absolute URL. (Namespace names such as SVG's are not fetched.)
 var outsideURL = regexp.MustCompile(`(?i)((src|href|action)\s*=\s*["']?\s*(https?:)?//|url\(\s*["']?\s*(https?:)?//|@import|fetch\(\s*["'` + "`" + `]\s*(https?:)?//|new\s+WebSocket)`)
+
+// Each view's page file names the shared parts by their markers only, and
+// each served view carries the theme and the bridge exactly once, and the
+// source renderer exactly once where it shows source.
+func TestViewsAssembled(t *testing.T) {
+	pages := map[string]string{ProfileViewURI: profilePage, GoroutinesViewURI: goroutinesPage, MetricsViewURI: metricsPage}
+	showsSource := map[string]bool{ProfileViewURI: true, GoroutinesViewURI: true}
+	for _, v := range Views() {
+		page, ok := pages[v.URI]
+		if !ok {
+			t.Errorf("view %s: no page file in the test", v.URI)
+			continue
+		}
+		if err := viewkit.CheckSource(page); err != nil {
+			t.Errorf("page file of %s: %v", v.URI, err)
+		}
+		if err := viewkit.CheckPage(v.HTML); err != nil {
+			t.Errorf("view %s: %v", v.URI, err)
+		}
+		for _, p := range viewkit.Parts() {
+			want := p.Required || (p.Name == "source" && showsSource[v.URI])
+			if got := strings.Contains(v.HTML, p.Text); got != want {
+				t.Errorf("view %s carries the %s: %v, want %v", v.URI, p.Name, got, want)
+			}
+		}
+	}
+}
 
 // The tools name their views, Register adds them, and the results carry
 // the view data; what the model reads is the text and structured content.
