@@ -9,7 +9,9 @@
 //
 // Checks: tools/list names a ui:// view for runtime_profile,
 // runtime_goroutines and code_definition; each view is self-contained
-// (at most 160 KiB, no outside URL) and carries the same bridge; the flame
+// (at most 160 KiB, no outside URL) and is its page file with the parts
+// all views share (internal/viewkit: theme, bridge, source renderer) put
+// in, each once, while no page file holds a copy of a part; the flame
 // graph of a CPU profile taken while the server burns CPU in burnCPU shows
 // burnCPU, search finds it, a click on it makes the view call
 // code_definition through the host and its source appears; the definition
@@ -47,6 +49,21 @@ const bundle = (await build({ entryPoints: [path.join(here, "host.js")], bundle:
   write: false, logLevel: "error", target: "chrome120" })).outputFiles[0].text;
 const indexHTML = fs.readFileSync(path.join(here, "index.html"), "utf8").replace("__SANDBOX_URL__", SANDBOX + "/sandbox.html");
 const sandboxHTML = fs.readFileSync(path.join(here, "sandbox.html"), "utf8").replace("__HOST_ORIGIN__", HOST);
+
+// The parts every view shares, one copy each (internal/viewkit), and the
+// views' page files, which name them by marker lines; assemble puts the
+// parts in as viewkit.Page does.
+const root = path.join(here, "..", "..");
+const parts = [["theme", "theme.css"], ["bridge", "bridge.js"], ["source", "source.js"]].map(([name, f]) =>
+  ({ name, text: fs.readFileSync(path.join(root, "internal", "viewkit", f), "utf8") }));
+const pageFiles = {};
+for (const dir of ["runtimetools/views", "codetools/views"]) {
+  for (const f of fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith(".html"))) {
+    pageFiles[f.replace(/\.html$/, "")] = { path: `${dir}/${f}`, text: fs.readFileSync(path.join(root, dir, f), "utf8") };
+  }
+}
+const assemble = (text) => parts.reduce((t, p) => t.replace(`/* viewkit: ${p.name} */\n`, () => p.text), text);
+const longLines = (text) => text.split("\n").map((l) => l.trim()).filter((l) => l.length >= 40);
 
 // cspOf builds the view's Content-Security-Policy from its _meta.ui.csp as
 // SEP-1865 ("CSP Construction from Metadata") does; an origin must be one.
@@ -157,20 +174,26 @@ try {
     check(/^ui:\/\//.test(viewOf[t] || ""), `tools/list: ${t} names a ui:// view`, viewOf[t]);
   }
 
-  // Every view: self-contained, bounded, the same bridge.
+  // Every view: self-contained, bounded, its page file with the shared
+  // parts put in (one copy of each, in internal/viewkit).
   const uris = [...new Set(Object.values(viewOf).filter(Boolean))];
-  const shared = {};
   for (const uri of uris) {
     const v = await page.evaluate((u) => window.host.readView(u), uri);
     const bytes = Buffer.byteLength(v.html);
     const outside = v.html.match(/\b(?:https?:|wss?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}[/"')\s]/gi);
     check(bytes <= 160 * 1024 && !outside && !/<(?:script|link|img)[^>]+(?:src|href)=/i.test(v.html),
       `${uri}: ${bytes} bytes, inline script and style only, no outside URL`, outside && outside.join(" "));
-    const b = v.html.match(/\/\* bridge: begin[\s\S]*?\/\* bridge: end \*\//);
-    const t = v.html.match(/\/\* theme: begin[\s\S]*?\/\* theme: end \*\//);
-    const s = v.html.match(/\/\* source: begin[\s\S]*?\/\* source: end \*\//);
-    check(!!b && !!t && (shared.bridge ??= b[0]) === b[0] && (shared.theme ??= t[0]) === t[0] && (!s || (shared.source ??= s[0]) === s[0]),
-      `${uri}: carries the views' bridge, theme${s ? " and source renderer" : ""} unchanged`);
+    const file = pageFiles[uri.replace(/^.*\//, "")];
+    if (!check(!!file, `${uri}: a page file of that name`, Object.keys(pageFiles).join(" "))) continue;
+    const n = Object.fromEntries(parts.map((p) => [p.name, v.html.split(p.text).length - 1]));
+    check(n.theme === 1 && n.bridge === 1 && n.source <= 1 && !v.html.includes("/* viewkit:") && v.html === assemble(file.text),
+      `${uri}: is ${file.path} with the shared parts put in, theme and bridge once, source renderer ${n.source ? "once" : "not"}`,
+      JSON.stringify(n));
+  }
+  for (const file of Object.values(pageFiles)) {
+    const copied = parts.flatMap((p) => longLines(p.text).filter((l) => file.text.includes(l)).map((l) => `${p.name}: ${l}`));
+    check(copied.length === 0 && !/\/\* (?:theme|bridge|source): begin/.test(file.text),
+      `${file.path}: names the shared parts by their markers, holds no copy of them`, copied[0]);
   }
 
   // runtime_profile: a CPU profile while the server burns CPU in burnCPU.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The MCP Apps views (runtimetools/views, codetools/views) in a real browser,
-# run from the repo root by scripts/test: installs Debian's chromium when
-# missing, Node 22 (.ci/install-node.sh) and the pinned npm packages
+# The MCP Apps views (runtimetools/views, codetools/views, and the parts
+# they share from internal/viewkit) in a real browser, run from the repo
+# root by scripts/test: installs Debian's chromium when missing, Node 22
+# (.ci/install-node.sh) and the pinned npm packages
 # (interop/apps/package-lock.json: @modelcontextprotocol/ext-apps, its MCP
 # client, esbuild, playwright-core), starts examples/codeserver on a
 # loopback port from BASE_PORT, and drives headless Chromium over a minimal
