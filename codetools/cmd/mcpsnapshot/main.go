@@ -192,6 +192,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		}
 		out.files[codesnap.VectorsName] = data
 	}
+	idx := out.files[codesnap.IndexName] // before compress renames it
 	compress(out)
 	out.files[markerName] = []byte(markerText)
 	n := 0
@@ -211,7 +212,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 	}
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
 		len(out.man.Packages), n, cfg.out, cfg.sel.String(), changed)
-	boundNote(stdout, out.files[codesnap.IndexName])
+	boundNote(stdout, idx)
 	return out.man, nil
 }
 
