@@ -152,6 +152,8 @@ func (ld *loader) load(p *packages.Package) (*types.Package, error) {
 		return nil, err
 	}
 	defer f.Close()
+	// The go command's export files are archives, as go/packages reads them.
+	//lint:ignore SA1019 go/packages reads them so too
 	r, err := gcexportdata.NewReader(bufio.NewReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("reading export data for %s: %w", p.PkgPath, err)
