@@ -2,10 +2,10 @@
 // from type-checked Go source (go/ast and go/types): which declaration
 // calls, takes as a value, reads or writes which other, the interfaces
 // each type implements, and the methods promoted into each type. The
-// mcpsnapshot command runs it over the packages it loads with
-// golang.org/x/tools/go/packages; the result is the references section of
-// the snapshot's index (codeindex.Refs), which a catalog reads without
-// parsing or type-checking anything.
+// mcpsnapshot command runs it over the packages it type-checks one at a
+// time (a Builder), dependencies first; the result is the references
+// section of the snapshot's index (codeindex.Refs), which a catalog reads
+// without parsing or type-checking anything.
 //
 // What static analysis cannot see is left out: calls through function
 // values (a site takes the function as a value, the call comes later),
@@ -30,6 +30,8 @@ type Package struct {
 	// Files are the package's syntax trees, in the order the go command
 	// compiles them (which numbers its init functions).
 	Files []*ast.File
+	// Info records Uses and Defs; Builder.AddImplementations needs neither
+	// it nor Files.
 	Info  *types.Info
 	Types *types.Package
 }
