@@ -63,12 +63,15 @@ type Builder struct {
 	// first sight; Result renumbers them (see events).
 	paths   []string
 	pathIDs map[string]int32
-	// fields maps a field of a package-level struct type to "T.F".
-	fields  map[*types.Var]string
-	scanned map[*types.Package]bool
+	// fields maps a field of a package-level struct type to "T.F", for
+	// the packages scanned; curFields for curPkg, the package whose sites
+	// are being added (its fields are not kept past it).
+	fields    map[*types.Var]string
+	scanned   map[*types.Package]bool
+	curPkg    *types.Package
+	curFields map[*types.Var]string
 	// used are the package-level type names the sites' code names.
-	used     []*types.TypeName
-	usedSeen map[*types.TypeName]bool
+	used map[symKey]bool
 	// events are, for each package added (by path) and then for the
 	// implementations, the files in the order a single pass over the
 	// packages sorted by path would have numbered them: a site's file, or
@@ -101,42 +104,46 @@ type event struct {
 // snapshot does not hold (whose sites are left out).
 func NewBuilder(snapPath func(filename string) string) *Builder {
 	return &Builder{snapPath: snapPath, syms: map[symKey]*symInfo{}, pathIDs: map[string]int32{},
-		fields: map[*types.Var]string{}, scanned: map[*types.Package]bool{}, usedSeen: map[*types.TypeName]bool{},
+		fields: map[*types.Var]string{}, scanned: map[*types.Package]bool{}, used: map[symKey]bool{},
 		events: map[string][]event{}}
 }
 
 // AddSites records the sites of pkgs, whose positions fset resolves. Their
-// info must record Uses and Defs. The Builder keeps their types (which
-// AddImplementations needs) but not their syntax or info.
+// info must record Uses and Defs. The Builder keeps nothing of pkgs
+// themselves (their syntax, info or objects), only of the packages they
+// import; so a package may be checked twice, once in full for AddSites and
+// once without its function bodies for the universe its importers and
+// AddImplementations see.
 func (b *Builder) AddSites(fset *token.FileSet, pkgs []*Package) {
 	b.fset = fset
 	for _, p := range pkgs {
 		evs := b.events[p.Types.Path()]
 		b.cur, b.curSeen = &evs, map[event]bool{}
+		b.curPkg, b.curFields = p.Types, nil
 		b.pkg(p)
 		b.events[p.Types.Path()] = evs
 		for _, obj := range p.Info.Uses {
-			if tn, ok := obj.(*types.TypeName); ok && !b.usedSeen[tn] {
-				b.usedSeen[tn] = true
-				b.used = append(b.used, tn)
+			if tn, ok := obj.(*types.TypeName); ok && tn.Pkg() != nil && tn.Parent() == tn.Pkg().Scope() {
+				b.used[symKey{tn.Pkg().Path(), tn.Name()}] = true
 			}
 		}
 	}
-	b.fset, b.cur, b.curSeen = nil, nil, nil
+	b.fset, b.cur, b.curSeen, b.curPkg, b.curFields = nil, nil, nil, nil, nil
 }
 
 // AddImplementations records, for every named non-interface type declared
 // in pkgs (in the order of their paths), the interfaces it implements
-// among those declared in pkgs and those the code given to AddSites names;
-// and the methods promoted into each type. pkgs need no syntax or info.
-// No more sites can be added after it.
+// among those declared in pkgs and those the code given to AddSites names
+// (found, by package path and name, among pkgs and their imports); and the
+// methods promoted into each type. pkgs need no syntax or info. No more
+// sites can be added after it.
 func (b *Builder) AddImplementations(fset *token.FileSet, pkgs []*Package) {
 	b.fset = fset
 	b.cur, b.curSeen = &b.implEvents, map[event]bool{}
 	b.implementations(pkgs)
 	// Nothing of the go/types universe is kept past this point.
 	b.fset, b.cur, b.curSeen = nil, nil, nil
-	b.fields, b.scanned, b.used, b.usedSeen = nil, nil, nil, nil
+	b.fields, b.scanned, b.used = nil, nil, nil
 }
 
 type symKey struct{ pkg, name string }
@@ -312,28 +319,42 @@ func (b *Builder) symOf(obj types.Object) (symKey, bool) {
 
 // fieldName returns "T.F" for a field F of a package-level struct type T.
 func (b *Builder) fieldName(v *types.Var) (string, bool) {
+	if v.Pkg() == b.curPkg {
+		if b.curFields == nil {
+			b.curFields = map[*types.Var]string{}
+			scanFields(v.Pkg(), b.curFields)
+		}
+		name, ok := b.curFields[v]
+		return name, ok
+	}
 	if !b.scanned[v.Pkg()] {
 		b.scanned[v.Pkg()] = true
-		scope := v.Pkg().Scope()
-		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
-				for i := range st.NumFields() {
-					// A type defined as another package's struct type
-					// (type T p.S) does not name that package's fields.
-					if st.Field(i).Pkg() != v.Pkg() {
-						continue
-					}
-					b.fields[st.Field(i)] = name + "." + st.Field(i).Name()
-				}
-			}
-		}
+		scanFields(v.Pkg(), b.fields)
 	}
 	name, ok := b.fields[v]
 	return name, ok
+}
+
+// scanFields maps the fields of the package-level struct types of pkg to
+// "T.F" in fields.
+func scanFields(pkg *types.Package, fields map[*types.Var]string) {
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				// A type defined as another package's struct type
+				// (type T p.S) does not name that package's fields.
+				if st.Field(i).Pkg() != pkg {
+					continue
+				}
+				fields[st.Field(i)] = name + "." + st.Field(i).Name()
+			}
+		}
+	}
 }
 
 // pkg records the sites of one package.
@@ -564,8 +585,25 @@ func (b *Builder) implementations(pkgs []*Package) {
 			}
 		}
 	}
-	for _, tn := range b.used {
-		addIface(tn)
+	byPath := map[string]*types.Package{}
+	var visit func(*types.Package)
+	visit = func(t *types.Package) {
+		if byPath[t.Path()] == nil {
+			byPath[t.Path()] = t
+			for _, i := range t.Imports() {
+				visit(i)
+			}
+		}
+	}
+	for _, p := range pkgs {
+		visit(p.Types)
+	}
+	for k := range b.used {
+		if t := byPath[k.pkg]; t != nil {
+			if tn, ok := t.Scope().Lookup(k.name).(*types.TypeName); ok {
+				addIface(tn)
+			}
+		}
 	}
 	// Candidates by method name, then the exact check.
 	byName := map[string][]int{}

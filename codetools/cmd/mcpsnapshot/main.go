@@ -25,8 +25,8 @@
 // followed by their references: it type-checks the packages with go/types,
 // one at a time and dependencies first (those outside the snapshot read
 // from export data, which golang.org/x/tools/go/packages locates), so
-// that its memory follows the snapshot's types and its largest package
-// rather than all of their syntax, and records who calls, takes as a
+// that its memory follows the snapshot's declarations and its largest
+// package rather than all of their syntax, and records who calls, takes as a
 // value, reads or writes which declaration, which types implement which
 // interfaces, and the methods promoted into each type; a package with type
 // errors contributes what could be checked, with a warning. Finally it writes

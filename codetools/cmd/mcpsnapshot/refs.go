@@ -33,12 +33,13 @@ type snapFile struct {
 // snapshot to where it goes. Type errors do not stop it: they are
 // reported on warn and the packages contribute what was checked.
 //
-// Its memory follows the types of the snapshot and its largest package,
-// not the syntax of all of them: one go list gives every package of the
-// build with its export data; the packages of the snapshot are then
-// parsed and type-checked one at a time, dependencies first, the others
-// read from export data (as go/packages does), and their syntax and type
-// information dropped once their sites are recorded.
+// Its memory follows the package-level declarations of the snapshot and
+// its largest package, not the syntax and types of all of them: one go
+// list gives every package of the build with its export data; the
+// packages of the snapshot are then parsed and type-checked one at a
+// time, dependencies first, the others read from export data (as
+// go/packages does), and their syntax, type information and function
+// bodies' objects dropped once their sites are recorded.
 func references(ctx context.Context, cfg config, importPaths []string, files map[string]snapFile, goarch string, warn io.Writer) (*codeindex.Refs, error) {
 	if len(importPaths) == 0 {
 		return &codeindex.Refs{}, nil
@@ -99,7 +100,7 @@ func references(ctx context.Context, cfg config, importPaths []string, files map
 		}
 		sort.SliceStable(cp.Files, func(i, j int) bool { return order(cp.Files[i]) < order(cp.Files[j]) })
 		b.AddSites(fset, []*coderefs.Package{cp})
-		checked[p.PkgPath] = cp.Types
+		checked[p.PkgPath] = ld.imports[p.PkgPath]
 	})
 	if visitErr != nil {
 		return nil, visitErr
@@ -211,7 +212,15 @@ func (ld *loader) check(p *packages.Package) (*coderefs.Package, []error) {
 	if err := types.NewChecker(tc, ld.fset, t, info).Files(syntax); err != nil && len(errs) == 0 {
 		errs = append(errs, err)
 	}
-	ld.imports[p.PkgPath], ld.complete[p.PkgPath] = t, true
+	// What importers see, and the implementations are computed over: the
+	// package checked again without its function bodies, whose local
+	// scopes and objects (most of a package's types) would outlive it.
+	// Its errors are those of the first check.
+	decls := *tc
+	decls.IgnoreFuncBodies, decls.Error = true, func(error) {}
+	light := types.NewPackage(p.PkgPath, p.Name)
+	_ = types.NewChecker(&decls, ld.fset, light, nil).Files(syntax)
+	ld.imports[p.PkgPath], ld.complete[p.PkgPath] = light, true
 	return &coderefs.Package{Files: syntax, Info: info, Types: t}, errs
 }
 
