@@ -2,10 +2,10 @@
 // from type-checked Go source (go/ast and go/types): which declaration
 // calls, takes as a value, reads or writes which other, the interfaces
 // each type implements, and the methods promoted into each type. The
-// mcpsnapshot command runs it over the packages it loads with
-// golang.org/x/tools/go/packages; the result is the references section of
-// the snapshot's index (codeindex.Refs), which a catalog reads without
-// parsing or type-checking anything.
+// mcpsnapshot command runs it over the packages it type-checks one at a
+// time (a Builder), dependencies first; the result is the references
+// section of the snapshot's index (codeindex.Refs), which a catalog reads
+// without parsing or type-checking anything.
 //
 // What static analysis cannot see is left out: calls through function
 // values (a site takes the function as a value, the call comes later),
@@ -15,9 +15,11 @@
 package coderefs
 
 import (
+	"cmp"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
@@ -28,6 +30,8 @@ type Package struct {
 	// Files are the package's syntax trees, in the order the go command
 	// compiles them (which numbers its init functions).
 	Files []*ast.File
+	// Info records Uses and Defs; Builder.AddImplementations needs neither
+	// it nor Files.
 	Info  *types.Info
 	Types *types.Package
 }
@@ -35,44 +39,119 @@ type Package struct {
 // Build computes the references of pkgs, whose positions fset resolves.
 // snapPath maps a file name of fset to the file's path in the snapshot,
 // or "" for a file the snapshot does not hold (whose sites are left out).
-// info must record Uses, Defs and Selections.
+// info must record Uses and Defs.
 func Build(fset *token.FileSet, pkgs []*Package, snapPath func(filename string) string) *codeindex.Refs {
-	b := &builder{fset: fset, snapPath: snapPath, syms: map[symKey]*symInfo{}, files: map[string]int32{},
-		fields: map[*types.Var]string{}, scanned: map[*types.Package]bool{}}
+	b := NewBuilder(snapPath)
+	b.AddSites(fset, pkgs)
+	b.AddImplementations(fset, pkgs)
+	return b.Result()
+}
+
+// A Builder computes references a package at a time, so that the syntax
+// and type information of a package can be dropped once its sites are
+// recorded: AddSites for every package, in any order that type-checks
+// them (dependencies first), then AddImplementations once, then Result.
+// All the packages must be of one go/types universe (a package imports
+// the very *types.Package its dependency was checked as). The result does
+// not depend on the order of the AddSites calls: the files are numbered as
+// if the packages had been added in the order of their paths.
+type Builder struct {
+	fset     *token.FileSet
+	snapPath func(string) string
+	syms     map[symKey]*symInfo
+	// paths interns the snapshot paths of files, numbered in order of
+	// first sight; Result renumbers them (see events).
+	paths   []string
+	pathIDs map[string]int32
+	// fields maps a field of a package-level struct type to "T.F", for
+	// the packages scanned; curFields for curPkg, the package whose sites
+	// are being added (its fields are not kept past it).
+	fields    map[*types.Var]string
+	scanned   map[*types.Package]bool
+	curPkg    *types.Package
+	curFields map[*types.Var]string
+	// used are the package-level type names the sites' code names.
+	used map[symKey]bool
+	// events are, for each package added (by path) and then for the
+	// implementations, the files in the order a single pass over the
+	// packages sorted by path would have numbered them: a site's file, or
+	// the file of a symbol on its first addition. cur collects those of
+	// the package being added.
+	events     map[string][]event
+	implEvents []event
+	cur        *[]event
+	curSeen    map[event]bool
+	// Symbols of sites, implementations and promotions, by the keys
+	// above, before numbering.
+	// sites hold path ids for files and symbol indexes (symInfo.idx)
+	// until Result numbers them.
+	sites     []codeindex.Site
+	impls     []implRec
+	promotion []promoRec
+}
+
+// event is a file (by path id) that is numbered at this point of a pass,
+// if it is not yet; for a symbol's file (key set), only if the symbol is
+// new then.
+type event struct {
+	key  symKey
+	path int32
+	sym  bool
+}
+
+// NewBuilder returns a Builder; snapPath maps a file name of the FileSets
+// given to it to the file's path in the snapshot, or "" for a file the
+// snapshot does not hold (whose sites are left out).
+func NewBuilder(snapPath func(filename string) string) *Builder {
+	return &Builder{snapPath: snapPath, syms: map[symKey]*symInfo{}, pathIDs: map[string]int32{},
+		fields: map[*types.Var]string{}, scanned: map[*types.Package]bool{}, used: map[symKey]bool{},
+		events: map[string][]event{}}
+}
+
+// AddSites records the sites of pkgs, whose positions fset resolves. Their
+// info must record Uses and Defs. The Builder keeps nothing of pkgs
+// themselves (their syntax, info or objects), only of the packages they
+// import; so a package may be checked twice, once in full for AddSites and
+// once without its function bodies for the universe its importers and
+// AddImplementations see.
+func (b *Builder) AddSites(fset *token.FileSet, pkgs []*Package) {
+	b.fset = fset
 	for _, p := range pkgs {
+		evs := b.events[p.Types.Path()]
+		b.cur, b.curSeen = &evs, map[event]bool{}
+		b.curPkg, b.curFields = p.Types, nil
 		b.pkg(p)
+		b.events[p.Types.Path()] = evs
+		for _, obj := range p.Info.Uses {
+			if tn, ok := obj.(*types.TypeName); ok && tn.Pkg() != nil && tn.Parent() == tn.Pkg().Scope() {
+				b.used[symKey{tn.Pkg().Path(), tn.Name()}] = true
+			}
+		}
 	}
+	b.fset, b.cur, b.curSeen, b.curPkg, b.curFields = nil, nil, nil, nil, nil
+}
+
+// AddImplementations records, for every named non-interface type declared
+// in pkgs (in the order of their paths), the interfaces it implements
+// among those declared in pkgs and those the code given to AddSites names
+// (found, by package path and name, among pkgs and their imports); and the
+// methods promoted into each type. pkgs need no syntax or info. No more
+// sites can be added after it.
+func (b *Builder) AddImplementations(fset *token.FileSet, pkgs []*Package) {
+	b.fset = fset
+	b.cur, b.curSeen = &b.implEvents, map[event]bool{}
 	b.implementations(pkgs)
-	return b.result()
+	// Nothing of the go/types universe is kept past this point.
+	b.fset, b.cur, b.curSeen = nil, nil, nil
+	b.fields, b.scanned, b.used = nil, nil, nil
 }
 
 type symKey struct{ pkg, name string }
 
 type symInfo struct {
 	sym codeindex.Sym
+	idx int32 // in order of addition
 	n   int32 // number in the result
-}
-
-type builder struct {
-	fset     *token.FileSet
-	snapPath func(string) string
-	syms     map[symKey]*symInfo
-	fileList []string
-	files    map[string]int32
-	// fields maps a field of a package-level struct type to "T.F".
-	fields  map[*types.Var]string
-	scanned map[*types.Package]bool
-	// Symbols of sites, implementations and promotions, by the keys
-	// above, before numbering.
-	siteSyms  []siteRec
-	impls     []implRec
-	promotion []promoRec
-}
-
-type siteRec struct {
-	file, line int32
-	from, to   symKey
-	kind       codeindex.RefKind
 }
 
 type implRec struct {
@@ -85,8 +164,8 @@ type promoRec struct {
 	via         string
 }
 
-// fileNo returns the number of a snapshot file, or -1.
-func (b *builder) fileNo(pos token.Pos) (int32, int32) {
+// fileNo returns the path id of a snapshot file, or -1, and the line.
+func (b *Builder) fileNo(pos token.Pos) (int32, int32) {
 	for _, adjusted := range [...]bool{false, true} {
 		p := b.fset.PositionFor(pos, adjusted)
 		if !p.IsValid() {
@@ -96,35 +175,85 @@ func (b *builder) fileNo(pos token.Pos) (int32, int32) {
 		if sp == "" {
 			continue
 		}
-		n, ok := b.files[sp]
+		n, ok := b.pathIDs[sp]
 		if !ok {
-			n = int32(len(b.fileList))
-			b.files[sp] = n
-			b.fileList = append(b.fileList, sp)
+			n = int32(len(b.paths))
+			b.pathIDs[sp] = n
+			b.paths = append(b.paths, sp)
 		}
 		return n, int32(p.Line)
 	}
 	return -1, 0
 }
 
+// note appends e to the events of the current pass, unless it is there
+// already.
+func (b *Builder) note(e event) {
+	if b.cur != nil && !b.curSeen[e] {
+		b.curSeen[e] = true
+		*b.cur = append(*b.cur, e)
+	}
+}
+
 // add records a symbol and returns its key.
-func (b *builder) add(pkg, name string, kind codeindex.SymKind, pos token.Pos) symKey {
+func (b *Builder) add(pkg, name string, kind codeindex.SymKind, pos token.Pos) symKey {
 	k := symKey{pkg, name}
-	if _, ok := b.syms[k]; !ok {
+	si, ok := b.syms[k]
+	if !ok {
 		s := codeindex.Sym{Pkg: pkg, Name: name, Kind: kind, File: -1}
 		if kind == codeindex.SymAbstract || kind == codeindex.SymField {
 			if f, line := b.fileNo(pos); f >= 0 {
 				s.File, s.Line = f, line
 			}
 		}
-		b.syms[k] = &symInfo{sym: s}
+		si = &symInfo{sym: s, idx: int32(len(b.syms))}
+		b.syms[k] = si
+	}
+	if si.sym.File >= 0 {
+		b.note(event{key: k, path: si.sym.File, sym: true})
 	}
 	return k
 }
 
+// numberFiles returns the number of each file by path id: the files in
+// the order in which a single pass over the packages sorted by path, and
+// then the implementations, would have met them.
+func (b *Builder) numberFiles() []int32 {
+	no := make([]int32, len(b.paths))
+	for i := range no {
+		no[i] = -1
+	}
+	n := int32(0)
+	added := map[symKey]bool{}
+	replay := func(evs []event) {
+		for _, e := range evs {
+			if e.sym {
+				if added[e.key] {
+					continue
+				}
+				added[e.key] = true
+			}
+			if no[e.path] < 0 {
+				no[e.path] = n
+				n++
+			}
+		}
+	}
+	pkgs := make([]string, 0, len(b.events))
+	for p := range b.events {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		replay(b.events[p])
+	}
+	replay(b.implEvents)
+	return no
+}
+
 // symOf returns the symbol an object is, if it is a declaration of a
 // package (or a method or field of one) that the references track.
-func (b *builder) symOf(obj types.Object) (symKey, bool) {
+func (b *Builder) symOf(obj types.Object) (symKey, bool) {
 	if obj == nil || obj.Pkg() == nil {
 		return symKey{}, false
 	}
@@ -189,28 +318,47 @@ func (b *builder) symOf(obj types.Object) (symKey, bool) {
 }
 
 // fieldName returns "T.F" for a field F of a package-level struct type T.
-func (b *builder) fieldName(v *types.Var) (string, bool) {
+func (b *Builder) fieldName(v *types.Var) (string, bool) {
+	if v.Pkg() == b.curPkg {
+		if b.curFields == nil {
+			b.curFields = map[*types.Var]string{}
+			scanFields(v.Pkg(), b.curFields)
+		}
+		name, ok := b.curFields[v]
+		return name, ok
+	}
 	if !b.scanned[v.Pkg()] {
 		b.scanned[v.Pkg()] = true
-		scope := v.Pkg().Scope()
-		for _, name := range scope.Names() {
-			tn, ok := scope.Lookup(name).(*types.TypeName)
-			if !ok || tn.IsAlias() {
-				continue
-			}
-			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
-				for i := range st.NumFields() {
-					b.fields[st.Field(i)] = name + "." + st.Field(i).Name()
-				}
-			}
-		}
+		scanFields(v.Pkg(), b.fields)
 	}
 	name, ok := b.fields[v]
 	return name, ok
 }
 
+// scanFields maps the fields of the package-level struct types of pkg to
+// "T.F" in fields.
+func scanFields(pkg *types.Package, fields map[*types.Var]string) {
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+			for i := range st.NumFields() {
+				// A type defined as another package's struct type
+				// (type T p.S) does not name that package's fields.
+				if st.Field(i).Pkg() != pkg {
+					continue
+				}
+				fields[st.Field(i)] = name + "." + st.Field(i).Name()
+			}
+		}
+	}
+}
+
 // pkg records the sites of one package.
-func (b *builder) pkg(p *Package) {
+func (b *Builder) pkg(p *Package) {
 	inits := 0
 	for _, f := range p.Files {
 		uses := classify(f)
@@ -237,7 +385,7 @@ func (b *builder) pkg(p *Package) {
 // genDecl records the sites of a const, var or type declaration, each
 // under the name it declares (the first name of a spec for values shared
 // by several).
-func (b *builder) genDecl(p *Package, d *ast.GenDecl, uses map[*ast.Ident]codeindex.RefKind) {
+func (b *Builder) genDecl(p *Package, d *ast.GenDecl, uses map[*ast.Ident]codeindex.RefKind) {
 	for _, spec := range d.Specs {
 		switch sp := spec.(type) {
 		case *ast.TypeSpec:
@@ -274,7 +422,7 @@ func (b *builder) genDecl(p *Package, d *ast.GenDecl, uses map[*ast.Ident]codein
 
 // walk records every identifier of n that refers to a tracked symbol as
 // a site of declaration from.
-func (b *builder) walk(p *Package, n ast.Node, from symKey, uses map[*ast.Ident]codeindex.RefKind) {
+func (b *Builder) walk(p *Package, n ast.Node, from symKey, uses map[*ast.Ident]codeindex.RefKind) {
 	ast.Inspect(n, func(n ast.Node) bool {
 		id, ok := n.(*ast.Ident)
 		if !ok {
@@ -306,7 +454,8 @@ func (b *builder) walk(p *Package, n ast.Node, from symKey, uses map[*ast.Ident]
 		if file < 0 {
 			return true
 		}
-		b.siteSyms = append(b.siteSyms, siteRec{file: file, line: line, from: from, to: to, kind: kind})
+		b.note(event{path: file})
+		b.sites = append(b.sites, codeindex.Site{File: file, Line: line, From: b.syms[from].idx, To: b.syms[to].idx, Kind: kind})
 		return true
 	})
 }
@@ -387,7 +536,7 @@ func classify(f *ast.File) map[*ast.Ident]codeindex.RefKind {
 // implementations records, for every named non-interface type declared in
 // pkgs, the interfaces it implements among those declared in pkgs and
 // those their code names; and the methods promoted into each type.
-func (b *builder) implementations(pkgs []*Package) {
+func (b *Builder) implementations(pkgs []*Package) {
 	type named struct {
 		key symKey
 		t   *types.Named
@@ -435,8 +584,23 @@ func (b *builder) implementations(pkgs []*Package) {
 				b.promoted(tn, n)
 			}
 		}
-		for _, obj := range p.Info.Uses {
-			if tn, ok := obj.(*types.TypeName); ok {
+	}
+	byPath := map[string]*types.Package{}
+	var visit func(*types.Package)
+	visit = func(t *types.Package) {
+		if byPath[t.Path()] == nil {
+			byPath[t.Path()] = t
+			for _, i := range t.Imports() {
+				visit(i)
+			}
+		}
+	}
+	for _, p := range pkgs {
+		visit(p.Types)
+	}
+	for k := range b.used {
+		if t := byPath[k.pkg]; t != nil {
+			if tn, ok := t.Scope().Lookup(k.name).(*types.TypeName); ok {
 				addIface(tn)
 			}
 		}
@@ -466,7 +630,7 @@ func (b *builder) implementations(pkgs []*Package) {
 
 // promoted records the methods of type n promoted through embedded fields
 // (or, for an interface, embedded interfaces).
-func (b *builder) promoted(tn *types.TypeName, n *types.Named) {
+func (b *Builder) promoted(tn *types.TypeName, n *types.Named) {
 	key, ok := b.symOf(tn)
 	if !ok {
 		return
@@ -501,43 +665,46 @@ func (b *builder) promoted(tn *types.TypeName, n *types.Named) {
 	}
 }
 
-// result numbers the symbols by id and returns the references.
-func (b *builder) result() *codeindex.Refs {
-	out := &codeindex.Refs{Files: b.fileList}
+// Result numbers the files and symbols and returns the references. The
+// Builder is spent.
+func (b *Builder) Result() *codeindex.Refs {
+	out := &codeindex.Refs{}
+	fileNo := b.numberFiles()
+	for _, si := range b.syms {
+		if si.sym.File >= 0 {
+			si.sym.File = fileNo[si.sym.File]
+		}
+	}
+	out.Files = make([]string, len(b.paths))
+	for id, n := range fileNo {
+		out.Files[n] = b.paths[id]
+	}
 	keys := make([]symKey, 0, len(b.syms))
 	for k := range b.syms {
 		keys = append(keys, k)
 	}
 	id := func(k symKey) string { return k.pkg + "." + k.name }
 	sort.Slice(keys, func(i, j int) bool { return id(keys[i]) < id(keys[j]) })
+	out.Syms = make([]codeindex.Sym, 0, len(keys))
+	byIdx := make([]int32, len(keys))
 	for i, k := range keys {
 		s := b.syms[k]
 		s.n = int32(i)
+		byIdx[s.idx] = s.n
 		out.Syms = append(out.Syms, s.sym)
 	}
 	num := func(k symKey) int32 { return b.syms[k].n }
-	seen := map[codeindex.Site]bool{}
-	for _, r := range b.siteSyms {
-		s := codeindex.Site{File: r.file, Line: r.line, From: num(r.from), To: num(r.to), Kind: r.kind}
-		if !seen[s] {
-			seen[s] = true
-			out.Sites = append(out.Sites, s)
-		}
+	sites := b.sites
+	b.sites = nil
+	for i := range sites {
+		s := &sites[i]
+		s.File, s.From, s.To = fileNo[s.File], byIdx[s.From], byIdx[s.To]
 	}
-	sort.Slice(out.Sites, func(i, j int) bool {
-		a, c := out.Sites[i], out.Sites[j]
-		switch {
-		case a.File != c.File:
-			return a.File < c.File
-		case a.Line != c.Line:
-			return a.Line < c.Line
-		case a.From != c.From:
-			return a.From < c.From
-		case a.To != c.To:
-			return a.To < c.To
-		}
-		return a.Kind < c.Kind
+	slices.SortFunc(sites, func(a, c codeindex.Site) int {
+		return cmp.Or(cmp.Compare(a.File, c.File), cmp.Compare(a.Line, c.Line), cmp.Compare(a.From, c.From),
+			cmp.Compare(a.To, c.To), cmp.Compare(a.Kind, c.Kind))
 	})
+	out.Sites = slices.Clone(slices.Compact(sites))
 	for _, r := range b.impls {
 		out.Impls = append(out.Impls, codeindex.Impl{Type: num(r.typ), Iface: num(r.iface), PtrOnly: r.ptrOnly})
 	}

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,6 +73,11 @@ func init() { counter++ }
 
 type Handler func(string) string
 
+type conf struct{ n int }
+
+// Mine has the fields of lib.ReadOnly, which stay ReadOnly's.
+type Mine lib.ReadOnly
+
 func run(m *lib.Map) []string {
 	get := m.Get
 	_ = get
@@ -84,6 +90,10 @@ func run(m *lib.Map) []string {
 	f()
 	ro := lib.ReadOnly{Map: *m}
 	_ = ro
+	var c conf
+	c.n = 1
+	var mine Mine
+	_ = mine.Map
 	for counter = range 3 {
 	}
 	_ = (*lib.Map).Put
@@ -96,6 +106,13 @@ func apply(h Handler) { _ = h("") }
 `
 
 func build(t *testing.T) *codeindex.Refs {
+	t.Helper()
+	fset, pkgs, snapPath := check(t)
+	return Build(fset, pkgs, snapPath)
+}
+
+// check type-checks the fixture: lib, then app, which imports it.
+func check(t *testing.T) (*token.FileSet, []*Package, func(string) string) {
 	t.Helper()
 	fset := token.NewFileSet()
 	checked := map[string]*types.Package{}
@@ -123,7 +140,7 @@ func build(t *testing.T) *codeindex.Refs {
 		pkgs = append(pkgs, &Package{Files: []*ast.File{f}, Info: info, Types: pkg})
 		paths[name] = "src/" + p.path + "/x.go.txt"
 	}
-	return Build(fset, pkgs, func(name string) string { return paths[name] })
+	return fset, pkgs, func(name string) string { return paths[name] }
 }
 
 type importerFunc func(string) (*types.Package, error)
@@ -163,6 +180,9 @@ func TestSites(t *testing.T) {
 		"example.com/app.init.1 -> example.com/app.counter w",
 		"example.com/app.run -> example.com/app.counter w",
 		"example.com/app.run -> example.com/lib.ReadOnly.Map w",
+		// a type defined as another package's struct type reads its fields
+		"example.com/app.run -> example.com/lib.ReadOnly.Map r",
+		"example.com/app.run -> example.com/app.conf.n w",
 		"example.com/lib.(*Map).Get -> example.com/lib.Map.hits w",
 		"example.com/lib.(*Map).Put -> example.com/lib.Map.m w",
 		"example.com/lib.(*Map).Get -> example.com/lib.Map.m r",
@@ -187,8 +207,36 @@ func TestSites(t *testing.T) {
 			t.Errorf("unexpected %s", unwanted)
 		}
 	}
+	for _, s := range r.Syms {
+		if s.ID() == "example.com/lib.Mine.Map" {
+			t.Error("lib.ReadOnly's field Map is named after app.Mine, a type of another package")
+		}
+	}
 	if t.Failed() {
 		t.Logf("sites:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestBuilderOrder adds the packages one at a time, dependencies first (lib,
+// then app), and checks that the result is that of a single pass over
+// them in the order of their paths (app, then lib): the same files,
+// numbered alike, and the same symbols and sites.
+func TestBuilderOrder(t *testing.T) {
+	fset, pkgs, snapPath := check(t)
+	b := NewBuilder(snapPath)
+	for _, p := range pkgs {
+		b.AddSites(fset, []*Package{p})
+	}
+	byPath := []*Package{pkgs[1], pkgs[0]}
+	b.AddImplementations(fset, byPath)
+	got := b.Result()
+	want := Build(fset, byPath, snapPath)
+	wantFiles := []string{"src/example.com/app/x.go.txt", "src/example.com/lib/x.go.txt"}
+	if !slices.Equal(want.Files, wantFiles) || !slices.Equal(got.Files, wantFiles) {
+		t.Errorf("files %q, in a single pass %q; want %q", got.Files, want.Files, wantFiles)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("added one at a time:\n%+v\nin a single pass:\n%+v", got, want)
 	}
 }
 
@@ -204,6 +252,10 @@ func TestImplementationsAndPromoted(t *testing.T) {
 	slices.Sort(impls)
 	slices.Sort(promoted)
 	wantImpls := []string{
+		// Mine, defined as ReadOnly, embeds Map too.
+		"example.com/app.Mine example.com/lib.Named true",
+		"example.com/app.Mine example.com/lib.Reader true",
+		"example.com/app.Mine example.com/lib.Store true",
 		// Map's Get and Put have pointer receivers: only *Map implements.
 		"example.com/lib.Map example.com/lib.Named true",
 		"example.com/lib.Map example.com/lib.Reader true",
@@ -217,6 +269,9 @@ func TestImplementationsAndPromoted(t *testing.T) {
 		t.Errorf("implementations\n%s\nwant\n%s", strings.Join(impls, "\n"), strings.Join(wantImpls, "\n"))
 	}
 	wantPromoted := []string{
+		"example.com/app.Mine example.com/lib.(*Map).Get via Map",
+		"example.com/app.Mine example.com/lib.(*Map).Put via Map",
+		"example.com/app.Mine example.com/lib.Map.Name via Map",
 		"example.com/lib.Named example.com/lib.Reader.Get via Reader",
 		"example.com/lib.ReadOnly example.com/lib.(*Map).Get via Map",
 		"example.com/lib.ReadOnly example.com/lib.(*Map).Put via Map",

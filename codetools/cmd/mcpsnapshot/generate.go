@@ -180,7 +180,7 @@ func generate(ctx context.Context, cfg config) (*snapshotFiles, error) {
 	if warn == nil {
 		warn = io.Discard
 	}
-	refs, err := references(ctx, cfg, importPaths, goFiles, warn)
+	refs, err := references(ctx, cfg, importPaths, goFiles, m.GOARCH, warn)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -218,6 +219,11 @@ func TestFirstRunAndIdempotence(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "; 0 files changed") {
 		t.Errorf("second run: %s", stdout.String())
+	}
+	// The index is compressed before it is written: the count of its
+	// declarations is still said.
+	if !regexp.MustCompile(`mcpsnapshot: [1-9][0-9]* declarations`).MatchString(stdout.String()) {
+		t.Errorf("second run does not count the declarations: %s", stdout.String())
 	}
 	if after := readTree(t, snapDir); !equalTrees(before, after) {
 		t.Error("second run changed the snapshot")

@@ -22,12 +22,14 @@
 // //go:embed files and the rest of the source tree stay out. It also
 // writes dir/index.txt, the declarations of every file with their lines
 // and byte spans (so that the catalog never parses Go at run time)
-// followed by their references: it type-checks the packages with
-// golang.org/x/tools/go/packages and go/types (their dependencies from
-// export data) and records who calls, takes as a value, reads or writes
-// which declaration, which types implement which interfaces, and the
-// methods promoted into each type; a package with type errors contributes
-// what could be checked, with a warning. Finally it writes
+// followed by their references: it type-checks the packages with go/types,
+// one at a time and dependencies first (those outside the snapshot read
+// from export data, which golang.org/x/tools/go/packages locates), so
+// that its memory follows the snapshot's declarations and its largest
+// package rather than all of their syntax, and records who calls, takes as a
+// value, reads or writes which declaration, which types implement which
+// interfaces, and the methods promoted into each type; a package with type
+// errors contributes what could be checked, with a warning. Finally it writes
 // dir/manifest.json: the module versions and go.sum hashes, each file's
 // sha256, GOOS, GOARCH and build tags (-tags, passed to the go command),
 // and the Go version when the standard library is included.
@@ -192,6 +194,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		}
 		out.files[codesnap.VectorsName] = data
 	}
+	idx := out.files[codesnap.IndexName] // before compress renames it
 	compress(out)
 	out.files[markerName] = []byte(markerText)
 	n := 0
@@ -211,7 +214,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 	}
 	fmt.Fprintf(stdout, "mcpsnapshot: %d packages, %d files in %s (%s); %d files changed\n",
 		len(out.man.Packages), n, cfg.out, cfg.sel.String(), changed)
-	boundNote(stdout, out.files[codesnap.IndexName])
+	boundNote(stdout, idx)
 	return out.man, nil
 }
 
