@@ -292,7 +292,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		include = sel.Includes
 	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
+		b.Snap, entries, decls, b.Pre, b.SearchErr, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
@@ -362,6 +362,9 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	}
 	if b.RuntimeErr != nil {
 		c.logger.Warn("codetools: the function table could not be read", "error", b.RuntimeErr)
+	}
+	if b.SearchErr != nil {
+		c.logger.Warn("codetools: the snapshot's search file is not used; the search index is built at run time", "error", b.SearchErr)
 	}
 }
 
@@ -588,5 +591,5 @@ const (
 // searchInput returns the input of the search engine of x, built with st.
 func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
 	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
-		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf}
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Pre: x.base.Pre}
 }

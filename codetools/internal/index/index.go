@@ -5,6 +5,7 @@ import (
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -28,6 +29,15 @@ type Base struct {
 	Dirs map[string]string
 	// lines caches the line offsets of snapshot files (files.go).
 	lines lineCache
+	// Pre is the snapshot's term index, from its search file; nil if it
+	// has none or it does not serve. SearchErr says why a search file
+	// the snapshot holds is not used.
+	Pre       *SnapTerms
+	SearchErr error
+	// words are the search words of the snapshot's entries by id, read
+	// back from the index when an index is built without Pre (WordsOf).
+	wordsOnce sync.Once
+	words     map[string]string
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
 	Lazy *LazyWords

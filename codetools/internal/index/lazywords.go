@@ -92,10 +92,22 @@ func (l *LazyWords) Count() (built, first int) {
 func (x *Index) WordsOf(scopes []Scope) func(e *Entry) (string, bool) {
 	s := x.Base.Snap
 	l := x.Base.Lazy
-	if l == nil {
+	if l == nil && x.Base.Pre != nil {
+		// The entries hold no words: the search file indexed them. An
+		// index built anew (a registered document on a declaration) reads
+		// them back, once.
+		b := x.Base
+		b.wordsOnce.Do(func() { b.words = readSnapWords(s) })
 		return func(e *Entry) (string, bool) {
-			return e.Words, e.Words != "" || e.Snap >= 0 && s != nil && s.Words
+			if e.Snap < 0 {
+				return e.Words, e.Words != ""
+			}
+			w := b.words[e.ID]
+			return w, w != "" || s.Words
 		}
+	}
+	if l == nil {
+		return snapWords(s)
 	}
 	l.mu.Lock()
 	first := len(l.built) == 0 && l.first == 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 	"io/fs"
 )
 
@@ -17,17 +18,51 @@ type SnapDecls [][2]int32
 // whose content does not fit the index are left out and reported in
 // s.warning.
 //
+// When the snapshot holds a search file (codesnap.SearchName) made from
+// this index, the documentation comes from it and no source file is read;
+// its term index is returned for BuildSearch. A search file that is stale
+// or malformed is not used, and searchErr says why.
+//
 // The entry slice has room for extra more entries.
-func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []Entry, decls SnapDecls, err error) {
+func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []Entry, decls SnapDecls, pre *SnapTerms, searchErr error, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s, entries, decls, err = nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
+			s, entries, decls, pre, err = nil, nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
 	s, err = snapshot.Open(fsys, in, include)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
+	sf, searchErr := readSearchFile(s)
+	if sf != nil {
+		entries, decls, err = loadDecls(s, maxDecls, extra, sf, include != nil)
+		if err == nil {
+			pre = sf.terms
+			if include != nil {
+				// A selection makes other entries than those indexed: the
+				// documentation serves, the term index is built at run time.
+				pre = nil
+			}
+			return s, entries, decls, pre, nil, nil
+		}
+		searchErr = err
+		if s, err = snapshot.Open(fsys, in, include); err != nil {
+			return nil, nil, nil, nil, searchErr, err
+		}
+	}
+	entries, decls, err = loadDecls(s, maxDecls, extra, nil, true)
+	if err != nil {
+		return nil, nil, nil, nil, searchErr, err
+	}
+	return s, entries, decls, nil, searchErr, nil
+}
+
+// loadDecls makes the entries of the declarations of the index of s,
+// their documentation read from the source or, with sf, from the search
+// file. keepWords keeps the search words of the index in the entries, for
+// a term index built at run time.
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWords bool) (entries []Entry, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -36,49 +71,63 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 		// The count sizes the table; a damaged index cannot make it huge.
 		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
-	err = s.ReadDecls(sized, func(fi int32, d codeindex.Decl, buf []byte) {
+	stale := false
+	sum, err := s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) {
 		if fi != cur {
 			cur = fi
 			decls[fi][0] = int32(len(entries))
 		}
-		sf := &s.Files[fi]
-		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(sf.Pkg) {
+		f := &s.Files[fi]
+		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(f.Pkg) {
 			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
 		}
-		e := Entry{Pkg: sf.Pkg, File: sf.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
-			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless, Words: d.Words,
+		e := Entry{Pkg: f.Pkg, File: f.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
+			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless,
 			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
-		if snapshot.IsStdPkg(sf.Pkg) {
-			e.Words = "" // the search index takes no source words of the standard library (buildTerms)
+		if keepWords && !snapshot.IsStdPkg(f.Pkg) {
+			// The search index takes no source words of the standard
+			// library (buildTerms); with a search file, it takes none at
+			// run time: they are indexed already.
+			e.Words = d.Words
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
-			e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
+			switch {
+			case sf == nil:
+				e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
+			case k < len(sf.docs):
+				e.Doc = sf.docs[k]
+			default:
+				stale = true
+			}
 		}
 		if d.Kind == codeindex.Package {
-			e.ID = sf.Pkg
-			if j, seen := pkgEntry[sf.Pkg]; seen {
+			e.ID = f.Pkg
+			if j, seen := pkgEntry[f.Pkg]; seen {
 				if entries[j].DocEnd == 0 {
 					entries[j] = e
 				}
 				return
 			}
-			pkgEntry[sf.Pkg] = len(entries)
+			pkgEntry[f.Pkg] = len(entries)
 		} else {
-			e.ID = DeclID(sf.Pkg, d.Name)
+			e.ID = DeclID(f.Pkg, d.Name)
 		}
 		entries = append(entries, e)
 		decls[fi][1] = int32(len(entries))
-	})
+	}, sf == nil)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
+	}
+	if sf != nil && (stale || sum != sf.declSum) {
+		return nil, nil, fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
 	}
 	for i := range decls {
 		if decls[i][1] < decls[i][0] {
 			decls[i][1] = decls[i][0]
 		}
 	}
-	return s, entries, decls, nil
+	return entries, decls, nil
 }
 
 func declKind(k codeindex.Kind) Kind {
