@@ -280,12 +280,23 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		c.finish(b, start, alloc0)
 	}()
 	in := snapshot.Interner{}
-	rt, err := c.loadRuntime()
-	b.RuntimeErr = err
-	if rt == nil {
-		rt = &index.RuntimeTable{}
+	// The function table is read while the snapshot is.
+	type table struct {
+		rt  *index.RuntimeTable
+		err error
 	}
+	tables := make(chan table, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				tables <- table{nil, fmt.Errorf("reading the function table: %v", r)}
+			}
+		}()
+		rt, err := c.loadRuntime()
+		tables <- table{rt, err}
+	}()
 	var entries []index.Entry
+	var err error
 	var decls index.SnapDecls
 	var include func(pkg, mod string, main bool) bool
 	if sel := c.opts.Packages; sel != nil {
@@ -299,6 +310,12 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		case b.Snap.Warning != nil:
 			b.SnapshotErr = b.Snap.Warning
 		}
+	}
+	t := <-tables
+	rt := t.rt
+	b.RuntimeErr = t.err
+	if rt == nil {
+		rt = &index.RuntimeTable{}
 	}
 	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true,
 		In: in, Snap: b.Snap, Decls: decls, Entries: entries, MainPkg: c.mainPackage(b.Snap)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -85,6 +86,13 @@ func TestSearchFile(t *testing.T) {
 			x, err := got.index(ctx)
 			if err != nil {
 				t.Fatal(err)
+			}
+			w, err := want.index(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(x.Search.ByName, w.Search.ByName) {
+				t.Errorf("name order %v, want %v", x.Search.ByName, w.Search.ByName)
 			}
 			if x.base.SnapshotErr != nil {
 				t.Errorf("snapshot error %v", x.base.SnapshotErr)

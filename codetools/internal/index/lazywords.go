@@ -97,11 +97,11 @@ func (x *Index) WordsOf(scopes []Scope) func(e *Entry) (string, bool) {
 		// index built anew (a registered document on a declaration) reads
 		// them back, once.
 		b := x.Base
-		b.wordsOnce.Do(func() { b.words = readSnapWords(s) })
 		return func(e *Entry) (string, bool) {
 			if e.Snap < 0 {
 				return e.Words, e.Words != ""
 			}
+			b.wordsOnce.Do(func() { b.words = readSnapWords(s) })
 			w := b.words[e.ID]
 			return w, w != "" || s.Words
 		}

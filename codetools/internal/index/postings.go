@@ -209,21 +209,53 @@ func BuildSearch(in *SearchInput) Search {
 		si.Packages--
 	}
 
-	si.ByName = make([]int32, len(entries))
-	for i := range si.ByName {
-		si.ByName[i] = int32(i)
+	split, ok := splitPrebuilt(in)
+	if ok {
+		si.ByName = mergeByName(entries, si.NameOff, split)
+	} else {
+		si.ByName = sortByName(entries, si.NameOff, nil)
 	}
-	name := func(i int32) string { return EntryNameAt(entries, si.NameOff, int(i)) }
-	slices.SortFunc(si.ByName, func(i, j int32) int {
-		if c := compareFold(name(i), name(j)); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-
-	si.Terms = buildTerms(in, si.NameOff, si.Scope)
+	si.Terms = buildTerms(in, si.NameOff, si.Scope, split, ok)
 	si.TermStats = si.Terms.Stats()
 	return si
+}
+
+// sortByName returns the entries of list (all when nil) sorted by
+// lower-case name, then index.
+func sortByName(entries []Entry, nameOff []uint16, list []int32) []int32 {
+	if list == nil {
+		list = make([]int32, len(entries))
+		for i := range list {
+			list[i] = int32(i)
+		}
+	}
+	slices.SortFunc(list, func(i, j int32) int { return compareByName(entries, nameOff, i, j) })
+	return list
+}
+
+// compareByName orders entries i and j by lower-case name, then index.
+func compareByName(entries []Entry, nameOff []uint16, i, j int32) int {
+	if c := compareFold(EntryNameAt(entries, nameOff, int(i)), EntryNameAt(entries, nameOff, int(j))); c != 0 {
+		return c
+	}
+	return cmp.Compare(i, j)
+}
+
+// mergeByName returns the order of sortByName from the snapshot's
+// entries in the search file's order and the others sorted now.
+func mergeByName(entries []Entry, nameOff []uint16, split prebuiltSplit) []int32 {
+	rest := sortByName(entries, nameOff, slices.Clone(split.rest))
+	out := make([]int32, 0, len(entries))
+	k := 0
+	for _, d := range split.pre.ByName {
+		i := split.snap[d]
+		for k < len(rest) && compareByName(entries, nameOff, rest[k], i) < 0 {
+			out = append(out, rest[k])
+			k++
+		}
+		out = append(out, i)
+	}
+	return append(out, rest[k:]...)
 }
 
 // ScopeOf returns the scope of package pkg: the main module's packages
@@ -253,9 +285,9 @@ func ScopeOf(pkg, mainMod string, mods []snapshot.Module) Scope {
 // the words of declarations outside the standard library come from the
 // snapshot's index (in.words). The snapshot's entries come indexed
 // already when its search file serves (joinPrebuilt).
-func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope) *bm25f.Joined {
-	if in.Pre != nil {
-		if j, ok := joinPrebuilt(in, nameOff, scopes); ok {
+func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope, split prebuiltSplit, pre bool) *bm25f.Joined {
+	if pre {
+		if j, ok := joinPrebuilt(in, nameOff, scopes, split); ok {
 			return j
 		}
 	}

@@ -27,6 +27,7 @@ import (
 //	         declaration of that ordinal (DocString), empty for none
 //	uvarint  E, the snapshot's entries sorted by id (duplicates dropped)
 //	8 bytes  idSum of their ids, in that order
+//	E times a uvarint: the entries in the order of Search.ByName
 //	the bm25f encoding of their term index (bm25f.Index.AppendBinary),
 //	         document i being entry i
 const searchMagic = "embedmcp-codetools-search/1\n"
@@ -45,6 +46,8 @@ type SnapTerms struct {
 	// N and IDSum are the count and idSum of the entries it indexes.
 	N     int
 	IDSum uint64
+	// ByName orders them as Search.ByName does.
+	ByName []int32
 }
 
 // searchFile is a decoded search file.
@@ -132,6 +135,19 @@ func decodeSearchFile(data []byte) (*searchFile, error) {
 	if !ok || !ok2 || ne > 1<<31-1 {
 		return nil, errors.New("entry table")
 	}
+	if ne > uint64(len(p)) {
+		return nil, errors.New("entry table")
+	}
+	byName := make([]int32, ne)
+	seen := make([]bool, ne)
+	for k := range byName {
+		d, ok := uv()
+		if !ok || d >= ne || seen[d] {
+			return nil, errors.New("name order")
+		}
+		seen[d] = true
+		byName[k] = int32(d)
+	}
 	ix, err := bm25f.Decode(p)
 	if err != nil {
 		return nil, err
@@ -139,7 +155,7 @@ func decodeSearchFile(data []byte) (*searchFile, error) {
 	if ix.Len() != int(ne) || ix.Fields() != NumTermFields {
 		return nil, errors.New("term index of another size")
 	}
-	sf.terms = &SnapTerms{Index: ix, N: int(ne), IDSum: ids}
+	sf.terms = &SnapTerms{Index: ix, N: int(ne), IDSum: ids, ByName: byName}
 	return sf, nil
 }
 
@@ -186,7 +202,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	if s, err = snapshot.Open(fsys, snapshot.Interner{}, nil); err != nil {
 		return nil, err
 	}
-	entries, _, err := loadDecls(s, 1<<31-1, 0, sf, true)
+	entries, _, err := loadDecls(s, 1<<31-1, 0, func() (*searchFile, error) { return sf, nil }, true)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +234,9 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, uint64(len(entries)))
 	b = binary.LittleEndian.AppendUint64(b, uint64(sum))
+	for _, d := range sortByName(entries, nameOff, nil) {
+		b = binary.AppendUvarint(b, uint64(d))
+	}
 	return ix.AppendBinary(b)
 }
 
@@ -229,36 +248,51 @@ func snapWords(s *snapshot.Snapshot) func(e *Entry) (string, bool) {
 	}
 }
 
-// joinPrebuilt returns the term index of the entries of in from the
-// snapshot's prebuilt one and one built now for the other entries, or
-// false when the snapshot's entries are not those it indexed (a package
-// selection, the entry bound, a registered document on a declaration).
-func joinPrebuilt(in *SearchInput, nameOff []uint16, scopes []Scope) (*bm25f.Joined, bool) {
+// prebuiltSplit divides the entries of a catalog into those of the
+// snapshot's search file, in its order, and the others.
+type prebuiltSplit struct {
+	pre  *SnapTerms
+	snap []int32 // entry of each document of pre
+	rest []int32 // the other entries, in order
+}
+
+// splitPrebuilt divides the entries of in, or reports false when they
+// are not those the search file indexed (a package selection, the entry
+// bound, a registered document on a declaration), or there is none.
+func splitPrebuilt(in *SearchInput) (prebuiltSplit, bool) {
 	pre := in.Pre
+	if pre == nil {
+		return prebuiltSplit{}, false
+	}
 	entries := in.Entries
-	snapDocs := make([]int32, 0, pre.N)
-	var rest []int32
+	sp := prebuiltSplit{pre: pre, snap: make([]int32, 0, pre.N)}
 	sum := newIDSum()
 	for i := range entries {
 		e := &entries[i]
 		if e.Sources&SrcSnapshot == 0 {
-			rest = append(rest, int32(i))
+			sp.rest = append(sp.rest, int32(i))
 			continue
 		}
-		if e.Sources&SrcRegistered != 0 || e.Linkage&RtForeign != 0 || len(snapDocs) == pre.N {
-			return nil, false
+		if e.Sources&SrcRegistered != 0 || e.Linkage&RtForeign != 0 || len(sp.snap) == pre.N {
+			return prebuiltSplit{}, false
 		}
-		snapDocs = append(snapDocs, int32(i))
+		sp.snap = append(sp.snap, int32(i))
 		sum.add(e.ID)
 	}
-	if len(snapDocs) != pre.N || uint64(sum) != pre.IDSum {
-		return nil, false
+	if len(sp.snap) != pre.N || uint64(sum) != pre.IDSum {
+		return prebuiltSplit{}, false
 	}
-	tb := newTermBuilder(entries, nameOff, scopes, in.Words(scopes))
-	for _, i := range rest {
+	return sp, true
+}
+
+// joinPrebuilt returns the term index of the entries of in from the
+// snapshot's prebuilt one and one built now for the other entries.
+func joinPrebuilt(in *SearchInput, nameOff []uint16, scopes []Scope, sp prebuiltSplit) (*bm25f.Joined, bool) {
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes))
+	for _, i := range sp.rest {
 		tb.add(int(i))
 	}
-	j, err := bm25f.Join(len(entries), bm25f.Part{Index: pre.Index, Docs: snapDocs}, bm25f.Part{Index: tb.b.Build(), Docs: rest})
+	j, err := bm25f.Join(len(in.Entries), bm25f.Part{Index: sp.pre.Index, Docs: sp.snap}, bm25f.Part{Index: tb.b.Build(), Docs: sp.rest})
 	if err != nil {
 		return nil, false
 	}
@@ -275,7 +309,7 @@ func readSnapWords(s *snapshot.Snapshot) map[string]string {
 	}
 	warning := s.Warning
 	defer func() { s.Warning = warning }()
-	entries, _, err := loadDecls(s, 1<<31-1, 0, sf, true)
+	entries, _, err := loadDecls(s, 1<<31-1, 0, func() (*searchFile, error) { return sf, nil }, true)
 	if err != nil {
 		return nil
 	}

@@ -34,9 +34,28 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
-	sf, searchErr := readSearchFile(s)
-	if sf != nil {
-		entries, decls, err = loadDecls(s, maxDecls, extra, sf, include != nil)
+	if _, err := fs.Stat(s.FS, codesnap.SearchName); err == nil {
+		// The search file decodes while the index is read.
+		type decoded struct {
+			sf  *searchFile
+			err error
+		}
+		ch := make(chan decoded, 1)
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					ch <- decoded{nil, fmt.Errorf("%w: %v", ErrBadSearch, r)}
+				}
+			}()
+			sf, err := readSearchFile(s)
+			ch <- decoded{sf, err}
+		}()
+		var sf *searchFile
+		entries, decls, err = loadDecls(s, maxDecls, extra, func() (*searchFile, error) {
+			d := <-ch
+			sf = d.sf
+			return d.sf, d.err
+		}, include != nil)
 		if err == nil {
 			pre = sf.terms
 			if include != nil {
@@ -59,10 +78,11 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 }
 
 // loadDecls makes the entries of the declarations of the index of s,
-// their documentation read from the source or, with sf, from the search
-// file. keepWords keeps the search words of the index in the entries, for
-// a term index built at run time.
-func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWords bool) (entries []Entry, decls SnapDecls, err error) {
+// their documentation read from the source or, with search, from the
+// search file it returns (called once the index is read; an error is
+// returned as is). keepWords keeps the search words of the index in the
+// entries, for a term index built at run time.
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*searchFile, error), keepWords bool) (entries []Entry, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -71,7 +91,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWo
 		// The count sizes the table; a damaged index cannot make it huge.
 		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
-	stale := false
+	var ords []int32 // with search, the ordinal of each entry's declaration
 	sum, err := s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) {
 		if fi != cur {
 			cur = fi
@@ -92,13 +112,8 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWo
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
-			switch {
-			case sf == nil:
+			if search == nil {
 				e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
-			case k < len(sf.docs):
-				e.Doc = sf.docs[k]
-			default:
-				stale = true
 			}
 		}
 		if d.Kind == codeindex.Package {
@@ -106,6 +121,9 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWo
 			if j, seen := pkgEntry[f.Pkg]; seen {
 				if entries[j].DocEnd == 0 {
 					entries[j] = e
+					if search != nil {
+						ords[j] = int32(k)
+					}
 				}
 				return
 			}
@@ -114,13 +132,33 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, keepWo
 			e.ID = DeclID(f.Pkg, d.Name)
 		}
 		entries = append(entries, e)
+		if search != nil {
+			ords = append(ords, int32(k))
+		}
 		decls[fi][1] = int32(len(entries))
-	}, sf == nil)
+	}, search == nil)
+	if search != nil {
+		sf, serr := search()
+		switch {
+		case err != nil:
+		case serr != nil:
+			err = serr
+		case sf == nil || sum != sf.declSum:
+			err = fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
+		default:
+			for i := range entries {
+				if e := &entries[i]; e.DocEnd > e.DocBeg {
+					if int(ords[i]) >= len(sf.docs) {
+						err = fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
+						break
+					}
+					e.Doc = sf.docs[ords[i]]
+				}
+			}
+		}
+	}
 	if err != nil {
 		return nil, nil, err
-	}
-	if sf != nil && (stale || sum != sf.declSum) {
-		return nil, nil, fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
 	}
 	for i := range decls {
 		if decls[i][1] < decls[i][0] {
