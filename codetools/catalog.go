@@ -1,6 +1,7 @@
 package codetools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -333,11 +335,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 	}
 	sort.Strings(b.NoSource)
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
-	b.Entries = dedupSorted(entries)
-	if cap(entries) > len(b.Entries)+len(b.Entries)/16 {
-		b.Entries = append([]index.Entry(nil), b.Entries...) // do not keep the slack
-	}
+	b.Entries = dedupSorted(sortByID(entries))
 	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
@@ -383,6 +381,27 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	if b.SearchErr != nil {
 		c.logger.Warn("codetools: the snapshot's search file is not used; the search index is built at run time", "error", b.SearchErr)
 	}
+}
+
+// sortByID returns es sorted by id, stably, in a new slice without
+// slack: the entries are large, so their order is sorted first and they
+// are moved once.
+func sortByID(es []index.Entry) []index.Entry {
+	order := make([]int32, len(es))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		if c := strings.Compare(es[i].ID, es[j].ID); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	out := make([]index.Entry, len(es))
+	for k, i := range order {
+		out[k] = es[i]
+	}
+	return out
 }
 
 // dedupSorted drops later entries with an id equal to the previous one.

@@ -21,8 +21,11 @@ func withSearchFile(t *testing.T, fsys, src fstest.MapFS, cut int) fstest.MapFS 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cut > 0 {
+	switch {
+	case cut > 0:
 		data = data[:len(data)-cut]
+	case cut < 0:
+		data[len(data)/3] ^= 0x55 // a byte in the declarations
 	}
 	out := maps.Clone(fsys)
 	out[codesnap.SearchName] = &fstest.MapFile{Data: data}
@@ -60,7 +63,8 @@ func TestSearchFile(t *testing.T) {
 	}{
 		{"served", withSearchFile(t, plain, plain, 0), nil, true, nil},
 		{"stale", withSearchFile(t, plain, other, 0), nil, false, index.ErrStaleSearch},
-		{"damaged", withSearchFile(t, plain, plain, 7), nil, false, index.ErrBadSearch},
+		{"truncated", withSearchFile(t, plain, plain, 7), nil, false, index.ErrBadSearch},
+		{"damaged", withSearchFile(t, plain, plain, -1), nil, false, index.ErrBadSearch},
 		{"registered", withSearchFile(t, plain, plain, 0), registered, false, nil},
 	}
 	ctx := context.Background()

@@ -19,9 +19,10 @@ type SnapDecls [][2]int32
 // s.warning.
 //
 // When the snapshot holds a search file (codesnap.SearchName) made from
-// this index, the documentation comes from it and no source file is read;
-// its term index is returned for BuildSearch. A search file that is stale
-// or malformed is not used, and searchErr says why.
+// this manifest and index, and include is nil, the declarations and their
+// documentation come from it, and neither the index nor any source file
+// is read; its term index is returned for BuildSearch. A search file
+// that is stale or malformed is not used, and searchErr says why.
 //
 // The entry slice has room for extra more entries.
 func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []Entry, decls SnapDecls, pre *SnapTerms, searchErr error, err error) {
@@ -34,10 +35,16 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
-	if _, err := fs.Stat(s.FS, codesnap.SearchName); err == nil {
-		// The search file decodes while the index is read.
+	var sf *searchFile
+	if include == nil {
+		// A selection makes other entries than the search file's: they
+		// are indexed at run time, from the index's words.
+		sf, searchErr = readSearchFile(s)
+	}
+	if sf != nil {
+		// The term index decodes while the declarations are read.
 		type decoded struct {
-			sf  *searchFile
+			t   *SnapTerms
 			err error
 		}
 		ch := make(chan decoded, 1)
@@ -47,42 +54,35 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 					ch <- decoded{nil, fmt.Errorf("%w: %v", ErrBadSearch, r)}
 				}
 			}()
-			sf, err := readSearchFile(s)
-			ch <- decoded{sf, err}
+			t, err := sf.decodeTerms()
+			ch <- decoded{t, err}
 		}()
-		var sf *searchFile
-		entries, decls, err = loadDecls(s, maxDecls, extra, func() (*searchFile, error) {
-			d := <-ch
-			sf = d.sf
-			return d.sf, d.err
-		}, include != nil)
-		if err == nil {
-			pre = sf.terms
-			if include != nil {
-				// A selection makes other entries than those indexed: the
-				// documentation serves, the term index is built at run time.
-				pre = nil
-			}
-			return s, entries, decls, pre, nil, nil
+		entries, decls, err = loadDecls(s, maxDecls, extra, sf, false, false)
+		d := <-ch
+		if err == nil && d.err == nil {
+			return s, entries, decls, d.t, nil, nil
 		}
-		searchErr = err
+		searchErr = d.err
+		if err != nil {
+			searchErr = fmt.Errorf("%w: %s: %w", ErrBadSearch, codesnap.SearchName, err)
+		}
 		if s, err = snapshot.Open(fsys, in, include); err != nil {
 			return nil, nil, nil, nil, searchErr, err
 		}
 	}
-	entries, decls, err = loadDecls(s, maxDecls, extra, nil, true)
+	entries, decls, err = loadDecls(s, maxDecls, extra, nil, true, true)
 	if err != nil {
 		return nil, nil, nil, nil, searchErr, err
 	}
 	return s, entries, decls, nil, searchErr, nil
 }
 
-// loadDecls makes the entries of the declarations of the index of s,
-// their documentation read from the source or, with search, from the
-// search file it returns (called once the index is read; an error is
-// returned as is). keepWords keeps the search words of the index in the
-// entries, for a term index built at run time.
-func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*searchFile, error), keepWords bool) (entries []Entry, decls SnapDecls, err error) {
+// loadDecls makes the entries of the declarations of s: those of the
+// search file sf, with their documentation, or, when sf is nil, those of
+// the index, with their documentation read from the source if source is
+// set (and none otherwise). keepWords keeps the search words of the index
+// in the entries, for a term index built at run time.
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool) (entries []Entry, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -91,8 +91,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*search
 		// The count sizes the table; a damaged index cannot make it huge.
 		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
-	var ords []int32 // with search, the ordinal of each entry's declaration
-	sum, err := s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) {
+	fn := func(fi int32, k int, d codeindex.Decl, buf []byte, doc string) {
 		if fi != cur {
 			cur = fi
 			decls[fi][0] = int32(len(entries))
@@ -112,7 +111,10 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*search
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
-			if search == nil {
+			switch {
+			case sf != nil:
+				e.Doc = doc
+			case source:
 				e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
 			}
 		}
@@ -121,9 +123,6 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*search
 			if j, seen := pkgEntry[f.Pkg]; seen {
 				if entries[j].DocEnd == 0 {
 					entries[j] = e
-					if search != nil {
-						ords[j] = int32(k)
-					}
 				}
 				return
 			}
@@ -132,30 +131,18 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, search func() (*search
 			e.ID = DeclID(f.Pkg, d.Name)
 		}
 		entries = append(entries, e)
-		if search != nil {
-			ords = append(ords, int32(k))
-		}
 		decls[fi][1] = int32(len(entries))
-	}, search == nil)
-	if search != nil {
-		sf, serr := search()
-		switch {
-		case err != nil:
-		case serr != nil:
-			err = serr
-		case sf == nil || sum != sf.declSum:
-			err = fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
-		default:
-			for i := range entries {
-				if e := &entries[i]; e.DocEnd > e.DocBeg {
-					if int(ords[i]) >= len(sf.docs) {
-						err = fmt.Errorf("%w: %s was not made from this snapshot's %s", ErrStaleSearch, codesnap.SearchName, codesnap.IndexName)
-						break
-					}
-					e.Doc = sf.docs[ords[i]]
-				}
-			}
+	}
+	if sf != nil {
+		n := 0
+		for _, f := range sf.files {
+			n += f.decls
 		}
+		sized(n)
+		next, doc := sf.eachDecl()
+		err = s.ReadDeclList(next, sf.words, func(fi int32, k int, d codeindex.Decl, _ []byte) { fn(fi, k, d, nil, doc()) })
+	} else {
+		_, err = s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) { fn(fi, k, d, buf, "") }, source)
 	}
 	if err != nil {
 		return nil, nil, err

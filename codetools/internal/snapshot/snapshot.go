@@ -42,6 +42,9 @@ type Snapshot struct {
 	// while the snapshot is read.
 	Warning error
 	warn    []error
+	// ManifestSum hashes the manifest's bytes (as DeclSum hashes a
+	// string).
+	ManifestSum uint64
 	// Words reports an index with search words (codeindex.Words): the
 	// term index reads no source.
 	Words bool
@@ -98,6 +101,9 @@ func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool
 		return nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
 	}
 	s := &Snapshot{FS: fsys, ModOf: map[string]int{}, Pkgs: map[string]bool{}, ByKey: map[string]int32{}, modFiles: map[int]bool{}}
+	ms := NewDeclSum()
+	ms.str(string(data))
+	s.ManifestSum = ms.Sum()
 	if err := json.Unmarshal(data, &s.Manifest); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
@@ -208,6 +214,34 @@ func (s *Snapshot) ReadIndex(sized func(n int), fn func(fi int32, k int, d codei
 	if r.Decls > 0 {
 		sized(r.Decls)
 	}
+	sum := NewDeclSum()
+	err = s.readDecls(func() (string, codeindex.Decl, error) {
+		path, d, err := r.Next()
+		if err == nil {
+			sum.Add(path, &d)
+			s.Words = s.Words || r.Words || d.Words != ""
+		}
+		return path, d, err
+	}, fn, source)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+	}
+	return sum.Sum(), nil
+}
+
+// ReadDeclList reads declarations from next, as ReadIndex reads those of
+// the index without source: next returns each with the location of its
+// file, then io.EOF; words reports declarations with search words.
+func (s *Snapshot) ReadDeclList(next func() (string, codeindex.Decl, error), words bool, fn func(fi int32, k int, d codeindex.Decl, src []byte)) error {
+	s.Words = s.Words || words
+	return s.readDecls(next, fn, false)
+}
+
+// readDecls calls fn with the declarations next returns whose file is
+// selected, checking their spans against the file sizes and, with
+// source, reading each file (left out, and reported in s.Warning, when it
+// does not fit).
+func (s *Snapshot) readDecls(next func() (string, codeindex.Decl, error), fn func(fi int32, k int, d codeindex.Decl, src []byte), source bool) error {
 	warn := s.warn
 	var buf []byte
 	cur, bad := int32(-1), false
@@ -219,16 +253,14 @@ func (s *Snapshot) ReadIndex(sized func(n int), fn func(fi int32, k int, d codei
 			defer func() { s.onPrefetch(pf.hits, pf.misses) }()
 		}
 	}
-	sum := NewDeclSum()
 	for k := 0; ; k++ {
-		path, d, err := r.Next()
+		path, d, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return 0, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+			return err
 		}
-		sum.Add(path, &d)
 		fi, ok := s.ByPath[path]
 		if !ok {
 			continue // a file of an unselected package
@@ -251,7 +283,6 @@ func (s *Snapshot) ReadIndex(sized func(n int), fn func(fi int32, k int, d codei
 			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.Path, d.Name))
 			continue
 		}
-		s.Words = s.Words || r.Words || d.Words != ""
 		fn(fi, k, d, buf)
 	}
 	if len(warn) > maxWarnings {
@@ -259,7 +290,7 @@ func (s *Snapshot) ReadIndex(sized func(n int), fn func(fi int32, k int, d codei
 	}
 	s.warn = nil
 	s.Warning = errors.Join(warn...)
-	return sum.Sum(), nil
+	return nil
 }
 
 // DeclSum hashes the declarations of an index as ReadIndex reads them
