@@ -459,8 +459,12 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 		x.cov.DroppedEntries = len(x.dropped)
 	}
 	x.Entries = entries
-	x.BuildHaystack()
+	// The haystack and the search structures read the entries alone: they
+	// are built side by side.
+	var wg sync.WaitGroup
+	wg.Go(x.BuildHaystack)
 	x.Search = index.BuildSearch(x.searchInput(st))
+	wg.Wait()
 	x.fillCoverage()
 	return x
 }

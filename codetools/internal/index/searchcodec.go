@@ -129,11 +129,19 @@ func (r *reader) bytes(n uint64, what string) []byte {
 	return b
 }
 
-// readSearchFile reads the header of the search file of s: nil and nil
-// if there is none, an error wrapping ErrBadSearch if it cannot be read
-// or ErrStaleSearch if it was made from another manifest or index.
-func readSearchFile(s *snapshot.Snapshot) (*searchFile, error) {
-	data, err := fs.ReadFile(s.FS, codesnap.SearchName)
+// searchData is the content of a search file as read, or why it could
+// not be.
+type searchData struct {
+	data []byte
+	err  error
+}
+
+// readSearchFile decodes the header of the search file of s, read as in:
+// nil and nil if there is none, an error wrapping ErrBadSearch if it
+// cannot be read or ErrStaleSearch if it was made from another manifest
+// or index.
+func readSearchFile(s *snapshot.Snapshot, in searchData) (*searchFile, error) {
+	data, err := in.data, in.err
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -31,15 +31,24 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			s, entries, decls, pre, err = nil, nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
+	var file chan searchData
+	if include == nil {
+		// A selection makes other entries than the search file's: they
+		// are indexed at run time, from the index's words. The file
+		// decompresses while the manifest is read.
+		file = make(chan searchData, 1)
+		go func() {
+			data, err := fs.ReadFile(snapshot.NewFS(fsys), codesnap.SearchName)
+			file <- searchData{data, err}
+		}()
+	}
 	s, err = snapshot.Open(fsys, in, include)
 	if err != nil {
 		return nil, nil, nil, nil, nil, err
 	}
 	var sf *searchFile
-	if include == nil {
-		// A selection makes other entries than the search file's: they
-		// are indexed at run time, from the index's words.
-		sf, searchErr = readSearchFile(s)
+	if file != nil {
+		sf, searchErr = readSearchFile(s, <-file)
 	}
 	if sf != nil {
 		// The term index decodes while the declarations are read.
