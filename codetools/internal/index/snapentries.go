@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
@@ -100,6 +101,8 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		// The count sizes the table; a damaged index cannot make it huge.
 		entries = make([]Entry, 0, min(n, maxDecls)+extra)
 	}
+	var idBuf []byte
+	var ids []int32 // by entry: the end of its id in idBuf, -1 for a package's
 	fn := func(fi int32, k int, d codeindex.Decl, buf []byte, doc string) {
 		if fi != cur {
 			cur = fi
@@ -136,8 +139,11 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 				return
 			}
 			pkgEntry[f.Pkg] = len(entries)
+			ids = append(ids, -1)
 		} else {
-			e.ID = DeclID(f.Pkg, d.Name)
+			// DeclID, in the one string of all the ids (below).
+			idBuf = append(append(append(idBuf, f.Pkg...), '.'), d.Name...)
+			ids = append(ids, int32(len(idBuf)))
 		}
 		entries = append(entries, e)
 		decls[fi][1] = int32(len(entries))
@@ -155,6 +161,18 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(idBuf) > 1<<31-1 {
+		return nil, nil, errors.New("the snapshot's ids exceed 2 GB")
+	}
+	// The ids are parts of one string: no allocation of its own each.
+	all, start := string(idBuf), int32(0)
+	idBuf = nil
+	for i, end := range ids {
+		if end >= 0 {
+			entries[i].ID = all[start:end]
+			start = end
+		}
 	}
 	for i := range decls {
 		if decls[i][1] < decls[i][0] {

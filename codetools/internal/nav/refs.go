@@ -51,10 +51,11 @@ func (s *Sym) Pkg() string { return s.ID[:s.pkgLen] }
 // and how.
 type Site struct {
 	// fileKind is the snapshot file (low 24 bits) and the kind of
-	// reference (high 8 bits): a site then takes 16 bytes, not 20.
+	// reference (high 8 bits): a site then takes 12 bytes, not 20 (the
+	// declaration that holds it is known from its place, siteFrom).
 	fileKind uint32
 	line     int32
-	from, to int32
+	to       int32
 }
 
 // maxSiteFile bounds the snapshot file numbers a Site holds.
@@ -135,7 +136,7 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (strin
 	t.sites = make([]Site, kept)
 	for _, st := range raw.Sites {
 		if fi := files[st.File]; fi >= 0 {
-			t.sites[next[st.From]] = Site{fileKind: uint32(fi) | uint32(st.Kind)<<24, line: st.Line, from: st.From, to: st.To}
+			t.sites[next[st.From]] = Site{fileKind: uint32(fi) | uint32(st.Kind)<<24, line: st.Line, to: st.To}
 			next[st.From]++
 		}
 	}
@@ -227,6 +228,12 @@ func (t *RefTable) symsWithPrefix(prefix string) (lo, hi int) {
 
 // sitesTo returns the sites that refer to symbol s, in answer order.
 func (t *RefTable) sitesTo(s int32) []int32 { return t.byTo[t.toOff[s]:t.toOff[s+1]] }
+
+// siteFrom returns the declaration that holds site si.
+func (t *RefTable) siteFrom(si int32) int32 {
+	// The last declaration whose sites start at or before si.
+	return int32(sort.Search(len(t.fromOff), func(k int) bool { return t.fromOff[k] > si })) - 1
+}
 
 // sitesFrom returns the sites declaration s holds, lo..hi-1, in file and
 // line order.

@@ -74,7 +74,7 @@ func (x Navigator) Relation(t *RefTable, target *Target, rel string) ([]Item, st
 		var items []Item
 		if target.Sym >= 0 {
 			for _, si := range t.sitesTo(target.Sym) {
-				items = append(items, x.siteItem(t, si, t.sites[si].from, refHow(t.sites[si].kind()), ""))
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(t.sites[si].kind()), ""))
 			}
 		}
 		return items, "", nil
@@ -139,7 +139,7 @@ func (x Navigator) callers(t *RefTable, target *Target) []Item {
 		for _, si := range t.sitesTo(target.Sym) {
 			switch st := &t.sites[si]; st.kind() {
 			case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-				items = append(items, x.siteItem(t, si, st.from, refHow(st.kind()), ""))
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(st.kind()), ""))
 			}
 		}
 	}
@@ -150,7 +150,7 @@ func (x Navigator) callers(t *RefTable, target *Target) []Item {
 		via := t.Syms[abstract].ID
 		for _, si := range t.sitesTo(abstract) {
 			if st := &t.sites[si]; st.kind() == codeindex.RefDynamic {
-				items = append(items, x.siteItem(t, si, st.from, "dynamic", via))
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), "dynamic", via))
 			}
 		}
 	}
