@@ -1,7 +1,6 @@
 package codetools
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -300,12 +299,17 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	var entries []index.Entry
 	var err error
 	var decls index.SnapDecls
+	var words []string
 	var include func(pkg, mod string, main bool) bool
 	if sel := c.opts.Packages; sel != nil {
 		include = sel.Includes
 	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, b.Pre, b.SearchErr, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
+		var l *index.SnapLoad
+		l, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
+		if l != nil {
+			b.Snap, entries, words, decls, b.Pre, b.SearchErr = l.Snap, l.Entries, l.Words, l.Decls, l.Pre, l.SearchErr
+		}
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
@@ -335,7 +339,11 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 	}
 	sort.Strings(b.NoSource)
-	b.Entries = dedupSorted(sortByID(entries))
+	if !slices.ContainsFunc(words, func(w string) bool { return w != "" }) {
+		words = nil
+	}
+	// The attributor appends the entries it adds: words stay aligned.
+	b.Entries, b.Words = index.SortByID(entries, words)
 	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
@@ -381,27 +389,6 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	if b.SearchErr != nil {
 		c.logger.Warn("codetools: the snapshot's search file is not used; the search index is built at run time", "error", b.SearchErr)
 	}
-}
-
-// sortByID returns es sorted by id, stably, in a new slice without
-// slack: the entries are large, so their order is sorted first and they
-// are moved once.
-func sortByID(es []index.Entry) []index.Entry {
-	order := make([]int32, len(es))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(i, j int32) int {
-		if c := strings.Compare(es[i].ID, es[j].ID); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-	out := make([]index.Entry, len(es))
-	for k, i := range order {
-		out[k] = es[i]
-	}
-	return out
 }
 
 // dedupSorted drops later entries with an id equal to the previous one.

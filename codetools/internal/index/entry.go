@@ -60,9 +60,9 @@ type Entry struct {
 	Pkg  string // interned import path
 	File string // interned display path of the definition
 	Doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
-	// words are the search words mcpsnapshot computed (codeindex.Words),
-	// read by the term index each time it is built.
-	Words  string
+	// The search words mcpsnapshot computed (codeindex.Words) are kept
+	// beside the entries (Base.Words), not in them: most catalogs index
+	// them once, from the search file.
 	RtFile string // interned display path of the runtime evidence
 
 	Line    int32 // line of the declaration (snapshot) or of the runtime evidence

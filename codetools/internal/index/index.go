@@ -12,7 +12,11 @@ import (
 // Base holds the entries of the runtime and snapshot sources and
 // what the index reads of the sources.
 type Base struct {
-	Entries     []Entry // sorted by id
+	Entries []Entry // sorted by id
+	// Words are the search words of each entry, from the snapshot's
+	// index; nil when the search file's term index serves (Pre), or the
+	// snapshot has none.
+	Words       []string
 	Snap        *snapshot.Snapshot
 	RuntimeErr  error
 	SnapshotErr error

@@ -119,7 +119,7 @@ type SearchInput struct {
 	MainPkg string             // import path of the running main package, "" if unknown
 	// words returns, for the scope of each entry, the function that gives
 	// the search words of an entry ("" and false for none; see wordsOf).
-	Words func(scopes []Scope) func(e *Entry) (string, bool)
+	Words func(scopes []Scope) func(i int, e *Entry) (string, bool)
 	// Pre is the snapshot's term index from its search file, nil for
 	// none: the entries it indexes are not indexed again.
 	Pre *SnapTerms
@@ -306,7 +306,7 @@ type termBuilder struct {
 	entries []Entry
 	nameOff []uint16
 	scopes  []Scope
-	words   func(e *Entry) (string, bool)
+	words   func(i int, e *Entry) (string, bool)
 
 	pkgTerms, fileTerms, docTerms map[string][]string
 	name, qual, doc, body, text   []string
@@ -314,7 +314,7 @@ type termBuilder struct {
 	tok                           bm25f.Tokenizer
 }
 
-func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(e *Entry) (string, bool)) *termBuilder {
+func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool)) *termBuilder {
 	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words,
 		pkgTerms: map[string][]string{}, fileTerms: map[string][]string{}, docTerms: map[string][]string{}}
 }
@@ -370,7 +370,7 @@ func (tb *termBuilder) add(i int) {
 		tb.fileTerms[e.File] = ft
 	}
 	body, text := tb.body[:0], tb.text[:0]
-	if w, ok := tb.words(e); ok {
+	if w, ok := tb.words(i, e); ok {
 		// Computed by mcpsnapshot, or from an older snapshot's source
 		// per package (lazywords.go): no source is read here.
 		if scope != ScopeStd {

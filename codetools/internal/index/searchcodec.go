@@ -7,8 +7,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
@@ -329,12 +327,11 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	if s, err = snapshot.Open(fsys, snapshot.Interner{}, nil); err != nil {
 		return nil, err
 	}
-	entries, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true)
+	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
-	entries = slices.CompactFunc(entries, func(a, b Entry) bool { return a.ID == b.ID })
+	entries, words = SortByID(entries, words)
 	nameOff := make([]uint16, len(entries))
 	scopes := make([]Scope, len(entries))
 	sum := newIDSum()
@@ -347,7 +344,9 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 		}
 		sum.add(e.ID)
 	}
-	tb := newTermBuilder(entries, nameOff, scopes, snapWords(s))
+	tb := newTermBuilder(entries, nameOff, scopes, func(i int, e *Entry) (string, bool) {
+		return words[i], words[i] != "" || s.Words
+	})
 	for i := range entries {
 		tb.add(i)
 	}

@@ -1,16 +1,47 @@
 package index
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
-// snapWords returns the words of an entry of a snapshot written with
-// them (see Index.WordsOf).
-func snapWords(s *snapshot.Snapshot) func(e *Entry) (string, bool) {
-	return func(e *Entry) (string, bool) {
-		return e.Words, e.Words != "" || e.Snap >= 0 && s != nil && s.Words
+// SortByID returns es sorted by id, stably, without the later of equal
+// ids, in new slices without slack, and words (by entry of es; entries
+// past its end have none) in the same order. The entries are large: their
+// order is sorted first and they are moved once.
+func SortByID(es []Entry, words []string) ([]Entry, []string) {
+	order := make([]int32, len(es))
+	for i := range order {
+		order[i] = int32(i)
 	}
+	slices.SortFunc(order, func(i, j int32) int {
+		if c := strings.Compare(es[i].ID, es[j].ID); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	kept := order[:0]
+	for k, i := range order {
+		if k == 0 || es[i].ID != es[order[k-1]].ID {
+			kept = append(kept, i)
+		}
+	}
+	out := make([]Entry, len(kept))
+	var ws []string
+	if words != nil {
+		ws = make([]string, len(kept))
+	}
+	for k, i := range kept {
+		out[k] = es[i]
+		if words != nil && int(i) < len(words) {
+			ws[k] = words[i]
+		}
+	}
+	return out, ws
 }
 
 // prebuiltSplit divides the entries of a catalog into those of the
@@ -74,7 +105,7 @@ func readSnapWords(s *snapshot.Snapshot) map[string]string {
 	if err != nil {
 		return nil
 	}
-	entries, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true)
+	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true)
 	if err != nil {
 		return nil
 	}
@@ -82,7 +113,7 @@ func readSnapWords(s *snapshot.Snapshot) map[string]string {
 	for i := range entries {
 		e := &entries[i]
 		if _, seen := m[e.ID]; !seen {
-			m[e.ID] = e.Words // the first of equal ids, as the catalog keeps
+			m[e.ID] = words[i] // the first of equal ids, as the catalog keeps
 		}
 	}
 	return m

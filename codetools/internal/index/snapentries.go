@@ -26,10 +26,10 @@ type SnapDecls [][2]int32
 // that is stale or malformed is not used, and searchErr says why.
 //
 // The entry slice has room for extra more entries.
-func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (s *snapshot.Snapshot, entries []Entry, decls SnapDecls, pre *SnapTerms, searchErr error, err error) {
+func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string, main bool) bool, maxDecls, extra int) (l *SnapLoad, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s, entries, decls, pre, err = nil, nil, nil, nil, fmt.Errorf("reading snapshot: %v", r)
+			l, err = nil, fmt.Errorf("reading snapshot: %v", r)
 		}
 	}()
 	var file chan searchData
@@ -43,13 +43,13 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			file <- searchData{data, err}
 		}()
 	}
-	s, err = snapshot.Open(fsys, in, include)
-	if err != nil {
-		return nil, nil, nil, nil, nil, err
+	l = &SnapLoad{}
+	if l.Snap, err = snapshot.Open(fsys, in, include); err != nil {
+		return nil, err
 	}
 	var sf *searchFile
 	if file != nil {
-		sf, searchErr = readSearchFile(s, <-file)
+		sf, l.SearchErr = readSearchFile(l.Snap, <-file)
 	}
 	if sf != nil {
 		// The term index decodes while the declarations are read.
@@ -67,24 +67,39 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			t, err := sf.decodeTerms()
 			ch <- decoded{t, err}
 		}()
-		entries, decls, err = loadDecls(s, maxDecls, extra, sf, false, false)
+		l.Entries, _, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, sf, false, false)
 		d := <-ch
 		if err == nil && d.err == nil {
-			return s, entries, decls, d.t, nil, nil
+			l.Pre = d.t
+			return l, nil
 		}
-		searchErr = d.err
+		l.SearchErr = d.err
 		if err != nil {
-			searchErr = fmt.Errorf("%w: %s: %w", ErrBadSearch, codesnap.SearchName, err)
+			l.SearchErr = fmt.Errorf("%w: %s: %w", ErrBadSearch, codesnap.SearchName, err)
 		}
-		if s, err = snapshot.Open(fsys, in, include); err != nil {
-			return nil, nil, nil, nil, searchErr, err
+		if l.Snap, err = snapshot.Open(fsys, in, include); err != nil {
+			return nil, err
 		}
 	}
-	entries, decls, err = loadDecls(s, maxDecls, extra, nil, true, true)
+	l.Entries, l.Words, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, nil, true, true)
 	if err != nil {
-		return nil, nil, nil, nil, searchErr, err
+		return nil, err
 	}
-	return s, entries, decls, nil, searchErr, nil
+	return l, nil
+}
+
+// SnapLoad is what LoadSnapshot read.
+type SnapLoad struct {
+	Snap    *snapshot.Snapshot
+	Entries []Entry
+	// Words are the search words of each entry (codeindex.Words), nil
+	// when Pre serves.
+	Words []string
+	Decls SnapDecls
+	// Pre is the term index of the search file, nil if it does not serve;
+	// SearchErr says why a search file the snapshot holds is not used.
+	Pre       *SnapTerms
+	SearchErr error
 }
 
 // loadDecls makes the entries of the declarations of s: those of the
@@ -92,7 +107,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 // the index, with their documentation read from the source if source is
 // set (and none otherwise). keepWords keeps the search words of the index
 // in the entries, for a term index built at run time.
-func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool) (entries []Entry, decls SnapDecls, err error) {
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool) (entries []Entry, words []string, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -115,11 +130,12 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		e := Entry{Pkg: f.Pkg, File: f.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
 			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless,
 			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
+		w := ""
 		if keepWords && !snapshot.IsStdPkg(f.Pkg) {
 			// The search index takes no source words of the standard
 			// library (buildTerms); with a search file, it takes none at
 			// run time: they are indexed already.
-			e.Words = d.Words
+			w = d.Words
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
@@ -135,6 +151,9 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			if j, seen := pkgEntry[f.Pkg]; seen {
 				if entries[j].DocEnd == 0 {
 					entries[j] = e
+					if keepWords {
+						words[j] = w
+					}
 				}
 				return
 			}
@@ -146,6 +165,9 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			ids = append(ids, int32(len(idBuf)))
 		}
 		entries = append(entries, e)
+		if keepWords {
+			words = append(words, w)
+		}
 		decls[fi][1] = int32(len(entries))
 	}
 	if sf != nil {
@@ -160,10 +182,10 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		_, err = s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) { fn(fi, k, d, buf, "") }, source)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(idBuf) > 1<<31-1 {
-		return nil, nil, errors.New("the snapshot's ids exceed 2 GB")
+		return nil, nil, nil, errors.New("the snapshot's ids exceed 2 GB")
 	}
 	// The ids are parts of one string: no allocation of its own each.
 	all, start := string(idBuf), int32(0)
@@ -179,7 +201,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			decls[i][1] = decls[i][0]
 		}
 	}
-	return entries, decls, nil
+	return entries, words, decls, nil
 }
 
 func declKind(k codeindex.Kind) Kind {
