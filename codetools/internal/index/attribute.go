@@ -228,7 +228,8 @@ func (a *Attributor) inlinedClosure(f *inlinedFunc) calleeInfo {
 // learn collects which ids are functions and which types, and which
 // package each source directory holds.
 func (a *Attributor) learn(syms []gofunc.Symbol, ok []bool, callees []calleeInfo) {
-	a.funcs, a.types = map[string]bool{}, map[string]bool{}
+	// Sized once: growing maps of this many keys rehashes them often.
+	a.funcs, a.types = make(map[string]bool, len(a.Entries)+len(syms)), make(map[string]bool, len(a.Entries)/4)
 	a.realByName = make(map[string]int32, len(syms))
 	votes := map[string]map[string]int{}
 	vote := func(file, pkg string) {

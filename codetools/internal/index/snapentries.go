@@ -112,12 +112,18 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 	pkgEntry := map[string]int{}
 	var scratch []byte
 	cur := int32(-1)
-	sized := func(n int) {
-		// The count sizes the table; a damaged index cannot make it huge.
-		entries = make([]Entry, 0, min(n, maxDecls)+extra)
-	}
 	var idBuf []byte
 	var ids []int32 // by entry: the end of its id in idBuf, -1 for a package's
+	sized := func(n int) {
+		// The count sizes the tables; a damaged index cannot make them huge.
+		n = min(n, maxDecls)
+		entries = make([]Entry, 0, n+extra)
+		ids = make([]int32, 0, n)
+		idBuf = make([]byte, 0, 48*n) // about the length of an id
+		if keepWords {
+			words = make([]string, 0, n)
+		}
+	}
 	fn := func(fi int32, k int, d codeindex.Decl, buf []byte, doc string) {
 		if fi != cur {
 			cur = fi
