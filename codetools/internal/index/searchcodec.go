@@ -283,17 +283,14 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	}
 	var files []searchFileRef
 	var decls, docs []byte
-	var scratch []byte
-	_, err = s.ReadIndex(func(int) {}, func(fi int32, k int, d codeindex.Decl, src []byte) {
+	// One pass over the index and the source makes both the declaration
+	// table and the entries a catalog loads from it.
+	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true, func(fi int32, d *codeindex.Decl, doc string) {
 		path := s.Files[fi].Path
 		if len(files) == 0 || files[len(files)-1].path != path {
 			files = append(files, searchFileRef{path: path})
 		}
 		files[len(files)-1].decls++
-		doc := ""
-		if d.DocEnd > d.DocStart {
-			doc, scratch = DocString(src[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
-		}
 		decls = append(decls, byte(d.Kind), b2u8(d.Bodyless))
 		decls = binary.AppendUvarint(decls, uint64(len(d.Name)))
 		decls = append(decls, d.Name...)
@@ -301,7 +298,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 			decls = binary.AppendUvarint(decls, uint64(uint32(v)))
 		}
 		docs = append(docs, doc...)
-	}, true)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -322,15 +319,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	b = append(b, decls...)
 	b = binary.AppendUvarint(b, uint64(len(docs)))
 	b = append(b, docs...)
-	// The entries as a catalog loads them (from this file, without
-	// words: the term index holds them).
-	if s, err = snapshot.Open(fsys, snapshot.Interner{}, nil); err != nil {
-		return nil, err
-	}
-	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true)
-	if err != nil {
-		return nil, err
-	}
+	decls, docs = nil, nil
 	entries, words = SortByID(entries, words)
 	nameOff := make([]uint16, len(entries))
 	scopes := make([]Scope, len(entries))

@@ -105,7 +105,7 @@ func readSnapWords(s *snapshot.Snapshot) map[string]string {
 	if err != nil {
 		return nil
 	}
-	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true)
+	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true, nil)
 	if err != nil {
 		return nil
 	}

@@ -67,7 +67,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			t, err := sf.decodeTerms()
 			ch <- decoded{t, err}
 		}()
-		l.Entries, _, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, sf, false, false)
+		l.Entries, _, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, sf, false, false, nil)
 		d := <-ch
 		if err == nil && d.err == nil {
 			l.Pre = d.t
@@ -81,7 +81,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			return nil, err
 		}
 	}
-	l.Entries, l.Words, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, nil, true, true)
+	l.Entries, l.Words, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, nil, true, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +105,10 @@ type SnapLoad struct {
 // loadDecls makes the entries of the declarations of s: those of the
 // search file sf, with their documentation, or, when sf is nil, those of
 // the index, with their documentation read from the source if source is
-// set (and none otherwise). keepWords keeps the search words of the index
-// in the entries, for a term index built at run time.
-func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool) (entries []Entry, words []string, decls SnapDecls, err error) {
+// set (and none otherwise). keepWords returns the search words of the
+// index, by entry, for a term index built at run time. each, if not nil,
+// is called with every declaration read and its documentation.
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool, each func(fi int32, d *codeindex.Decl, doc string)) (entries []Entry, words []string, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -130,6 +131,14 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			decls[fi][0] = int32(len(entries))
 		}
 		f := &s.Files[fi]
+		docRead := !source
+		if each != nil {
+			if !docRead && d.DocEnd > d.DocStart {
+				doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
+			}
+			docRead = true
+			each(fi, &d, doc)
+		}
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(f.Pkg) {
 			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
 		}
@@ -145,12 +154,10 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		}
 		if d.DocEnd > d.DocStart {
 			e.DocBeg, e.DocEnd = d.DocStart, d.DocEnd
-			switch {
-			case sf != nil:
-				e.Doc = doc
-			case source:
-				e.Doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
+			if !docRead {
+				doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
 			}
+			e.Doc = doc
 		}
 		if d.Kind == codeindex.Package {
 			e.ID = f.Pkg
