@@ -35,13 +35,14 @@ const IndexName = "index.txt"
 const VectorsName = "vectors.bin"
 
 // SearchName is the name of the optional search file at the root of a
-// snapshot: the documentation prefix of every declaration of the index
-// and the term index of the snapshot's declarations, both as a catalog
-// would compute them from the source. mcpsnapshot writes it (compressed)
-// so that a catalog builds its search index without reading a source
-// file or tokenizing; its format is the codetools package's. A catalog
-// ignores a search file made from another index (and builds at run
-// time, as without one); a snapshot without it is complete.
+// snapshot: the declarations of the index with their documentation
+// prefixes, and the term index of the snapshot's declarations, as a
+// catalog would otherwise compute them from the index and the source.
+// mcpsnapshot writes it (compressed) so that a catalog builds its search
+// index without reading the index or a source file, or tokenizing; its
+// format is the codetools package's. A catalog ignores a search file made
+// for another manifest or index (and builds at run time, as without
+// one); a snapshot without it is complete.
 const SearchName = "search.bin"
 
 // Format identifies the snapshot layout; it is stored in Manifest.Format.
