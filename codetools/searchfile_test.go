@@ -2,7 +2,9 @@ package codetools
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"maps"
 	"slices"
 	"testing"
@@ -108,5 +110,36 @@ func TestSearchFile(t *testing.T) {
 				t.Errorf("the search file's term index served: %v, want %v", served, tc.used)
 			}
 		})
+	}
+}
+
+// TestSearchFileDamage: a search file damaged anywhere, its checksum
+// made to match, never makes the catalog panic: it is refused, or read
+// as it says, and every query is answered.
+func TestSearchFileDamage(t *testing.T) {
+	plain := fixtureSnapshot(t, nil)
+	good, err := index.WriteSearchFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := crc32.MakeTable(crc32.Castagnoli)
+	ctx := context.Background()
+	step := max(1, len(good)/150)
+	for pos := 30; pos < len(good)-4; pos += step {
+		data := slices.Clone(good)
+		data[pos] ^= 0x5a
+		body := data[:len(data)-4]
+		binary.LittleEndian.PutUint32(data[len(body):], crc32.Checksum(body, table))
+		snap := maps.Clone(plain)
+		snap[codesnap.SearchName] = &fstest.MapFile{Data: data}
+		c := searchFileCatalog(t, snap, nil)
+		for _, q := range []string{"pointer receiver", "Ptr", "helper"} {
+			if _, err := c.Search(ctx, SearchQuery{Query: q}); err != nil {
+				t.Fatalf("byte %d damaged: %q: %v", pos, q, err)
+			}
+		}
+		if _, err := c.Definition(ctx, DefinitionQuery{Name: fixturePath + ".(*T).Ptr"}); err != nil && !errors.Is(err, ErrUnknownName) {
+			t.Fatalf("byte %d damaged: definition: %v", pos, err)
+		}
 	}
 }
