@@ -25,12 +25,11 @@ type RefTable struct {
 	// fromOff[s]..fromOff[s+1] are the sites declaration s holds, in file
 	// and line order: sites are sorted by enclosing declaration.
 	fromOff []int32
-	// impls by type and by interface.
+	// impls by type and by interface, sorted by it (found by binary
+	// search: few symbols have any).
 	implByType, implByIface []codeindex.Impl
-	typeOff, ifaceOff       []int32
-	// promoted methods by type.
+	// promoted methods, sorted by type.
 	promoted []codeindex.Promoted
-	promoOff []int32
 }
 
 // Sym is a symbol of the references: a declaration of the snapshot or a
@@ -165,11 +164,8 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (strin
 	sort.SliceStable(t.implByType, func(i, j int) bool { return t.implByType[i].Type < t.implByType[j].Type })
 	t.implByIface = append([]codeindex.Impl(nil), raw.Impls...)
 	sort.SliceStable(t.implByIface, func(i, j int) bool { return t.implByIface[i].Iface < t.implByIface[j].Iface })
-	t.typeOff = offsets(n, len(t.implByType), func(i int) int32 { return t.implByType[i].Type })
-	t.ifaceOff = offsets(n, len(t.implByIface), func(i int) int32 { return t.implByIface[i].Iface })
 	t.promoted = raw.Promoted
 	sort.SliceStable(t.promoted, func(i, j int) bool { return t.promoted[i].Type < t.promoted[j].Type })
-	t.promoOff = offsets(n, len(t.promoted), func(i int) int32 { return t.promoted[i].Type })
 	return t, nil
 }
 
@@ -193,17 +189,11 @@ func csr(n, count int, key func(int) int32) (list, off []int32) {
 	return list, off
 }
 
-// offsets returns, for items sorted by key (0..n-1), where the items of
-// each key start: the items of key k are [off[k], off[k+1]).
-func offsets(n, count int, key func(int) int32) []int32 {
-	off := make([]int32, n+1)
-	for i := range count {
-		off[key(i)+1]++
-	}
-	for k := 0; k < n; k++ {
-		off[k+1] += off[k]
-	}
-	return off
+// keyed returns the items of list, sorted by key, whose key is k.
+func keyed[T any](list []T, k int32, key func(T) int32) []T {
+	lo := sort.Search(len(list), func(i int) bool { return key(list[i]) >= k })
+	hi := lo + sort.Search(len(list)-lo, func(i int) bool { return key(list[lo+i]) > k })
+	return list[lo:hi]
 }
 
 // Sym returns the number of the symbol with the given id, or -1.
@@ -241,17 +231,17 @@ func (t *RefTable) sitesFrom(s int32) (lo, hi int32) { return t.fromOff[s], t.fr
 
 // ImplsOfType returns the interfaces type s implements.
 func (t *RefTable) ImplsOfType(s int32) []codeindex.Impl {
-	return t.implByType[t.typeOff[s]:t.typeOff[s+1]]
+	return keyed(t.implByType, s, func(im codeindex.Impl) int32 { return im.Type })
 }
 
 // implsOfIface returns the types that implement interface s.
 func (t *RefTable) implsOfIface(s int32) []codeindex.Impl {
-	return t.implByIface[t.ifaceOff[s]:t.ifaceOff[s+1]]
+	return keyed(t.implByIface, s, func(im codeindex.Impl) int32 { return im.Iface })
 }
 
 // promotedOf returns the methods promoted into type s.
 func (t *RefTable) promotedOf(s int32) []codeindex.Promoted {
-	return t.promoted[t.promoOff[s]:t.promoOff[s+1]]
+	return keyed(t.promoted, s, func(p codeindex.Promoted) int32 { return p.Type })
 }
 
 // MatchSyms returns the symbols whose id is name, or ends with "/"+name
@@ -332,7 +322,7 @@ func (t *RefTable) Size() uint64 {
 	for i := range t.Syms {
 		n += uint64(len(t.Syms[i].ID))
 	}
-	for _, s := range [][]int32{t.byTo, t.toOff, t.fromOff, t.typeOff, t.ifaceOff, t.promoOff} {
+	for _, s := range [][]int32{t.byTo, t.toOff, t.fromOff} {
 		n += 4 * uint64(cap(s))
 	}
 	n += uint64(cap(t.implByType)+cap(t.implByIface)) * uint64(unsafe.Sizeof(codeindex.Impl{}))
