@@ -344,7 +344,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	}
 	// The attributor appends the entries it adds: words stay aligned.
 	b.Entries, b.Words = index.SortByID(entries, words)
-	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
+	b.Aliases, b.InlInto, b.Dirs, b.RtFiles = a.Aliases, a.InlInto, a.DirPkg, a.RtFiles
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)

@@ -112,7 +112,10 @@ func (b *baseIndex) retained() uint64 {
 		n += uint64(len(e.ID) + len(e.Doc))
 		str(e.Pkg)
 		str(e.File)
-		str(e.RtFile)
+	}
+	n += 16 * uint64(cap(b.RtFiles))
+	for _, f := range b.RtFiles {
+		str(f)
 	}
 	n += 16 * uint64(cap(b.Words))
 	for _, w := range b.Words {

@@ -63,7 +63,6 @@ type Entry struct {
 	// The search words mcpsnapshot computed (codeindex.Words) are kept
 	// beside the entries (Base.Words), not in them: most catalogs index
 	// them once, from the search file.
-	RtFile string // interned display path of the runtime evidence
 
 	Line    int32 // line of the declaration (snapshot) or of the runtime evidence
 	EndLine int32 // last line of the declaration (snapshot), 0 if unknown
@@ -74,6 +73,9 @@ type Entry struct {
 	DocBeg  int32 // documentation span in the snapshot file
 	DocEnd  int32
 	Reg     int32 // registered document index, -1 if none
+	// RtFile numbers the display path of the runtime evidence in
+	// Base.RtFiles (0: none): 4 bytes rather than a string's 16.
+	RtFile  uint32
 	Kind    Kind
 	Sources SourceSet
 	// rt says how the declaration is linked into the running binary.

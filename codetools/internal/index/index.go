@@ -16,7 +16,9 @@ type Base struct {
 	// Words are the search words of each entry, from the snapshot's
 	// index; nil when the search file's term index serves (Pre), or the
 	// snapshot has none.
-	Words       []string
+	Words []string
+	// RtFiles are the display paths Entry.RtFile numbers.
+	RtFiles     []string
 	Snap        *snapshot.Snapshot
 	RuntimeErr  error
 	SnapshotErr error
@@ -343,4 +345,13 @@ func (x *Index) Size() uint64 {
 		n += uint64(s.Terms.Size())
 	}
 	return n
+}
+
+// RtFileOf returns the display path of the runtime evidence of e, "" if
+// none.
+func (b *Base) RtFileOf(e *Entry) string {
+	if int(e.RtFile) < len(b.RtFiles) {
+		return b.RtFiles[e.RtFile]
+	}
+	return ""
 }
