@@ -192,6 +192,9 @@ func decodeSearchFile(data []byte) (*searchFile, error) {
 // returned.
 func (sf *searchFile) eachDecl() (next func() (string, codeindex.Decl, error), doc func() string) {
 	r := &reader{p: sf.decls}
+	// The names are parts of one string: a name is copied into its id,
+	// not kept.
+	names := string(sf.decls)
 	fi, left := -1, 0
 	docOff := 0
 	var cur string
@@ -211,7 +214,11 @@ func (sf *searchFile) eachDecl() (next func() (string, codeindex.Decl, error), d
 		if b := r.bytes(2, "declaration"); len(b) == 2 {
 			d.Kind, d.Bodyless = codeindex.Kind(b[0]), b[1] == 1
 		}
-		d.Name = string(r.bytes(r.uv("declaration"), "declaration"))
+		nl := r.uv("declaration")
+		off := len(sf.decls) - len(r.p)
+		if r.bytes(nl, "declaration") != nil {
+			d.Name = names[off : off+int(nl)]
+		}
 		d.Line, d.EndLine = r.i32("declaration"), r.i32("declaration")
 		d.Start, d.End = r.i32("declaration"), r.i32("declaration")
 		d.DocStart, d.DocEnd = r.i32("declaration"), r.i32("declaration")

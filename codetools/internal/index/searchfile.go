@@ -9,10 +9,10 @@ import (
 	"github.com/embedmcp/mcp/internal/bm25f"
 )
 
-// SortByID returns es sorted by id, stably, without the later of equal
-// ids, in new slices without slack, and words (by entry of es; entries
-// past its end have none) in the same order. The entries are large: their
-// order is sorted first and they are moved once.
+// SortByID sorts es by id, stably, drops the later of equal ids, and
+// returns them with words (by entry of es; entries past its end have
+// none) in the same order. The entries are large: their order is sorted
+// first, and each is then moved once, in place.
 func SortByID(es []Entry, words []string) ([]Entry, []string) {
 	order := make([]int32, len(es))
 	for i := range order {
@@ -24,24 +24,55 @@ func SortByID(es []Entry, words []string) ([]Entry, []string) {
 		}
 		return cmp.Compare(i, j)
 	})
-	kept := order[:0]
-	for k, i := range order {
-		if k == 0 || es[i].ID != es[order[k-1]].ID {
-			kept = append(kept, i)
+	if words != nil && len(words) < len(es) {
+		words = append(words, make([]string, len(es)-len(words))...)
+	}
+	// Entry k of the result is es[order[k]]: follow each cycle of the
+	// permutation, marking the places filled with -1.
+	for k := range order {
+		if order[k] < 0 || int(order[k]) == k {
+			continue
+		}
+		e := es[k]
+		var w string
+		if words != nil {
+			w = words[k]
+		}
+		j := k
+		for {
+			src := int(order[j])
+			order[j] = -1
+			if src == k {
+				es[j] = e
+				if words != nil {
+					words[j] = w
+				}
+				break
+			}
+			es[j] = es[src]
+			if words != nil {
+				words[j] = words[src]
+			}
+			j = src
 		}
 	}
-	out := make([]Entry, len(kept))
-	var ws []string
+	n := 0
+	for i := range es {
+		if n > 0 && es[i].ID == es[n-1].ID {
+			continue
+		}
+		es[n] = es[i]
+		if words != nil {
+			words[n] = words[i]
+		}
+		n++
+	}
+	clear(es[n:])
 	if words != nil {
-		ws = make([]string, len(kept))
+		clear(words[n:])
+		words = words[:n:n]
 	}
-	for k, i := range kept {
-		out[k] = es[i]
-		if words != nil && int(i) < len(words) {
-			ws[k] = words[i]
-		}
-	}
-	return out, ws
+	return es[:n:n], words
 }
 
 // prebuiltSplit divides the entries of a catalog into those of the
