@@ -113,6 +113,9 @@ func (b *baseIndex) retained() uint64 {
 		str(e.Pkg)
 		str(e.File)
 	}
+	if b.Pre != nil {
+		n += 4 * uint64(cap(b.Pre.ByName)) // the term index itself is the search index's (Index.Size)
+	}
 	n += 16 * uint64(cap(b.RtFiles))
 	for _, f := range b.RtFiles {
 		str(f)
