@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -280,25 +281,47 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		c.finish(b, start, alloc0)
 	}()
 	in := snapshot.Interner{}
-	rt, err := c.loadRuntime()
-	b.RuntimeErr = err
-	if rt == nil {
-		rt = &index.RuntimeTable{}
+	// The function table is read while the snapshot is.
+	type table struct {
+		rt  *index.RuntimeTable
+		err error
 	}
+	tables := make(chan table, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				tables <- table{nil, fmt.Errorf("reading the function table: %v", r)}
+			}
+		}()
+		rt, err := c.loadRuntime()
+		tables <- table{rt, err}
+	}()
 	var entries []index.Entry
+	var err error
 	var decls index.SnapDecls
+	var words []string
 	var include func(pkg, mod string, main bool) bool
 	if sel := c.opts.Packages; sel != nil {
 		include = sel.Includes
 	}
 	if c.opts.Snapshot != nil {
-		b.Snap, entries, decls, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
+		var l *index.SnapLoad
+		l, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
+		if l != nil {
+			b.Snap, entries, words, decls, b.Pre, b.SearchErr = l.Snap, l.Entries, l.Words, l.Decls, l.Pre, l.SearchErr
+		}
 		switch {
 		case err != nil:
 			b.SnapshotErr = &snapshot.Error{Err: err}
 		case b.Snap.Warning != nil:
 			b.SnapshotErr = b.Snap.Warning
 		}
+	}
+	t := <-tables
+	rt := t.rt
+	b.RuntimeErr = t.err
+	if rt == nil {
+		rt = &index.RuntimeTable{}
 	}
 	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true,
 		In: in, Snap: b.Snap, Decls: decls, Entries: entries, MainPkg: c.mainPackage(b.Snap)}
@@ -316,12 +339,12 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		}
 	}
 	sort.Strings(b.NoSource)
-	sort.SliceStable(entries, func(i, j int) bool { return entries[i].ID < entries[j].ID })
-	b.Entries = dedupSorted(entries)
-	if cap(entries) > len(b.Entries)+len(b.Entries)/16 {
-		b.Entries = append([]index.Entry(nil), b.Entries...) // do not keep the slack
+	if !slices.ContainsFunc(words, func(w string) bool { return w != "" }) {
+		words = nil
 	}
-	b.Aliases, b.InlInto, b.Dirs = a.Aliases, a.InlInto, a.DirPkg
+	// The attributor appends the entries it adds: words stay aligned.
+	b.Entries, b.Words = index.SortByID(entries, words)
+	b.Aliases, b.InlInto, b.Dirs, b.RtFiles = a.Aliases, a.InlInto, a.DirPkg, a.RtFiles
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
 		b.stats.SnapshotDeclarations = len(decls)
@@ -362,6 +385,9 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	}
 	if b.RuntimeErr != nil {
 		c.logger.Warn("codetools: the function table could not be read", "error", b.RuntimeErr)
+	}
+	if b.SearchErr != nil {
+		c.logger.Warn("codetools: the snapshot's search file is not used; the search index is built at run time", "error", b.SearchErr)
 	}
 }
 
@@ -420,8 +446,12 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 		x.cov.DroppedEntries = len(x.dropped)
 	}
 	x.Entries = entries
-	x.BuildHaystack()
+	// The haystack and the search structures read the entries alone: they
+	// are built side by side.
+	var wg sync.WaitGroup
+	wg.Go(x.BuildHaystack)
 	x.Search = index.BuildSearch(x.searchInput(st))
+	wg.Wait()
 	x.fillCoverage()
 	return x
 }
@@ -588,5 +618,5 @@ const (
 // searchInput returns the input of the search engine of x, built with st.
 func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
 	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
-		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf}
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Pre: x.base.Pre}
 }

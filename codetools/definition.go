@@ -281,7 +281,7 @@ func (x renderer) linkage(d *Definition, e *index.Entry) {
 	switch {
 	case e.Sources&index.SrcRuntime != 0:
 		d.Linked = true
-		loc := &RuntimeLocation{File: e.RtFile, Line: int(e.RtLine), Exact: e.Linkage.Exact(),
+		loc := &RuntimeLocation{File: x.base.RtFileOf(e), Line: int(e.RtLine), Exact: e.Linkage.Exact(),
 			Closures: e.Linkage&index.RtClosure != 0, Inlined: e.Linkage&index.RtInlined != 0}
 		var how []string
 		if e.Linkage&index.RtForeign != 0 {

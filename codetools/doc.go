@@ -181,7 +181,12 @@
 // files, with their hashes) and index.txt (the declarations of every file,
 // with lines, byte spans and search words, then the references) at its root, and the
 // files under src/<importpath>/<file>.txt: the Go files of each package,
-// its assembly and C files, and the go.mod of each module. The ".txt"
+// its assembly and C files, and the go.mod of each module. It may also
+// hold search.bin, the documentation and term index of its declarations
+// as a catalog would build them, so that building reads no source file;
+// a search file made for another manifest or index, or damaged, is not
+// used (the Logger says why) and the catalog builds them at run time. mcpsnapshot
+// stores every file but the manifest gzip-compressed (name.gz). The ".txt"
 // suffix keeps the go command from treating the copies as packages (or a
 // module) of the host module. The directory mcpsnapshot writes also holds
 // a .mcpsnapshot marker, which //go:embed leaves out.

@@ -155,8 +155,8 @@ func TestSymbolTruth(t *testing.T) {
 				if e.Pkg == symPkg {
 					want = driverFile
 				}
-				if e.RtFile != want || e.File != want {
-					t.Errorf("snapshot %v: %s placed in %s / %s", withSnapshot, e.ID, e.File, e.RtFile)
+				if x.base.RtFileOf(&e) != want || e.File != want {
+					t.Errorf("snapshot %v: %s placed in %s / %s", withSnapshot, e.ID, e.File, x.base.RtFileOf(&e))
 				}
 			}
 		}

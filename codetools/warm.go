@@ -109,10 +109,20 @@ func (b *baseIndex) retained() uint64 {
 	}
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		n += uint64(len(e.ID) + len(e.Doc) + len(e.Words))
+		n += uint64(len(e.ID) + len(e.Doc))
 		str(e.Pkg)
 		str(e.File)
-		str(e.RtFile)
+	}
+	if b.Pre != nil {
+		n += 4 * uint64(cap(b.Pre.ByName)) // the term index itself is the search index's (Index.Size)
+	}
+	n += 16 * uint64(cap(b.RtFiles))
+	for _, f := range b.RtFiles {
+		str(f)
+	}
+	n += 16 * uint64(cap(b.Words))
+	for _, w := range b.Words {
+		n += uint64(len(w))
 	}
 	const mapEntry = 2 * 2 * 16 // two string headers, twice over
 	for k, v := range b.Aliases {

@@ -8,7 +8,7 @@
 // the snapshot under src/<importpath>/<file><SourceSuffix>: the Go files of
 // each package, its other source files (assembly, C), and the go.mod of
 // each module whose packages it holds, and, when an embedding model was
-// given, vectors.bin ([VectorsName]). The directory mcpsnapshot writes
+// given, vectors.bin ([VectorsName]), and search.bin ([SearchName]). The directory mcpsnapshot writes
 // also holds a .mcpsnapshot marker, which //go:embed leaves out.
 //
 // Any file of a snapshot may be stored gzip-compressed under its name
@@ -33,6 +33,17 @@ const IndexName = "index.txt"
 // an Embedder of that model embeds only the query. Its format is the
 // codetools package's (WriteVectors); a snapshot without it is complete.
 const VectorsName = "vectors.bin"
+
+// SearchName is the name of the optional search file at the root of a
+// snapshot: the declarations of the index with their documentation
+// prefixes, and the term index of the snapshot's declarations, as a
+// catalog would otherwise compute them from the index and the source.
+// mcpsnapshot writes it (compressed) so that a catalog builds its search
+// index without reading the index or a source file, or tokenizing; its
+// format is the codetools package's. A catalog ignores a search file made
+// for another manifest or index (and builds at run time, as without
+// one); a snapshot without it is complete.
+const SearchName = "search.bin"
 
 // Format identifies the snapshot layout; it is stored in Manifest.Format.
 // A catalog ignores a snapshot of another format (and says why in every

@@ -82,10 +82,12 @@ echo "  generate time                $(secs generate.time) s"
 echo "  first search CPU time        $(val snap.out first_search_cpu_ms) ms (binary alone $(val plain.out first_search_cpu_ms) ms)"
 echo "  warm allocation              $(val snap.out warm_alloc_mb) MB (binary alone $(val plain.out warm_alloc_mb) MB)"
 echo "  retainedBytes                $(val snap.out retained_mb) MB"
-# The budgets of issue 42; the soft ones are not met yet.
+# The budgets of issue 42; the soft ones are not met yet (the first search
+# without a snapshot is, but as a wall-clock time on shared cores it stays
+# soft until the one with the snapshot is met too).
 [ "$(val snap.out entries)" -ge 150000 ] || fail "only $(val snap.out entries) entries: the host is smaller than the scale it stands for"
 budget "generate peak"               "$(peak generate.time)" 1024 MB
-budget "binary growth"               "$growth" 40 %  soft
+budget "binary growth"               "$growth" 40 %
 budget "first search (snapshot)"     "$(val snap.out first_search_ms)" 1000 ms soft
 budget "first search (binary alone)" "$(val plain.out first_search_ms)" 1000 ms soft
 budget "search p95"                  "$(val snap.out search_p95_ms)" 50 ms

@@ -14,6 +14,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"testing/fstest"
+
+	"github.com/embedmcp/mcp/codetools/internal/index"
 
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"github.com/embedmcp/mcp/internal/codesnap"
@@ -25,7 +28,7 @@ import (
 const markerName = ".mcpsnapshot"
 
 const markerText = "This directory is written by mcpsnapshot (github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot).\n" +
-	"It rewrites manifest.json, index.txt.gz, vectors.bin and the src/ files its manifest lists (stored compressed, .gz), and removes no other file.\n"
+	"It rewrites manifest.json, index.txt.gz, search.bin.gz, vectors.bin and the src/ files its manifest lists (stored compressed, .gz), and removes no other file.\n"
 
 // errNotOurs reports an output directory mcpsnapshot did not create.
 var errNotOurs = errors.New("was not created by mcpsnapshot")
@@ -81,7 +84,8 @@ func owned(dir string) bool {
 // every src/ file with the source suffix.
 func previous(dir string) map[string]bool {
 	old := map[string]bool{codesnap.ManifestName: true, codesnap.IndexName: true, codesnap.VectorsName: true,
-		codesnap.IndexName + codesnap.CompressedSuffix: true}
+		codesnap.IndexName + codesnap.CompressedSuffix: true, codesnap.SearchName: true,
+		codesnap.SearchName + codesnap.CompressedSuffix: true}
 	var m codesnap.Manifest
 	data, err := os.ReadFile(filepath.Join(dir, codesnap.ManifestName))
 	if err == nil && json.Unmarshal(data, &m) == nil && strings.HasPrefix(m.Format, "embedmcp-codetools-snapshot/") {
@@ -166,7 +170,8 @@ func rank(name string) int {
 	switch name {
 	case codesnap.ManifestName:
 		return 2
-	case codesnap.IndexName, codesnap.IndexName + codesnap.CompressedSuffix, codesnap.VectorsName:
+	case codesnap.IndexName, codesnap.IndexName + codesnap.CompressedSuffix, codesnap.VectorsName,
+		codesnap.SearchName, codesnap.SearchName + codesnap.CompressedSuffix:
 		return 1
 	}
 	return 0
@@ -202,14 +207,16 @@ func writeIfChanged(p string, data []byte) error {
 	return os.WriteFile(p, data, 0o644)
 }
 
-// compress replaces the index and the files under src/ of out by their
+// compress adds the search file (codesnap.SearchName) to out, and
+// replaces it, the index and the files under src/ of out by their
 // compressed form (codesnap.CompressedSuffix), which a catalog reads as it
 // reads them plain: the snapshot then adds a fraction of their size to
 // the binary.
 func compress(out *snapshotFiles) {
+	addSearchFile(out)
 	var names []string
 	for name := range out.files {
-		if name == codesnap.IndexName || strings.HasPrefix(name, "src/") {
+		if name == codesnap.IndexName || name == codesnap.SearchName || strings.HasPrefix(name, "src/") {
 			names = append(names, name)
 		}
 	}
@@ -232,6 +239,26 @@ func compress(out *snapshotFiles) {
 		delete(out.files, name)
 		out.files[name+codesnap.CompressedSuffix] = zipped[i]
 	}
+}
+
+// addSearchFile adds the search file of the snapshot out holds: the
+// documentation and term index a catalog would otherwise compute from the
+// source when it builds. Without it the snapshot is complete, only slower
+// to load; a failure to make it is reported and leaves it out.
+func addSearchFile(out *snapshotFiles) {
+	if _, ok := out.files[codesnap.ManifestName]; !ok {
+		return
+	}
+	fsys := fstest.MapFS{}
+	for name, data := range out.files {
+		fsys[name] = &fstest.MapFile{Data: data}
+	}
+	data, err := index.WriteSearchFile(fsys)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mcpsnapshot: the search file is left out (the catalog will build its index at run time): %v\n", err)
+		return
+	}
+	out.files[codesnap.SearchName] = data
 }
 
 // gzipped compresses data with no name or time in the header, so that the

@@ -115,9 +115,9 @@ func (a *Attributor) resolve(f *RuntimeFunc, sym *gofunc.Symbol) declRef {
 		a0, a1 := readings[0], readings[1]
 		t, _, _ := strings.Cut(a0.Outer, ".")
 		switch {
-		case a.types[DeclID(sym.Pkg, t)]:
+		case a.isType(DeclID(sym.Pkg, t)):
 			readings = readings[:1]
-		case a.funcs[DeclID(sym.Pkg, a1.Outer)]:
+		case a.isFunc(DeclID(sym.Pkg, a1.Outer)):
 			readings = readings[1:]
 		default:
 			// Neither reading is known; the snapshot decides, or nothing.
@@ -159,7 +159,7 @@ func (a *Attributor) innerID(f *RuntimeFunc, pkg string, r gofunc.Reading) declR
 	}
 	if fp, ok := a.DirPkg[fileDir(f.File)]; ok {
 		for _, want := range r.Inner {
-			if id := DeclID(fp, want); a.funcs[id] || a.isEntry(id) {
+			if id := DeclID(fp, want); a.isFunc(id) || a.isEntry(id) {
 				return declRef{pkg: fp, name: want}
 			}
 		}

@@ -60,10 +60,9 @@ type Entry struct {
 	Pkg  string // interned import path
 	File string // interned display path of the definition
 	Doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
-	// words are the search words mcpsnapshot computed (codeindex.Words),
-	// read by the term index each time it is built.
-	Words  string
-	RtFile string // interned display path of the runtime evidence
+	// The search words mcpsnapshot computed (codeindex.Words) are kept
+	// beside the entries (Base.Words), not in them: most catalogs index
+	// them once, from the search file.
 
 	Line    int32 // line of the declaration (snapshot) or of the runtime evidence
 	EndLine int32 // last line of the declaration (snapshot), 0 if unknown
@@ -74,6 +73,9 @@ type Entry struct {
 	DocBeg  int32 // documentation span in the snapshot file
 	DocEnd  int32
 	Reg     int32 // registered document index, -1 if none
+	// RtFile numbers the display path of the runtime evidence in
+	// Base.RtFiles (0: none): 4 bytes rather than a string's 16.
+	RtFile  uint32
 	Kind    Kind
 	Sources SourceSet
 	// rt says how the declaration is linked into the running binary.

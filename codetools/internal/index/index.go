@@ -5,13 +5,20 @@ import (
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
 // Base holds the entries of the runtime and snapshot sources and
 // what the index reads of the sources.
 type Base struct {
-	Entries     []Entry // sorted by id
+	Entries []Entry // sorted by id
+	// Words are the search words of each entry, from the snapshot's
+	// index; nil when the search file's term index serves (Pre), or the
+	// snapshot has none.
+	Words []string
+	// RtFiles are the display paths Entry.RtFile numbers.
+	RtFiles     []string
 	Snap        *snapshot.Snapshot
 	RuntimeErr  error
 	SnapshotErr error
@@ -28,6 +35,15 @@ type Base struct {
 	Dirs map[string]string
 	// lines caches the line offsets of snapshot files (files.go).
 	lines lineCache
+	// Pre is the snapshot's term index, from its search file; nil if it
+	// has none or it does not serve. SearchErr says why a search file
+	// the snapshot holds is not used.
+	Pre       *SnapTerms
+	SearchErr error
+	// words are the search words of the snapshot's entries by id, read
+	// back from the index when an index is built without Pre (WordsOf).
+	wordsOnce sync.Once
+	words     map[string]string
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
 	Lazy *LazyWords
@@ -329,4 +345,13 @@ func (x *Index) Size() uint64 {
 		n += uint64(s.Terms.Size())
 	}
 	return n
+}
+
+// RtFileOf returns the display path of the runtime evidence of e, "" if
+// none.
+func (b *Base) RtFileOf(e *Entry) string {
+	if int(e.RtFile) < len(b.RtFiles) {
+		return b.RtFiles[e.RtFile]
+	}
+	return ""
 }

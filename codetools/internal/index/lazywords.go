@@ -6,6 +6,7 @@ import (
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -89,12 +90,41 @@ func (l *LazyWords) Count() (built, first int) {
 // words of an entry of x ("" and false for none). Over a snapshot
 // without words, it first builds the words of the packages of the main
 // scope (scopes holds the scope of each entry), once.
-func (x *Index) WordsOf(scopes []Scope) func(e *Entry) (string, bool) {
+func (x *Index) WordsOf(scopes []Scope) func(i int, e *Entry) (string, bool) {
 	s := x.Base.Snap
 	l := x.Base.Lazy
+	b := x.Base
+	if l == nil && b.Pre != nil {
+		// The entries hold no words: the search file indexed them. An
+		// index built anew (a registered document on a declaration) reads
+		// them back, once.
+		return func(_ int, e *Entry) (string, bool) {
+			if e.Snap < 0 {
+				return "", false
+			}
+			b.wordsOnce.Do(func() { b.words = readSnapWords(s) })
+			w := b.words[e.ID]
+			return w, w != "" || s.Words
+		}
+	}
 	if l == nil {
-		return func(e *Entry) (string, bool) {
-			return e.Words, e.Words != "" || e.Snap >= 0 && s != nil && s.Words
+		return func(i int, e *Entry) (string, bool) {
+			w := ""
+			if b.Words != nil && e.Snap >= 0 {
+				// Entry i of x is entry i of the base, unless registered
+				// documents were merged in.
+				j := i
+				if j >= len(b.Entries) || b.Entries[j].ID != e.ID {
+					j = -1
+					if f, ok := LookupEntry(b.Entries, e.ID); ok {
+						j = b.EntryIndex(f)
+					}
+				}
+				if j >= 0 && j < len(b.Words) {
+					w = b.Words[j]
+				}
+			}
+			return w, w != "" || e.Snap >= 0 && s != nil && s.Words
 		}
 	}
 	l.mu.Lock()
@@ -120,7 +150,7 @@ func (x *Index) WordsOf(scopes []Scope) func(e *Entry) (string, bool) {
 		built[p] = m
 	}
 	l.mu.Unlock()
-	return func(e *Entry) (string, bool) {
+	return func(_ int, e *Entry) (string, bool) {
 		m, ok := built[e.Pkg]
 		if !ok || e.Snap < 0 {
 			return "", false
@@ -179,4 +209,10 @@ func (l *LazyWords) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// EntryIndex returns the index of e, an entry of b.Entries.
+func (b *Base) EntryIndex(e *Entry) int {
+	i, _ := slices.BinarySearchFunc(b.Entries, e.ID, func(a Entry, id string) int { return strings.Compare(a.ID, id) })
+	return i
 }

@@ -90,8 +90,8 @@ type Search struct {
 	// catalog has more files than it can number.
 	FileNo    []uint16
 	FileNames []string
-	ByName    []int32      // entries sorted by lower-case name, then id
-	Terms     *bm25f.Index // by entry
+	ByName    []int32       // entries sorted by lower-case name, then id
+	Terms     *bm25f.Joined // by entry
 	// termStats are the statistics of the whole term index.
 	TermStats bm25f.Stats
 	// mainPkgs are the import paths "main." stands for.
@@ -119,7 +119,10 @@ type SearchInput struct {
 	MainPkg string             // import path of the running main package, "" if unknown
 	// words returns, for the scope of each entry, the function that gives
 	// the search words of an entry ("" and false for none; see wordsOf).
-	Words func(scopes []Scope) func(e *Entry) (string, bool)
+	Words func(scopes []Scope) func(i int, e *Entry) (string, bool)
+	// Pre is the snapshot's term index from its search file, nil for
+	// none: the entries it indexes are not indexed again.
+	Pre *SnapTerms
 }
 
 // EntryNameAt returns the name of entries[i], nameOff[i] being the offset
@@ -206,21 +209,53 @@ func BuildSearch(in *SearchInput) Search {
 		si.Packages--
 	}
 
-	si.ByName = make([]int32, len(entries))
-	for i := range si.ByName {
-		si.ByName[i] = int32(i)
+	split, ok := splitPrebuilt(in)
+	if ok {
+		si.ByName = mergeByName(entries, si.NameOff, split)
+	} else {
+		si.ByName = sortByName(entries, si.NameOff, nil)
 	}
-	name := func(i int32) string { return EntryNameAt(entries, si.NameOff, int(i)) }
-	slices.SortFunc(si.ByName, func(i, j int32) int {
-		if c := compareFold(name(i), name(j)); c != 0 {
-			return c
-		}
-		return cmp.Compare(i, j)
-	})
-
-	si.Terms = buildTerms(in, si.NameOff, si.Scope)
-	si.TermStats = si.Terms.Stats(nil)
+	si.Terms = buildTerms(in, si.NameOff, si.Scope, split, ok)
+	si.TermStats = si.Terms.Stats()
 	return si
+}
+
+// sortByName returns the entries of list (all when nil) sorted by
+// lower-case name, then index.
+func sortByName(entries []Entry, nameOff []uint16, list []int32) []int32 {
+	if list == nil {
+		list = make([]int32, len(entries))
+		for i := range list {
+			list[i] = int32(i)
+		}
+	}
+	slices.SortFunc(list, func(i, j int32) int { return compareByName(entries, nameOff, i, j) })
+	return list
+}
+
+// compareByName orders entries i and j by lower-case name, then index.
+func compareByName(entries []Entry, nameOff []uint16, i, j int32) int {
+	if c := compareFold(EntryNameAt(entries, nameOff, int(i)), EntryNameAt(entries, nameOff, int(j))); c != 0 {
+		return c
+	}
+	return cmp.Compare(i, j)
+}
+
+// mergeByName returns the order of sortByName from the snapshot's
+// entries in the search file's order and the others sorted now.
+func mergeByName(entries []Entry, nameOff []uint16, split prebuiltSplit) []int32 {
+	rest := sortByName(entries, nameOff, slices.Clone(split.rest))
+	out := make([]int32, 0, len(entries))
+	k := 0
+	for _, d := range split.pre.ByName {
+		i := split.snap[d]
+		for k < len(rest) && compareByName(entries, nameOff, rest[k], i) < 0 {
+			out = append(out, rest[k])
+			k++
+		}
+		out = append(out, i)
+	}
+	return append(out, rest[k:]...)
 }
 
 // ScopeOf returns the scope of package pkg: the main module's packages
@@ -248,82 +283,113 @@ func ScopeOf(pkg, mainMod string, mods []snapshot.Module) Scope {
 // buildTerms indexes the entries of in for the term search, nameOff and
 // scopes giving the offset of each entry's name in its id and its scope;
 // the words of declarations outside the standard library come from the
-// snapshot's index (in.words).
-func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope) *bm25f.Index {
-	entries := in.Entries
-	b := bm25f.NewBuilder(NumTermFields)
-	pkgTerms := map[string][]string{}
-	fileTerms := map[string][]string{}
-	words := in.Words(scopes)
-	var name, qual, doc, body, text, ctxt []string
-	var tok bm25f.Tokenizer
-	docTerms := map[string][]string{} // by package path or type id
-	contextOf := func(id string) []string {
-		if t, ok := docTerms[id]; ok {
-			return t
+// snapshot's index (in.words). The snapshot's entries come indexed
+// already when its search file serves (joinPrebuilt).
+func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope, split prebuiltSplit, pre bool) *bm25f.Joined {
+	if pre {
+		if j, ok := joinPrebuilt(in, nameOff, scopes, split); ok {
+			return j
 		}
-		var t []string
-		if e, ok := LookupEntry(entries, id); ok && e.Doc != "" {
-			t = tok.AppendTerms(nil, e.Doc)
-			t = t[:min(len(t), maxContextTerms)]
-		}
-		docTerms[id] = t
+	}
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes))
+	for i := range in.Entries {
+		tb.add(i)
+	}
+	j, _ := bm25f.Join(len(in.Entries), bm25f.Part{Index: tb.b.Build()}) // one part numbering every entry
+	return j
+}
+
+// termBuilder adds entries to a term index, with what they share (the
+// terms of packages, files and context) computed once.
+type termBuilder struct {
+	b       *bm25f.Builder
+	entries []Entry
+	nameOff []uint16
+	scopes  []Scope
+	words   func(i int, e *Entry) (string, bool)
+
+	pkgTerms, fileTerms, docTerms map[string][]string
+	name, qual, doc, body, text   []string
+	ctxt                          []string
+	tok                           bm25f.Tokenizer
+}
+
+func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool)) *termBuilder {
+	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words,
+		pkgTerms: map[string][]string{}, fileTerms: map[string][]string{}, docTerms: map[string][]string{}}
+}
+
+// contextOf returns the context terms of the documentation of entry id
+// (a package path or type id).
+func (tb *termBuilder) contextOf(id string) []string {
+	if t, ok := tb.docTerms[id]; ok {
 		return t
 	}
-	for i := range entries {
-		e := &entries[i]
-		if scopes[i] == ScopeStd && e.Snap < 0 && e.Doc == "" {
-			// A function of the standard library known from the function
-			// table alone has nothing for a phrase to find but its name,
-			// which the literal search finds.
-			b.AddTerms()
-			continue
-		}
-		n := EntryNameAt(entries, nameOff, i)
-		name = tok.AppendTerms(name[:0], n)
-		if joinable(name) {
-			name = append(name, JoinedMark+bm25f.Normalize(strings.ToLower(n)))
-		}
-		qual = tok.AppendTerms(qual[:0], ReceiverOf(e))
-		doc = tok.AppendTerms(doc[:0], e.Doc)
-		if len(doc) > maxDocTerms {
-			doc = doc[:maxDocTerms]
-		}
-		pt, ok := pkgTerms[e.Pkg]
-		if !ok {
-			pt = bm25f.Terms(trimDomain(e.Pkg))
-			pkgTerms[e.Pkg] = pt
-		}
-		ft, ok := fileTerms[e.File]
-		if !ok {
-			ft = bm25f.Terms(strings.TrimSuffix(path.Base(e.File), ".go"))
-			if e.File == "" {
-				ft = nil
-			}
-			fileTerms[e.File] = ft
-		}
-		body, text = body[:0], text[:0]
-		if w, ok := words(e); ok {
-			// Computed by mcpsnapshot, or from an older snapshot's source
-			// per package (lazywords.go): no source is read here.
-			if scopes[i] != ScopeStd {
-				code, rest, _ := strings.Cut(w, " | ")
-				txt, members, _ := strings.Cut(rest, " | ")
-				body = appendFields(body, code)
-				text = appendFields(text, txt)
-				qual = appendFields(qual, members)
-			}
-		}
-		ctxt = ctxt[:0]
-		if e.Pkg != "" && e.Kind != KindPackage && scopes[i] != ScopeStd {
-			ctxt = append(ctxt, contextOf(e.Pkg)...)
-			if r := ReceiverOf(e); r != "" {
-				ctxt = append(ctxt, contextOf(e.Pkg+"."+r)...)
-			}
-		}
-		b.AddTerms(name, qual, doc, pt, ft, body, text, ctxt)
+	var t []string
+	if e, ok := LookupEntry(tb.entries, id); ok && e.Doc != "" {
+		t = tb.tok.AppendTerms(nil, e.Doc)
+		t = t[:min(len(t), maxContextTerms)]
 	}
-	return b.Build()
+	tb.docTerms[id] = t
+	return t
+}
+
+// add adds entry i as the next document.
+func (tb *termBuilder) add(i int) {
+	e := &tb.entries[i]
+	scope := tb.scopes[i]
+	if scope == ScopeStd && e.Snap < 0 && e.Doc == "" {
+		// A function of the standard library known from the function
+		// table alone has nothing for a phrase to find but its name,
+		// which the literal search finds.
+		tb.b.AddTerms()
+		return
+	}
+	tok := &tb.tok
+	n := EntryNameAt(tb.entries, tb.nameOff, i)
+	name := tok.AppendTerms(tb.name[:0], n)
+	if joinable(name) {
+		name = append(name, JoinedMark+bm25f.Normalize(strings.ToLower(n)))
+	}
+	qual := tok.AppendTerms(tb.qual[:0], ReceiverOf(e))
+	doc := tok.AppendTerms(tb.doc[:0], e.Doc)
+	if len(doc) > maxDocTerms {
+		doc = doc[:maxDocTerms]
+	}
+	pt, ok := tb.pkgTerms[e.Pkg]
+	if !ok {
+		pt = bm25f.Terms(trimDomain(e.Pkg))
+		tb.pkgTerms[e.Pkg] = pt
+	}
+	ft, ok := tb.fileTerms[e.File]
+	if !ok {
+		ft = bm25f.Terms(strings.TrimSuffix(path.Base(e.File), ".go"))
+		if e.File == "" {
+			ft = nil
+		}
+		tb.fileTerms[e.File] = ft
+	}
+	body, text := tb.body[:0], tb.text[:0]
+	if w, ok := tb.words(i, e); ok {
+		// Computed by mcpsnapshot, or from an older snapshot's source
+		// per package (lazywords.go): no source is read here.
+		if scope != ScopeStd {
+			code, rest, _ := strings.Cut(w, " | ")
+			txt, members, _ := strings.Cut(rest, " | ")
+			body = appendFields(body, code)
+			text = appendFields(text, txt)
+			qual = appendFields(qual, members)
+		}
+	}
+	ctxt := tb.ctxt[:0]
+	if e.Pkg != "" && e.Kind != KindPackage && scope != ScopeStd {
+		ctxt = append(ctxt, tb.contextOf(e.Pkg)...)
+		if r := ReceiverOf(e); r != "" {
+			ctxt = append(ctxt, tb.contextOf(e.Pkg+"."+r)...)
+		}
+	}
+	tb.b.AddTerms(name, qual, doc, pt, ft, body, text, ctxt)
+	tb.name, tb.qual, tb.doc, tb.body, tb.text, tb.ctxt = name, qual, doc, body, text, ctxt
 }
 
 // appendFields appends the space-separated words of s.

@@ -13,19 +13,20 @@ import (
 func TestBuildSearchInput(t *testing.T) {
 	in := &SearchInput{
 		Entries: []Entry{
-			{ID: "example.com/app.Serve", Pkg: "example.com/app", Kind: KindFunc, Snap: 0, Words: "listen socket |  | "},
+			{ID: "example.com/app.Serve", Pkg: "example.com/app", Kind: KindFunc, Snap: 0},
 			{ID: "example.com/lib.(*Pool).acquire", Pkg: "example.com/lib", Kind: KindMethod, Snap: 1, Doc: "acquire takes a connection."},
-			{ID: "net/http.Serve", Pkg: "net/http", Kind: KindFunc, Snap: 2, Words: "listen |  | "},
+			{ID: "net/http.Serve", Pkg: "net/http", Kind: KindFunc, Snap: 2},
 		},
 		MainMod: "example.com/app",
 		Mods:    []snapshot.Module{{Path: "example.com/app"}, {Path: "example.com/lib", Version: "v1.0.0"}},
 		MainPkg: "example.com/app",
 	}
-	in.Words = func(scopes []Scope) func(e *Entry) (string, bool) {
+	words := []string{"listen socket |  | ", "", "listen |  | "}
+	in.Words = func(scopes []Scope) func(i int, e *Entry) (string, bool) {
 		if len(scopes) != len(in.Entries) {
 			t.Errorf("words got %d scopes for %d entries", len(scopes), len(in.Entries))
 		}
-		return func(e *Entry) (string, bool) { return e.Words, e.Words != "" }
+		return func(i int, e *Entry) (string, bool) { return words[i], words[i] != "" }
 	}
 	si := BuildSearch(in)
 	if want := []Scope{ScopeMain, ScopeDeps, ScopeStd}; !slices.Equal(si.Scope, want) {

@@ -22,15 +22,14 @@ type RefTable struct {
 	// byTo lists site numbers by symbol referred to (toOff[s]..toOff[s+1]),
 	// each list in answer order: main module first, then by file and line.
 	byTo, toOff []int32
-	// byFrom lists site numbers by enclosing declaration, in file and line
-	// order.
-	byFrom, fromOff []int32
-	// impls by type and by interface.
+	// fromOff[s]..fromOff[s+1] are the sites declaration s holds, in file
+	// and line order: sites are sorted by enclosing declaration.
+	fromOff []int32
+	// impls by type and by interface, sorted by it (found by binary
+	// search: few symbols have any).
 	implByType, implByIface []codeindex.Impl
-	typeOff, ifaceOff       []int32
-	// promoted methods by type.
+	// promoted methods, sorted by type.
 	promoted []codeindex.Promoted
-	promoOff []int32
 }
 
 // Sym is a symbol of the references: a declaration of the snapshot or a
@@ -50,10 +49,19 @@ func (s *Sym) Pkg() string { return s.ID[:s.pkgLen] }
 // Site is a reference: where, from which declaration, to which symbol,
 // and how.
 type Site struct {
-	file, line int32 // snapshot file and line
-	from, to   int32
-	kind       codeindex.RefKind
+	// fileKind is the snapshot file (low 24 bits) and the kind of
+	// reference (high 8 bits): a site then takes 12 bytes, not 20 (the
+	// declaration that holds it is known from its place, siteFrom).
+	fileKind uint32
+	line     int32
+	to       int32
 }
+
+// maxSiteFile bounds the snapshot file numbers a Site holds.
+const maxSiteFile = 1<<24 - 1
+
+func (st *Site) file() int32             { return int32(st.fileKind & maxSiteFile) }
+func (st *Site) kind() codeindex.RefKind { return codeindex.RefKind(st.fileKind >> 24) }
 
 // LoadRefs reads the references section of the index of snapshot s, whose
 // main module is mainMod. known, if not nil, returns the catalog's own
@@ -102,16 +110,37 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (strin
 		}
 		t.Syms[i] = sym
 	}
-	t.sites = make([]Site, 0, len(raw.Sites))
+	if len(s.Files) > maxSiteFile {
+		return nil, fmt.Errorf("the snapshot has %d files, more than the references can number", len(s.Files))
+	}
+	n := len(t.Syms)
+	kept := 0
 	for _, st := range raw.Sites {
-		if fi := files[st.File]; fi >= 0 {
-			t.sites = append(t.sites, Site{file: fi, line: st.Line, from: st.From, to: st.To, kind: st.Kind})
+		if files[st.File] >= 0 {
+			kept++
 		}
 	}
-	t.sites = slices.Clip(t.sites)
-	n := len(t.Syms)
+	// The sites sorted by enclosing declaration (a counting sort, which
+	// keeps the file and line order of each one's).
+	t.fromOff = make([]int32, n+1)
+	for _, st := range raw.Sites {
+		if files[st.File] >= 0 {
+			t.fromOff[st.From+1]++
+		}
+	}
+	for k := 0; k < n; k++ {
+		t.fromOff[k+1] += t.fromOff[k]
+	}
+	next := slices.Clone(t.fromOff[:n])
+	t.sites = make([]Site, kept)
+	for _, st := range raw.Sites {
+		if fi := files[st.File]; fi >= 0 {
+			t.sites[next[st.From]] = Site{fileKind: uint32(fi) | uint32(st.Kind)<<24, line: st.Line, to: st.To}
+			next[st.From]++
+		}
+	}
+	next = nil
 	t.byTo, t.toOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].to })
-	t.byFrom, t.fromOff = csr(n, len(t.sites), func(i int) int32 { return t.sites[i].from })
 	// Answer order of the sites of each symbol: main module first, then by
 	// file and line.
 	scopeOfFile := make([]index.Scope, len(s.Files))
@@ -122,11 +151,11 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (strin
 		list := t.byTo[t.toOff[k]:t.toOff[k+1]]
 		sort.SliceStable(list, func(i, j int) bool {
 			a, c := &t.sites[list[i]], &t.sites[list[j]]
-			if sa, sc := scopeOfFile[a.file], scopeOfFile[c.file]; sa != sc {
+			if sa, sc := scopeOfFile[a.file()], scopeOfFile[c.file()]; sa != sc {
 				return sa < sc
 			}
-			if a.file != c.file {
-				return s.Files[a.file].Display < s.Files[c.file].Display
+			if a.file() != c.file() {
+				return s.Files[a.file()].Display < s.Files[c.file()].Display
 			}
 			return a.line < c.line
 		})
@@ -135,11 +164,8 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, known func(id string) (strin
 	sort.SliceStable(t.implByType, func(i, j int) bool { return t.implByType[i].Type < t.implByType[j].Type })
 	t.implByIface = append([]codeindex.Impl(nil), raw.Impls...)
 	sort.SliceStable(t.implByIface, func(i, j int) bool { return t.implByIface[i].Iface < t.implByIface[j].Iface })
-	t.typeOff = offsets(n, len(t.implByType), func(i int) int32 { return t.implByType[i].Type })
-	t.ifaceOff = offsets(n, len(t.implByIface), func(i int) int32 { return t.implByIface[i].Iface })
 	t.promoted = raw.Promoted
 	sort.SliceStable(t.promoted, func(i, j int) bool { return t.promoted[i].Type < t.promoted[j].Type })
-	t.promoOff = offsets(n, len(t.promoted), func(i int) int32 { return t.promoted[i].Type })
 	return t, nil
 }
 
@@ -163,17 +189,11 @@ func csr(n, count int, key func(int) int32) (list, off []int32) {
 	return list, off
 }
 
-// offsets returns, for items sorted by key (0..n-1), where the items of
-// each key start: the items of key k are [off[k], off[k+1]).
-func offsets(n, count int, key func(int) int32) []int32 {
-	off := make([]int32, n+1)
-	for i := range count {
-		off[key(i)+1]++
-	}
-	for k := 0; k < n; k++ {
-		off[k+1] += off[k]
-	}
-	return off
+// keyed returns the items of list, sorted by key, whose key is k.
+func keyed[T any](list []T, k int32, key func(T) int32) []T {
+	lo := sort.Search(len(list), func(i int) bool { return key(list[i]) >= k })
+	hi := lo + sort.Search(len(list)-lo, func(i int) bool { return key(list[lo+i]) > k })
+	return list[lo:hi]
 }
 
 // Sym returns the number of the symbol with the given id, or -1.
@@ -199,22 +219,29 @@ func (t *RefTable) symsWithPrefix(prefix string) (lo, hi int) {
 // sitesTo returns the sites that refer to symbol s, in answer order.
 func (t *RefTable) sitesTo(s int32) []int32 { return t.byTo[t.toOff[s]:t.toOff[s+1]] }
 
-// sitesFrom returns the sites declaration s holds, in file and line order.
-func (t *RefTable) sitesFrom(s int32) []int32 { return t.byFrom[t.fromOff[s]:t.fromOff[s+1]] }
+// siteFrom returns the declaration that holds site si.
+func (t *RefTable) siteFrom(si int32) int32 {
+	// The last declaration whose sites start at or before si.
+	return int32(sort.Search(len(t.fromOff), func(k int) bool { return t.fromOff[k] > si })) - 1
+}
+
+// sitesFrom returns the sites declaration s holds, lo..hi-1, in file and
+// line order.
+func (t *RefTable) sitesFrom(s int32) (lo, hi int32) { return t.fromOff[s], t.fromOff[s+1] }
 
 // ImplsOfType returns the interfaces type s implements.
 func (t *RefTable) ImplsOfType(s int32) []codeindex.Impl {
-	return t.implByType[t.typeOff[s]:t.typeOff[s+1]]
+	return keyed(t.implByType, s, func(im codeindex.Impl) int32 { return im.Type })
 }
 
 // implsOfIface returns the types that implement interface s.
 func (t *RefTable) implsOfIface(s int32) []codeindex.Impl {
-	return t.implByIface[t.ifaceOff[s]:t.ifaceOff[s+1]]
+	return keyed(t.implByIface, s, func(im codeindex.Impl) int32 { return im.Iface })
 }
 
 // promotedOf returns the methods promoted into type s.
 func (t *RefTable) promotedOf(s int32) []codeindex.Promoted {
-	return t.promoted[t.promoOff[s]:t.promoOff[s+1]]
+	return keyed(t.promoted, s, func(p codeindex.Promoted) int32 { return p.Type })
 }
 
 // MatchSyms returns the symbols whose id is name, or ends with "/"+name
@@ -295,7 +322,7 @@ func (t *RefTable) Size() uint64 {
 	for i := range t.Syms {
 		n += uint64(len(t.Syms[i].ID))
 	}
-	for _, s := range [][]int32{t.byTo, t.toOff, t.byFrom, t.fromOff, t.typeOff, t.ifaceOff, t.promoOff} {
+	for _, s := range [][]int32{t.byTo, t.toOff, t.fromOff} {
 		n += 4 * uint64(cap(s))
 	}
 	n += uint64(cap(t.implByType)+cap(t.implByIface)) * uint64(unsafe.Sizeof(codeindex.Impl{}))

@@ -74,7 +74,7 @@ func (x Navigator) Relation(t *RefTable, target *Target, rel string) ([]Item, st
 		var items []Item
 		if target.Sym >= 0 {
 			for _, si := range t.sitesTo(target.Sym) {
-				items = append(items, x.siteItem(t, si, t.sites[si].from, refHow(t.sites[si].kind), ""))
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(t.sites[si].kind()), ""))
 			}
 		}
 		return items, "", nil
@@ -127,7 +127,7 @@ func refHow(k codeindex.RefKind) string {
 // siteItem is the item of site si, about declaration sym.
 func (x Navigator) siteItem(t *RefTable, si, sym int32, how, via string) Item {
 	st := &t.sites[si]
-	return Item{site: si, sym: sym, ID: t.Syms[sym].ID, How: how, Via: via, File: st.file, Line: st.line,
+	return Item{site: si, sym: sym, ID: t.Syms[sym].ID, How: how, Via: via, File: st.file(), Line: st.line,
 		Kind: symKindName(t.Syms[sym].Kind)}
 }
 
@@ -137,9 +137,9 @@ func (x Navigator) callers(t *RefTable, target *Target) []Item {
 	var items []Item
 	if target.Sym >= 0 {
 		for _, si := range t.sitesTo(target.Sym) {
-			switch st := &t.sites[si]; st.kind {
+			switch st := &t.sites[si]; st.kind() {
 			case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-				items = append(items, x.siteItem(t, si, st.from, refHow(st.kind), ""))
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(st.kind()), ""))
 			}
 		}
 	}
@@ -149,8 +149,8 @@ func (x Navigator) callers(t *RefTable, target *Target) []Item {
 	for _, abstract := range x.implemented(t, target) {
 		via := t.Syms[abstract].ID
 		for _, si := range t.sitesTo(abstract) {
-			if st := &t.sites[si]; st.kind == codeindex.RefDynamic {
-				items = append(items, x.siteItem(t, si, st.from, "dynamic", via))
+			if st := &t.sites[si]; st.kind() == codeindex.RefDynamic {
+				items = append(items, x.siteItem(t, si, t.siteFrom(si), "dynamic", via))
 			}
 		}
 	}
@@ -186,10 +186,11 @@ func (x Navigator) callees(t *RefTable, target *Target) []Item {
 		return nil
 	}
 	var items []Item
-	for _, si := range t.sitesFrom(target.Sym) {
-		switch st := &t.sites[si]; st.kind {
+	lo, hi := t.sitesFrom(target.Sym)
+	for si := lo; si < hi; si++ {
+		switch st := &t.sites[si]; st.kind() {
 		case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-			items = append(items, x.siteItem(t, si, st.to, refHow(st.kind), ""))
+			items = append(items, x.siteItem(t, si, st.to, refHow(st.kind()), ""))
 		}
 	}
 	return items

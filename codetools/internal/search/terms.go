@@ -195,7 +195,7 @@ func (x Searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 	words1 := uint64(1)<<nw - 1
 	s := scoresPool.Get().(*bm25f.Scores)
 	defer scoresPool.Put(s)
-	ix.Score(terms, &termParams, &st, nil, s)
+	ix.Score(terms, &termParams, &st, s)
 	buf := KeyPool.Get().(*[]uint64)
 	defer KeyPool.Put(buf)
 	cands := topK{k: max(k, minCandidates), heap: (*buf)[:0]}
@@ -249,7 +249,7 @@ func (x Searcher) termSearch(terms []bm25f.Concept, phrase string, words []strin
 // coordWeights returns the weight of each word concept in the
 // coordination (coordIDFPower) and their sum; a word that no entry holds
 // in any form weighs nothing, and the sum is never 0.
-func coordWeights(ix *bm25f.Index, st *bm25f.Stats, words []bm25f.Concept) (w [bm25f.MaxQueryTerms]float64, sum float64) {
+func coordWeights(ix *bm25f.Joined, st *bm25f.Stats, words []bm25f.Concept) (w [bm25f.MaxQueryTerms]float64, sum float64) {
 	for qi, c := range words {
 		best := 0.0
 		for vi, t := range c.Terms {

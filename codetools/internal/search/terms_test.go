@@ -24,7 +24,11 @@ func TestHowForms(t *testing.T) {
 		}
 	}
 	x := &index.Index{}
-	x.Search.Terms = bm25f.NewBuilder(index.NumTermFields).Build()
+	terms, err := bm25f.Join(0, bm25f.Part{Index: bm25f.NewBuilder(index.NumTermFields).Build()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Search.Terms = terms
 	cs := Searcher{Index: x}.QueryTerms("how long to wait for the next request")
 	i := slices.IndexFunc(cs, func(c bm25f.Concept) bool { return c.Terms[0] == "long" })
 	if i < 0 || !slices.Contains(cs[i].Terms, "timeout") {

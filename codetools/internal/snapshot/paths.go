@@ -16,7 +16,10 @@ func ModuleFor(mods []Module, pkg string) (Module, bool) {
 	var best Module
 	found := false
 	for _, m := range mods {
-		if (pkg == m.Path || strings.HasPrefix(pkg, m.Path+"/")) && len(m.Path) >= len(best.Path) {
+		// pkg is m.Path or below it (no concatenation: this runs for
+		// every package and file of a large build).
+		in := strings.HasPrefix(pkg, m.Path) && (len(pkg) == len(m.Path) || pkg[len(m.Path)] == '/')
+		if in && len(m.Path) >= len(best.Path) {
 			best, found = m, true
 		}
 	}

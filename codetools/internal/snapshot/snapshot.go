@@ -42,6 +42,9 @@ type Snapshot struct {
 	// while the snapshot is read.
 	Warning error
 	warn    []error
+	// ManifestSum hashes the manifest's bytes (as DeclSum hashes a
+	// string).
+	ManifestSum uint64
 	// Words reports an index with search words (codeindex.Words): the
 	// term index reads no source.
 	Words bool
@@ -98,6 +101,9 @@ func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool
 		return nil, fmt.Errorf("%s has format %.80q, this catalog reads %q: regenerate the snapshot with this version's mcpsnapshot", codesnap.ManifestName, probe.Format, codesnap.Format)
 	}
 	s := &Snapshot{FS: fsys, ModOf: map[string]int{}, Pkgs: map[string]bool{}, ByKey: map[string]int32{}, modFiles: map[int]bool{}}
+	ms := NewDeclSum()
+	ms.str(string(data))
+	s.ManifestSum = ms.Sum()
 	if err := json.Unmarshal(data, &s.Manifest); err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", codesnap.ManifestName, err)
 	}
@@ -185,33 +191,75 @@ func Open(fsys fs.FS, in Interner, include func(pkg, mod string, main bool) bool
 // with the count the index announces, then fn in file order. Files whose
 // content does not fit the index are left out and reported in s.Warning.
 func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.Decl, src []byte)) error {
+	_, err := s.ReadIndex(sized, func(fi int32, _ int, d codeindex.Decl, src []byte) { fn(fi, d, src) }, true)
+	return err
+}
+
+// ReadIndex reads the declarations of the index as ReadDecls does, and
+// also gives fn the ordinal of each declaration among all those the index
+// lists (selected or not). Without source, it reads no file of the
+// snapshot (src is nil): what a declaration needs of its file comes from
+// elsewhere (the search file), and only the manifest's sizes are checked.
+// It returns the DeclSum of the declarations the index lists.
+func (s *Snapshot) ReadIndex(sized func(n int), fn func(fi int32, k int, d codeindex.Decl, src []byte), source bool) (uint64, error) {
 	f, err := s.FS.Open(codesnap.IndexName)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
+		return 0, fmt.Errorf("opening %s: %w", codesnap.IndexName, err)
 	}
 	defer f.Close()
 	r, err := codeindex.NewReader(f)
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+		return 0, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
 	}
 	if r.Decls > 0 {
 		sized(r.Decls)
 	}
+	sum := NewDeclSum()
+	err = s.readDecls(func() (string, codeindex.Decl, error) {
+		path, d, err := r.Next()
+		if err == nil {
+			sum.Add(path, &d)
+			s.Words = s.Words || r.Words || d.Words != ""
+		}
+		return path, d, err
+	}, fn, source)
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+	}
+	return sum.Sum(), nil
+}
+
+// ReadDeclList reads declarations from next, as ReadIndex reads those of
+// the index without source: next returns each with the location of its
+// file, then io.EOF; words reports declarations with search words.
+func (s *Snapshot) ReadDeclList(next func() (string, codeindex.Decl, error), words bool, fn func(fi int32, k int, d codeindex.Decl, src []byte)) error {
+	s.Words = s.Words || words
+	return s.readDecls(next, fn, false)
+}
+
+// readDecls calls fn with the declarations next returns whose file is
+// selected, checking their spans against the file sizes and, with
+// source, reading each file (left out, and reported in s.Warning, when it
+// does not fit).
+func (s *Snapshot) readDecls(next func() (string, codeindex.Decl, error), fn func(fi int32, k int, d codeindex.Decl, src []byte), source bool) error {
 	warn := s.warn
 	var buf []byte
 	cur, bad := int32(-1), false
-	pf := s.prefetch()
-	defer pf.stop()
-	if s.onPrefetch != nil {
-		defer func() { s.onPrefetch(pf.hits, pf.misses) }()
+	var pf *prefetcher
+	if source {
+		pf = s.prefetch()
+		defer pf.stop()
+		if s.onPrefetch != nil {
+			defer func() { s.onPrefetch(pf.hits, pf.misses) }()
+		}
 	}
-	for {
-		path, d, err := r.Next()
+	for k := 0; ; k++ {
+		path, d, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", codesnap.IndexName, err)
+			return err
 		}
 		fi, ok := s.ByPath[path]
 		if !ok {
@@ -219,10 +267,12 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 		}
 		if fi != cur {
 			cur = fi
-			buf, err = pf.read(fi, buf)
-			bad = err != nil
-			if bad {
-				warn = append(warn, err)
+			if source {
+				buf, err = pf.read(fi, buf)
+				bad = err != nil
+				if bad {
+					warn = append(warn, err)
+				}
 			}
 		}
 		if bad {
@@ -233,8 +283,7 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 			warn = append(warn, fmt.Errorf("%s: declaration %.80s lies past the end of the file", sf.Path, d.Name))
 			continue
 		}
-		s.Words = s.Words || r.Words || d.Words != ""
-		fn(fi, d, buf)
+		fn(fi, k, d, buf)
 	}
 	if len(warn) > maxWarnings {
 		warn = append(warn[:maxWarnings], fmt.Errorf("and %d more", len(warn)-maxWarnings))
@@ -243,6 +292,34 @@ func (s *Snapshot) ReadDecls(sized func(n int), fn func(fi int32, d codeindex.De
 	s.Warning = errors.Join(warn...)
 	return nil
 }
+
+// DeclSum hashes the declarations of an index as ReadIndex reads them
+// (FNV-1a over each one's file, name, words, kind and spans), so that a file
+// derived from the index can tell whether it was derived from this one.
+type DeclSum struct{ h uint64 }
+
+// NewDeclSum returns an empty DeclSum.
+func NewDeclSum() DeclSum { return DeclSum{h: 14695981039346656037} }
+
+// Add adds declaration d of the file at path.
+func (s *DeclSum) Add(path string, d *codeindex.Decl) {
+	s.str(path)
+	s.str(d.Name)
+	s.str(d.Words)
+	for _, v := range [...]int32{int32(d.Kind), d.Start, d.End, d.DocStart, d.DocEnd, d.Line, d.EndLine} {
+		s.h = (s.h ^ uint64(uint32(v))) * 1099511628211
+	}
+}
+
+func (s *DeclSum) str(v string) {
+	for i := 0; i < len(v); i++ {
+		s.h = (s.h ^ uint64(v[i])) * 1099511628211
+	}
+	s.h = (s.h ^ 0xff) * 1099511628211
+}
+
+// Sum returns the hash.
+func (s *DeclSum) Sum() uint64 { return s.h }
 
 // ReadFile reads file fi into buf, checking its size. With buf nil (a
 // file read on demand, not one of all the files read in turn), a file
