@@ -220,6 +220,9 @@ func runBench(snap fs.FS, memProfile string) error {
 		}
 	}
 	heap := liveHeap() - heap0
+	if st, err := catalog.Warm(ctx); err == nil { // retainedBytes with references loaded
+		stats.RetainedBytes = st.RetainedBytes
+	}
 	fmt.Printf("entries %d\n", stats.Entries)
 	fmt.Printf("first_search_ms %d\n", first.Milliseconds())
 	fmt.Printf("first_search_cpu_ms %d\n", firstCPU.Milliseconds())
