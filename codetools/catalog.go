@@ -281,7 +281,18 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		c.finish(b, start, alloc0)
 	}()
 	in := snapshot.Interner{}
-	// The function table is read while the snapshot is.
+	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true, In: in}
+	if sel := c.opts.Packages; sel != nil {
+		a.Include, a.Std = sel.Includes, sel.Std
+	}
+	// The function table is read, and its names parsed, while the
+	// snapshot is; the main package's path, which parsing needs, is known
+	// before the snapshot is read unless the build does not record it.
+	early := c.mainPackage(nil)
+	earlyOK := early != "" && early != "command-line-arguments"
+	if earlyOK {
+		a.MainPkg = early
+	}
 	type table struct {
 		rt  *index.RuntimeTable
 		err error
@@ -294,6 +305,9 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 			}
 		}()
 		rt, err := c.loadRuntime()
+		if rt != nil && earlyOK {
+			a.Prepare(rt)
+		}
 		tables <- table{rt, err}
 	}()
 	var entries []index.Entry
@@ -323,10 +337,10 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	if rt == nil {
 		rt = &index.RuntimeTable{}
 	}
-	a := &index.Attributor{Mods: c.build.mods, MainMod: c.build.info.MainModule.Path, Std: true,
-		In: in, Snap: b.Snap, Decls: decls, Entries: entries, MainPkg: c.mainPackage(b.Snap)}
-	if sel := c.opts.Packages; sel != nil {
-		a.Include, a.Std = sel.Includes, sel.Std
+	a.Snap, a.Decls, a.Entries = b.Snap, decls, entries
+	if main := c.mainPackage(b.Snap); main != a.MainPkg {
+		a.MainPkg = main // Run parses the names again
+		a.Prepare(rt)
 	}
 	a.Run(rt)
 	b.stats.RuntimeFunctions, b.stats.InlinedFunctions = len(rt.Funcs), len(rt.Inlined)

@@ -37,7 +37,7 @@ type Attributor struct {
 	// rtFiles numbers them.
 	RtFiles []string
 	rtFiles map[string]uint32
-	// learned is the number of entries when learn ran: isFunc and isType
+	// learned is the number of entries when Run began: isFunc and isType
 	// read the kinds of those from byID rather than copying their ids
 	// into funcs and types.
 	learned int32
@@ -49,8 +49,12 @@ type Attributor struct {
 	realByName map[string]int32
 
 	rt *RuntimeTable
-	// callees are the declarations of rt.inlined.
-	callees []calleeInfo
+	// callees are the declarations of rt.inlined; syms and symOK the
+	// parsed names of rt.Funcs, which Prepare(prepared) read.
+	callees  []calleeInfo
+	syms     []gofunc.Symbol
+	symOK    []bool
+	prepared *RuntimeTable
 	// results
 	Aliases    map[string]string
 	InlInto    map[string]string
@@ -103,7 +107,12 @@ func isGoFile(file string) bool { return strings.HasSuffix(file, ".go") }
 
 // Run attributes the table rt.
 func (a *Attributor) Run(rt *RuntimeTable) {
-	a.rt = rt
+	if a.prepared != rt {
+		a.Prepare(rt)
+	}
+	a.prepared = nil
+	syms, ok, callees := a.syms, a.symOK, a.callees
+	a.syms, a.symOK = nil, nil
 	a.Aliases, a.InlInto = map[string]string{}, map[string]string{}
 	a.Evidence, a.RtPkgs = map[string]*LineEvidence{}, map[string]bool{}
 	a.byID = make(map[string]int32, len(a.Entries)+len(rt.Funcs))
@@ -112,20 +121,7 @@ func (a *Attributor) Run(rt *RuntimeTable) {
 			a.byID[a.Entries[i].ID] = int32(i)
 		}
 	}
-	syms := make([]gofunc.Symbol, len(rt.Funcs))
-	ok := make([]bool, len(rt.Funcs))
-	for i := range rt.Funcs {
-		syms[i], ok[i] = gofunc.ParseSymbol(rt.Funcs[i].Name)
-		if ok[i] {
-			syms[i].Pkg = a.pkgOf(syms[i].Pkg)
-		}
-	}
-	callees := make([]calleeInfo, len(rt.Inlined))
-	for i := range rt.Inlined {
-		callees[i] = a.callee(rt.Inlined[i].Name)
-	}
-	a.callees = callees
-	a.learn(syms, ok, callees)
+	a.learned = int32(len(a.Entries))
 	for i := range callees {
 		if callees[i].id == "" {
 			callees[i] = a.inlinedClosure(&rt.Inlined[i])
@@ -177,6 +173,32 @@ func (a *Attributor) Run(rt *RuntimeTable) {
 			a.inlined(&rt.Inlined[i], &callees[i])
 		}
 	}
+}
+
+// Prepare reads what the attribution of rt needs of rt alone: the
+// symbols of its functions and inlined bodies, which of their ids are
+// functions and types, and the package of each source directory. It reads
+// none of the snapshot fields (Snap, Decls, Entries, In) but MainPkg, so
+// that it can run while the snapshot is read; Run prepares rt itself
+// unless Prepare(rt) was the last call.
+func (a *Attributor) Prepare(rt *RuntimeTable) {
+	a.prepared = nil
+	a.rt = rt
+	syms := make([]gofunc.Symbol, len(rt.Funcs))
+	ok := make([]bool, len(rt.Funcs))
+	for i := range rt.Funcs {
+		syms[i], ok[i] = gofunc.ParseSymbol(rt.Funcs[i].Name)
+		if ok[i] {
+			syms[i].Pkg = a.pkgOf(syms[i].Pkg)
+		}
+	}
+	callees := make([]calleeInfo, len(rt.Inlined))
+	for i := range rt.Inlined {
+		callees[i] = a.callee(rt.Inlined[i].Name)
+	}
+	a.learn(syms, ok, callees)
+	a.syms, a.symOK, a.callees = syms, ok, callees
+	a.prepared = rt
 }
 
 // calleeInfo is an inlined function's declaration.
@@ -281,7 +303,6 @@ func (a *Attributor) learn(syms []gofunc.Symbol, ok []bool, callees []calleeInfo
 		}
 		vote(a.rt.Inlined[i].file, c.pkg)
 	}
-	a.learned = int32(len(a.Entries))
 	a.DirPkg = make(map[string]string, len(votes))
 	for d, m := range votes {
 		best, n := "", 0

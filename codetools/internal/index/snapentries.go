@@ -115,12 +115,16 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 	cur := int32(-1)
 	var idBuf []byte
 	var ids []int32 // by entry: the end of its id in idBuf, -1 for a package's
+	idBytes := -1   // a bound on the bytes of all the ids, if known
 	sized := func(n int) {
 		// The count sizes the tables; a damaged index cannot make them huge.
 		n = min(n, maxDecls)
 		entries = make([]Entry, 0, n+extra)
 		ids = make([]int32, 0, n)
-		idBuf = make([]byte, 0, 48*n) // about the length of an id
+		if idBytes < 0 || idBytes > 256*n {
+			idBytes = 48 * n // about the length of an id
+		}
+		idBuf = make([]byte, 0, idBytes)
 		if keepWords {
 			words = make([]string, 0, n)
 		}
@@ -137,7 +141,8 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 				doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
 			}
 			docRead = true
-			each(fi, &d, doc)
+			dd := d // only this copy escapes, not every declaration
+			each(fi, &dd, doc)
 		}
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(f.Pkg) {
 			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
@@ -184,10 +189,18 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		decls[fi][1] = int32(len(entries))
 	}
 	if sf != nil {
-		n := 0
+		// Each id is its file's package, a dot and its name; the names are
+		// in the declaration section, with at least 10 more bytes each
+		// (kind, bodyless, name length and 7 numbers): the ids are made
+		// in one buffer sized once.
+		n, pkgBytes := 0, 0
 		for _, f := range sf.files {
 			n += f.decls
+			if fi, ok := s.ByPath[f.path]; ok {
+				pkgBytes += f.decls * (len(s.Files[fi].Pkg) + 1)
+			}
 		}
+		idBytes = pkgBytes + max(len(sf.decls)-10*n, 0)
 		sized(n)
 		next, doc := sf.eachDecl()
 		err = s.ReadDeclList(next, sf.words, func(fi int32, k int, d codeindex.Decl, _ []byte) { fn(fi, k, d, nil, doc()) })
