@@ -65,21 +65,54 @@ func (x *Index) BuildHaystack() {
 	for i := range x.Entries {
 		n += len(x.Entries[i].ID) + len(x.Entries[i].Doc) + 2
 	}
-	var b strings.Builder
-	b.Grow(n)
+	// One buffer, written byte by byte without a builder's checks, that
+	// becomes the string: no copy of it.
+	b := make([]byte, 0, n)
 	x.Offs = make([]uint32, len(x.Entries)+1)
 	for i := range x.Entries {
-		x.Offs[i] = uint32(b.Len())
-		WriteLower(&b, x.Entries[i].ID)
-		b.WriteByte(0)
-		WriteLower(&b, x.Entries[i].Doc)
-		b.WriteByte(0)
+		x.Offs[i] = uint32(len(b))
+		b = appendLower(b, x.Entries[i].ID)
+		b = append(b, 0)
+		b = appendLower(b, x.Entries[i].Doc)
+		b = append(b, 0)
 	}
-	x.Offs[len(x.Entries)] = uint32(b.Len())
-	x.Hay = b.String()
-	for i := 0; i < len(x.Hay); i++ {
-		x.Freq[x.Hay[i]]++
+	x.Offs[len(x.Entries)] = uint32(len(b))
+	x.Hay = ""
+	if len(b) > 0 {
+		x.Hay = unsafe.String(&b[0], len(b))
 	}
+	var freq [4][256]uint32 // four counters a byte value: no wait on the previous count
+	i := 0
+	for ; i+4 <= len(b); i += 4 {
+		freq[0][b[i]]++
+		freq[1][b[i+1]]++
+		freq[2][b[i+2]]++
+		freq[3][b[i+3]]++
+	}
+	for ; i < len(b); i++ {
+		freq[0][b[i]]++
+	}
+	for c := range x.Freq {
+		x.Freq[c] = freq[0][c] + freq[1][c] + freq[2][c] + freq[3][c]
+	}
+}
+
+// appendLower appends the lower-case form of s to b, as WriteLower
+// writes it.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	start := len(b)
+	b = append(b, s...)
+	for j := start; j < len(b); j++ {
+		if c := b[j]; 'A' <= c && c <= 'Z' {
+			b[j] = c + 'a' - 'A'
+		}
+	}
+	return b
 }
 
 // WriteLower writes the lower-case form of s.
