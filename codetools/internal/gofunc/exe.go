@@ -26,18 +26,18 @@ func Section(r io.ReaderAt) ([]byte, error) {
 		var start, end *elf.Symbol
 		for i := range syms {
 			switch syms[i].Name {
-			case "runtime.Table":
+			case "runtime.pclntab":
 				start = &syms[i]
 			case "runtime.epclntab":
 				end = &syms[i]
 			}
 		}
 		if start == nil || end == nil || start.Section != end.Section || int(start.Section) >= len(f.Sections) {
-			return nil, errors.New("ELF executable has no .gopclntab section and no runtime.Table symbol")
+			return nil, errors.New("ELF executable has no .gopclntab section and no runtime.pclntab symbol")
 		}
 		s := f.Sections[start.Section]
 		if start.Value < s.Addr || end.Value < start.Value || end.Value-s.Addr > s.Size {
-			return nil, errors.New("ELF runtime.Table bounds out of range")
+			return nil, errors.New("ELF runtime.pclntab bounds out of range")
 		}
 		data := make([]byte, end.Value-start.Value)
 		if _, err := s.ReadAt(data, int64(start.Value-s.Addr)); err != nil {
@@ -64,7 +64,7 @@ func pePclntab(f *pe.File) ([]byte, error) {
 	var start, end *pe.Symbol
 	for _, s := range f.Symbols {
 		switch s.Name {
-		case "runtime.Table":
+		case "runtime.pclntab":
 			start = s
 		case "runtime.epclntab":
 			end = s
@@ -72,14 +72,14 @@ func pePclntab(f *pe.File) ([]byte, error) {
 	}
 	if start == nil || end == nil || start.SectionNumber != end.SectionNumber || start.SectionNumber <= 0 ||
 		int(start.SectionNumber) > len(f.Sections) {
-		return nil, errors.New("PE executable has no runtime.Table symbols")
+		return nil, errors.New("PE executable has no runtime.pclntab symbols")
 	}
 	data, err := f.Sections[start.SectionNumber-1].Data()
 	if err != nil {
 		return nil, err
 	}
 	if end.Value < start.Value || int(end.Value) > len(data) {
-		return nil, fmt.Errorf("PE runtime.Table bounds out of range")
+		return nil, fmt.Errorf("PE runtime.pclntab bounds out of range")
 	}
 	return data[start.Value:end.Value], nil
 }
