@@ -17,7 +17,7 @@ func Section(r io.ReaderAt) ([]byte, error) {
 	if f, err := elf.NewFile(r); err == nil {
 		defer f.Close()
 		if s := f.Section(".gopclntab"); s != nil {
-			return s.Data()
+			return elfData(s)
 		}
 		syms, err := f.Symbols()
 		if err != nil {
@@ -82,4 +82,22 @@ func pePclntab(f *pe.File) ([]byte, error) {
 		return nil, fmt.Errorf("PE runtime.pclntab bounds out of range")
 	}
 	return data[start.Value:end.Value], nil
+}
+
+// elfData returns the content of s: read at once into a buffer of its
+// size when its last byte can be read (Section.Data reads a large section
+// in chunks, copying it again as it grows).
+func elfData(s *elf.Section) ([]byte, error) {
+	if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_COMPRESSED != 0 || s.Size == 0 || s.Size > 1<<40 {
+		return s.Data()
+	}
+	var last [1]byte
+	if _, err := s.ReadAt(last[:], int64(s.Size)-1); err != nil {
+		return s.Data()
+	}
+	data := make([]byte, s.Size)
+	if _, err := s.ReadAt(data, 0); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
