@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"unsafe"
 
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/bm25f"
@@ -192,9 +193,9 @@ func decodeSearchFile(data []byte) (*searchFile, error) {
 // returned.
 func (sf *searchFile) eachDecl() (next func() (string, codeindex.Decl, error), doc func() string) {
 	r := &reader{p: sf.decls}
-	// The names are parts of one string: a name is copied into its id,
-	// not kept.
-	names := string(sf.decls)
+	// The names are parts of the declaration section, read in place
+	// (never written): a name is copied into its id, not kept.
+	names := unsafe.String(unsafe.SliceData(sf.decls), len(sf.decls))
 	fi, left := -1, 0
 	docOff := 0
 	var cur string
