@@ -141,9 +141,11 @@ func BuildSearch(in *SearchInput) Search {
 	si.FileNo = make([]uint16, len(entries))
 	for i := range entries {
 		e := &entries[i]
-		si.NameOff[i] = uint16(min(NameStart(e), 1<<16-1))
-		si.Attr[i] = uint8(e.Kind) | uint8(Unlinked(e))<<4 | b2u8(e.Member)<<5 | b2u8(e.Member && isSetting(EntryName(e)))<<6 |
-			uint8(Unexported(e))<<7
+		ns := NameStart(e) // once, not for each attribute that reads the name
+		si.NameOff[i] = uint16(min(ns, 1<<16-1))
+		name := e.ID[ns:]
+		si.Attr[i] = uint8(e.Kind) | uint8(Unlinked(e))<<4 | b2u8(e.Member)<<5 | b2u8(e.Member && isSetting(name))<<6 |
+			uint8(unexportedName(e, name))<<7
 		if si.FileNo == nil {
 			continue
 		}

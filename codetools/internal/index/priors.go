@@ -178,8 +178,10 @@ func packageNames(s *snapshot.Snapshot, pkgs map[string]Scope) map[string]string
 // otherwise. Between equal matches of a name in the same prior, the API
 // comes first ((*PortRange).Validate before (*nilGenerator).Validate):
 // a name pasted or asked for is most often the one callers use.
-func Unexported(e *Entry) int {
-	n := EntryName(e)
+func Unexported(e *Entry) int { return unexportedName(e, EntryName(e)) }
+
+// unexportedName is Unexported of e, whose name (EntryName) is n.
+func unexportedName(e *Entry, n string) int {
 	if e.Kind == KindPackage || n == "" {
 		return 0
 	}
