@@ -12,8 +12,10 @@ import (
 // declaration that contains it, and the snapshot's declarations are
 // checked against the table's files and lines.
 type Attributor struct {
-	// shown memoizes display by file and package.
-	shown map[[2]string]string
+	// shown memoizes display by file and package, snapOf snapFileOf by
+	// file (in Run, once DirPkg is known).
+	shown  map[[2]string]string
+	snapOf map[string]int32
 	// mods and mainMod are the modules of the build and the path of its
 	// main module.
 	Mods    []snapshot.Module
@@ -111,6 +113,7 @@ func (a *Attributor) Run(rt *RuntimeTable) {
 		a.Prepare(rt)
 	}
 	a.prepared = nil
+	a.snapOf = nil
 	syms, ok, callees := a.syms, a.symOK, a.callees
 	a.syms, a.symOK = nil, nil
 	a.Aliases, a.InlInto = map[string]string{}, map[string]string{}

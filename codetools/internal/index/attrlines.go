@@ -60,10 +60,12 @@ func (a *Attributor) check(e *Entry, file string, decl, minLine, maxLine int32, 
 	}
 	ev.Compared++
 	sf := &a.Snap.Files[e.Snap]
-	d := &lineDiff{Name: e.ID, SnapFile: sf.Display, SnapLine: e.Line, snapStart: e.Line, snapEnd: e.EndLine,
-		BinFile: a.display(file, e.Pkg), BinLine: decl}
+	// The difference, if any: its binary file is found only then, and it
+	// is copied to the heap only then.
+	d := lineDiff{Name: e.ID, SnapFile: sf.Display, SnapLine: e.Line, snapStart: e.Line, snapEnd: e.EndLine, BinLine: decl}
 	switch {
 	case a.snapFileOf(file) != e.Snap:
+		d.BinFile = a.display(file, e.Pkg)
 		d.BinLine = max(decl, minLine)
 		d.What = "is in " + d.BinFile + " in the binary, in " + sf.Display + " in the snapshot"
 	case own && decl != e.Line:
@@ -83,7 +85,11 @@ func (a *Attributor) check(e *Entry, file string, decl, minLine, maxLine int32, 
 	default:
 		return
 	}
-	a.differ(ev, d)
+	if d.BinFile == "" {
+		d.BinFile = a.display(file, e.Pkg)
+	}
+	diff := d
+	a.differ(ev, &diff)
 }
 
 // inDecl reports whether line lies within some declaration of snapshot

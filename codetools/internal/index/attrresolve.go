@@ -45,14 +45,21 @@ func (a *Attributor) snapFileOf(file string) int32 {
 	if a.Snap == nil {
 		return -1
 	}
-	pkg, ok := a.DirPkg[fileDir(file)]
-	if !ok {
-		return -1
-	}
-	if fi, ok := a.Snap.ByKey[pkg+"/"+path.Base(strings.ReplaceAll(file, `\`, "/"))]; ok {
+	// The functions of a file share it: found once.
+	if fi, ok := a.snapOf[file]; ok {
 		return fi
 	}
-	return -1
+	if a.snapOf == nil {
+		a.snapOf = map[string]int32{}
+	}
+	fi := int32(-1)
+	if pkg, ok := a.DirPkg[fileDir(file)]; ok {
+		if f, ok := a.Snap.ByKey[pkg+"/"+path.Base(strings.ReplaceAll(file, `\`, "/"))]; ok {
+			fi = f
+		}
+	}
+	a.snapOf[file] = fi
+	return fi
 }
 
 // containing returns the entry of snapshot file fi whose declaration
