@@ -107,11 +107,18 @@ func (b *baseIndex) retained() uint64 {
 			n += uint64(len(s))
 		}
 	}
+	var pkg, file string // entries of a package are mostly next to each other: not looked up again
 	for i := range b.Entries {
 		e := &b.Entries[i]
 		n += uint64(len(e.ID) + len(e.Doc))
-		str(e.Pkg)
-		str(e.File)
+		if e.Pkg != pkg {
+			pkg = e.Pkg
+			str(pkg)
+		}
+		if e.File != file {
+			file = e.File
+			str(file)
+		}
 	}
 	if b.Pre != nil {
 		n += 4 * uint64(cap(b.Pre.ByName)) // the term index itself is the search index's (Index.Size)
