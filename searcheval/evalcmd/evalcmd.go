@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -41,28 +42,54 @@ import (
 
 // EmbedderEnv names the environment variable that chooses the Embedder of
 // the services' catalogs (CatalogOptions): unset or empty, words alone;
-// "staticembed", the table compiled into staticembed. The held-out and
-// tuning tests run each set both ways.
+// "staticembed", the table compiled into staticembed; "table:FILE", a
+// staticembed table file (one the embedtable tooling built); "http", a
+// codetools.HTTPEmbedder calling the embeddings endpoint EmbedURLEnv
+// names, with the model EmbedModelEnv names (a snapshot's vectors.bin
+// written by mcpsnapshot -embed-model with that name is read instead of
+// embedding every declaration). The held-out and tuning tests run each
+// set with each Embedder heldout.Embedders names.
 const EmbedderEnv = "SEARCHEVAL_EMBEDDER"
+
+// EmbedURLEnv and EmbedModelEnv name the environment variables holding
+// the endpoint and the model of the "http" Embedder.
+const (
+	EmbedURLEnv   = "SEARCHEVAL_EMBED_URL"
+	EmbedModelEnv = "SEARCHEVAL_EMBED_MODEL"
+)
 
 // CatalogOptions returns the options of a service's code catalog over
 // snapshot, for the server named server, with the Embedder EmbedderEnv
 // chooses (New refuses a value it does not know).
 func CatalogOptions(snapshot fs.FS, server string) *codetools.Options {
 	opts := &codetools.Options{Snapshot: snapshot, Server: server}
-	if os.Getenv(EmbedderEnv) == "staticembed" {
-		opts.Embedder = staticembed.Default()
-	}
+	opts.Embedder, _ = embedder()
 	return opts
 }
 
-// checkEmbedderEnv returns an error when EmbedderEnv holds a value that
-// CatalogOptions does not know.
-func checkEmbedderEnv() error {
-	if e := os.Getenv(EmbedderEnv); e != "" && e != "staticembed" {
-		return fmt.Errorf("%s=%.40q: want staticembed or nothing", EmbedderEnv, e)
+// embedder returns the Embedder EmbedderEnv names (nil for words alone),
+// or an error when EmbedderEnv holds a value it does not know, a table
+// that cannot be read, or "http" without an endpoint.
+func embedder() (codetools.Embedder, error) {
+	e := os.Getenv(EmbedderEnv)
+	switch file, isTable := strings.CutPrefix(e, "table:"); {
+	case e == "":
+		return nil, nil
+	case e == "staticembed":
+		return staticembed.Default(), nil
+	case isTable:
+		t, err := staticembed.Load(os.DirFS(filepath.Dir(file)), filepath.Base(file))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", EmbedderEnv, err)
+		}
+		return t, nil
+	case e == "http":
+		if os.Getenv(EmbedURLEnv) == "" {
+			return nil, fmt.Errorf("%s=http: %s names no endpoint", EmbedderEnv, EmbedURLEnv)
+		}
+		return &codetools.HTTPEmbedder{URL: os.Getenv(EmbedURLEnv), Model: os.Getenv(EmbedModelEnv)}, nil
 	}
-	return nil
+	return nil, fmt.Errorf("%s=%.40q: want staticembed, table:FILE, http or nothing", EmbedderEnv, e)
 }
 
 // Frame is the shared part of a service command: its common flags and its
@@ -86,7 +113,8 @@ func New(name, addr string) *Frame {
 		eval:     flag.String("eval", "", "run the code_search evaluation set `file` over this service, print the report as JSON and exit"),
 		check:    flag.String("check", "", "check that every id the evaluation set `file` expects is in the catalog (code_definition, no search) and exit"),
 	}
-	f.Check(checkEmbedderEnv())
+	_, err := embedder()
+	f.Check(err)
 	return f
 }
 

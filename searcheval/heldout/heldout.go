@@ -39,6 +39,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/embedmcp/mcp/searcheval/evalcmd"
 	"github.com/embedmcp/mcp/testsupport/searcheval"
@@ -94,10 +96,18 @@ func Run(module string, s Service, dir string) (*searcheval.Report, error) {
 }
 
 // Snapshot writes the -deps snapshot of the service into dir with
-// mcpsnapshot and returns its directory.
+// mcpsnapshot and returns its directory. When Embedders holds "http", the
+// snapshot holds the vectors of its declarations too, computed at
+// generate time through the endpoint of evalcmd.EmbedURLEnv
+// (mcpsnapshot -embed-url), as a host serving a transformer would write
+// them.
 func Snapshot(module string, s Service, dir string) (string, error) {
 	snap := filepath.Join(dir, "snapshot")
-	cmd := exec.Command("go", "run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snap, s.Main)
+	args := []string{"run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snap}
+	if slices.Contains(Embedders(), "http") {
+		args = append(args, "-embed-url", os.Getenv(evalcmd.EmbedURLEnv), "-embed-model", os.Getenv(evalcmd.EmbedModelEnv))
+	}
+	cmd := exec.Command("go", append(args, s.Main)...)
 	cmd.Dir = module
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("mcpsnapshot %s: %v\n%s", s.Main, err, out)
@@ -105,15 +115,40 @@ func Snapshot(module string, s Service, dir string) (string, error) {
 	return snap, nil
 }
 
-// Embedders are the values of evalcmd.EmbedderEnv that the quality tests
-// run each set with: words alone, and the table compiled into
-// staticembed, fused with the words (codetools.Options.Embedder).
-func Embedders() []string { return []string{"", "staticembed"} }
+// EmbeddersEnv names the environment variable that lists, separated by
+// commas, the values of evalcmd.EmbedderEnv that the quality tests run
+// each set with, "lexical" standing for words alone; unset, they are
+// "lexical,staticembed". With "http", evalcmd.EmbedURLEnv must name the
+// endpoint (scripts/test.d/embed-server.sh serves one).
+const EmbeddersEnv = "SEARCHEVAL_EMBEDDERS"
 
-// EmbedderName names an Embedder of Embedders in the tables.
+// Embedders are the values of evalcmd.EmbedderEnv that the quality tests
+// run each set with (EmbeddersEnv): by default words alone, and the table
+// compiled into staticembed, fused with the words
+// (codetools.Options.Embedder).
+func Embedders() []string {
+	list := os.Getenv(EmbeddersEnv)
+	if list == "" {
+		list = "lexical,staticembed"
+	}
+	var out []string
+	for _, e := range strings.Split(list, ",") {
+		if e == "lexical" {
+			e = ""
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// EmbedderName names an Embedder of Embedders in the tables: a table by
+// the name of its directory.
 func EmbedderName(embedder string) string {
 	if embedder == "" {
 		return "lexical"
+	}
+	if file, ok := strings.CutPrefix(embedder, "table:"); ok {
+		return "table " + filepath.Base(filepath.Dir(file))
 	}
 	return embedder
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/embedmcp/mcp/testsupport/searcheval"
 )
@@ -98,9 +99,14 @@ func snapshot(t *testing.T, s Service) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t0 := time.Now()
 	p, err := Snapshot("..", s, dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(p, "vectors.bin")); err == nil {
+		fmt.Printf("%s: -deps snapshot with vectors written in %v (vectors.bin %d bytes)\n",
+			s.Name, time.Since(t0).Round(time.Second), fi.Size())
 	}
 	snaps.byMain[s.Main] = p
 	return p

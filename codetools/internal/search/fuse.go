@@ -23,7 +23,9 @@ import (
 // first results, while an entry that both rankings place high stays
 // first. The vectors of all entries are gathered on the first phrase: the
 // snapshot's precomputed ones (PreVectors) where their text is unchanged,
-// the others embedded then, FuseBatch at a time.
+// the others embedded then, FuseBatch at a time; with precomputed vectors,
+// the entries that the snapshot lacks (those the running binary alone
+// knows) are not embedded, and rank by words alone.
 const (
 	// FuseDepth is the number of entries taken from each ranking.
 	FuseDepth = 30
@@ -93,12 +95,20 @@ func (d *Dense) build(ctx context.Context, x Searcher, em Embedder, dim int, pv 
 	var missing []int
 	for i := range x.Entries {
 		if pv != nil {
-			if q, ok := pv.lookup(&x.Entries[i]); ok {
+			q, ok, listed := pv.lookup(&x.Entries[i])
+			if ok {
 				row := vecs[i*dim : (i+1)*dim]
 				for j, b := range q {
 					row[j] = int8(b)
 				}
 				inv[i] = invNorm(row)
+			}
+			if ok || !listed && x.Entries[i].Sources&index.SrcSnapshot == 0 {
+				// An entry the snapshot lacks (one the running
+				// binary alone knows) is ranked by words alone, as
+				// the file was written without it: embedding the
+				// thousands of them would hold the first phrase for
+				// minutes with a transformer.
 				continue
 			}
 		}

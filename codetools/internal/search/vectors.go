@@ -153,20 +153,20 @@ func (p *PreVectors) Record(off int32) (string, int) {
 }
 
 // lookup returns the precomputed vector of e, if the file holds one for
-// its current text.
-func (p *PreVectors) lookup(e *index.Entry) ([]byte, bool) {
+// its current text, and whether the file lists e at all.
+func (p *PreVectors) lookup(e *index.Entry) (vec []byte, ok, listed bool) {
 	k, found := sort.Find(len(p.Recs), func(k int) int {
 		id, _ := p.Record(p.Recs[k])
 		return strings.Compare(e.ID, id)
 	})
 	if !found {
-		return nil, false
+		return nil, false, false
 	}
 	_, h := p.Record(p.Recs[k])
 	if binary.LittleEndian.Uint64(p.data[h:]) != TextHash(EmbedText(e)) {
-		return nil, false
+		return nil, false, true
 	}
-	return p.data[h+8 : h+8+p.dim], true
+	return p.data[h+8 : h+8+p.dim], true, true
 }
 
 // CosineQ is cosine for a vector of signed bytes (appendQuantized).
