@@ -317,29 +317,11 @@ func (j *Joined) Score(q []Concept, p *Params, st *Stats, s *Scores) {
 						d = part.Docs[d]
 					}
 					v := idf * tf / (p.K1 + tf)
-					if s.best[d] == 0 {
-						s.bestDocs = append(s.bestDocs, d)
-					}
-					if v > s.best[d] {
-						s.best[d] = v
-					}
-					s.bestStrong[d] = s.bestStrong[d] || strong && w >= 1
+					s.keep(d, v, strong && w >= 1)
 				}
 			}
 		}
-		bit := uint64(1) << qi
-		for _, d := range s.bestDocs {
-			if s.Matched[d] == 0 {
-				s.Touched = append(s.Touched, d)
-			}
-			s.Score[d] += s.best[d]
-			s.Matched[d] |= bit
-			if s.bestStrong[d] {
-				s.Strong[d] |= bit
-			}
-			s.best[d], s.bestStrong[d] = 0, false
-		}
-		s.bestDocs = s.bestDocs[:0]
+		s.fold(qi)
 	}
 }
 

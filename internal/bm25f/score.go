@@ -96,6 +96,36 @@ func (s *Scores) reset(n int) {
 // MaxQueryTerms bounds the concepts of one query; later ones are ignored.
 const MaxQueryTerms = 64
 
+// keep records v as document d's score for the current concept when it
+// is the best of the concept's variants so far.
+func (s *Scores) keep(d int32, v float64, strong bool) {
+	if s.best[d] == 0 {
+		s.bestDocs = append(s.bestDocs, d)
+	}
+	if v > s.best[d] {
+		s.best[d] = v
+	}
+	s.bestStrong[d] = s.bestStrong[d] || strong
+}
+
+// fold adds the best score of concept qi to each document that matched it
+// and clears the per-concept state.
+func (s *Scores) fold(qi int) {
+	bit := uint64(1) << qi
+	for _, d := range s.bestDocs {
+		if s.Matched[d] == 0 {
+			s.Touched = append(s.Touched, d)
+		}
+		s.Score[d] += s.best[d]
+		s.Matched[d] |= bit
+		if s.bestStrong[d] {
+			s.Strong[d] |= bit
+		}
+		s.best[d], s.bestStrong[d] = 0, false
+	}
+	s.bestDocs = s.bestDocs[:0]
+}
+
 // IDF is the inverse document frequency of a term held by df of n
 // documents: ln(1 + (n - df + 0.5)/(df + 0.5)).
 func IDF(n, df float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
@@ -188,28 +218,10 @@ func (ix *Index) Score(q []Concept, p *Params, st *Stats, allow func(doc int32) 
 					continue
 				}
 				v := idf * tf / (p.K1 + tf)
-				if s.best[d] == 0 {
-					s.bestDocs = append(s.bestDocs, d)
-				}
-				if v > s.best[d] {
-					s.best[d] = v
-				}
-				s.bestStrong[d] = s.bestStrong[d] || strong && w >= 1
+				s.keep(d, v, strong && w >= 1)
 			}
 		}
-		bit := uint64(1) << qi
-		for _, d := range s.bestDocs {
-			if s.Matched[d] == 0 {
-				s.Touched = append(s.Touched, d)
-			}
-			s.Score[d] += s.best[d]
-			s.Matched[d] |= bit
-			if s.bestStrong[d] {
-				s.Strong[d] |= bit
-			}
-			s.best[d], s.bestStrong[d] = 0, false
-		}
-		s.bestDocs = s.bestDocs[:0]
+		s.fold(qi)
 	}
 }
 
