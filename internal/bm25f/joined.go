@@ -271,23 +271,11 @@ func (j *Joined) Score(q []Concept, p *Params, st *Stats, s *Scores) {
 	if st.N == 0 {
 		return
 	}
-	var bl, one [MaxFields]float64
-	for f := 0; f < j.nf; f++ {
-		if p.W[f] > 0 && st.Avg[f] > 0 {
-			bl[f] = p.B[f] / st.Avg[f]
-			one[f] = 1 - p.B[f]
-		}
-	}
+	bl, one := lengthNorms(j.nf, p, st)
 	for qi, c := range q[:min(len(q), MaxQueryTerms)] {
-		scale := c.Scale
-		if scale == 0 {
-			scale = 1
-		}
+		scale := c.scale()
 		for vi, t := range c.Terms {
-			w := 1.0
-			if vi < len(c.Weights) {
-				w = c.Weights[vi]
-			}
+			w := c.weight(vi)
 			df := j.DocFreq(t)
 			if df == 0 || w <= 0 {
 				continue

@@ -96,6 +96,34 @@ func (s *Scores) reset(n int) {
 // MaxQueryTerms bounds the concepts of one query; later ones are ignored.
 const MaxQueryTerms = 64
 
+// lengthNorms returns, per field of nf, B/avg and 1-B of p over st (0 for a
+// field of no weight or no length).
+func lengthNorms(nf int, p *Params, st *Stats) (bl, one [MaxFields]float64) {
+	for f := 0; f < nf; f++ {
+		if p.W[f] > 0 && st.Avg[f] > 0 {
+			bl[f] = p.B[f] / st.Avg[f]
+			one[f] = 1 - p.B[f]
+		}
+	}
+	return bl, one
+}
+
+// scale returns the concept's Scale, 1 when unset.
+func (c *Concept) scale() float64 {
+	if c.Scale == 0 {
+		return 1
+	}
+	return c.Scale
+}
+
+// weight returns the weight of the concept's form vi, 1 when unset.
+func (c *Concept) weight(vi int) float64 {
+	if vi < len(c.Weights) {
+		return c.Weights[vi]
+	}
+	return 1
+}
+
 // keep records v as document d's score for the current concept when it
 // is the best of the concept's variants so far.
 func (s *Scores) keep(d int32, v float64, strong bool) {
@@ -165,23 +193,11 @@ func (ix *Index) Score(q []Concept, p *Params, st *Stats, allow func(doc int32) 
 	if st.N == 0 {
 		return
 	}
-	var bl, one [MaxFields]float64
-	for f := 0; f < ix.nf; f++ {
-		if p.W[f] > 0 && st.Avg[f] > 0 {
-			bl[f] = p.B[f] / st.Avg[f]
-			one[f] = 1 - p.B[f]
-		}
-	}
+	bl, one := lengthNorms(ix.nf, p, st)
 	for qi, c := range q[:min(len(q), MaxQueryTerms)] {
-		scale := c.Scale
-		if scale == 0 {
-			scale = 1
-		}
+		scale := c.scale()
 		for vi, t := range c.Terms {
-			w := 1.0
-			if vi < len(c.Weights) {
-				w = c.Weights[vi]
-			}
+			w := c.weight(vi)
 			ti := ix.term(t)
 			if ti < 0 || w <= 0 {
 				continue
