@@ -31,19 +31,7 @@ func TestSectionOfAWindowsExecutable(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("cannot cross-compile for Windows: %v\n%s", err, out)
 	}
-	f, err := os.Open(filepath.Join(dir, "hello.exe"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	data, err := Section(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := tableOf(t, filepath.Join(dir, "hello.exe"))
 	if tab.NameOffset("main.main") < 0 || tab.NameOffset("runtime.main") < 0 {
 		t.Errorf("the table of %d functions has no main.main or runtime.main", tab.NFunc)
 	}

@@ -17,6 +17,12 @@ func table(t *testing.T) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tableOf(t, exe)
+}
+
+// tableOf reads the function table of the executable file exe.
+func tableOf(t *testing.T, exe string) *Table {
+	t.Helper()
 	f, err := os.Open(exe)
 	if err != nil {
 		t.Fatal(err)
