@@ -195,7 +195,7 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		out.files[codesnap.VectorsName] = data
 	}
 	idx := out.files[codesnap.IndexName] // before compress renames it
-	compress(out)
+	compress(out, cfg.warn)
 	out.files[markerName] = []byte(markerText)
 	n := 0
 	for _, p := range out.man.Packages {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -211,9 +212,10 @@ func writeIfChanged(p string, data []byte) error {
 // replaces it, the index and the files under src/ of out by their
 // compressed form (codesnap.CompressedSuffix), which a catalog reads as it
 // reads them plain: the snapshot then adds a fraction of their size to
-// the binary.
-func compress(out *snapshotFiles) {
-	addSearchFile(out)
+// the binary. A search file that cannot be made is left out, said on
+// warn.
+func compress(out *snapshotFiles, warn io.Writer) {
+	addSearchFile(out, warn)
 	var names []string
 	for name := range out.files {
 		if name == codesnap.IndexName || name == codesnap.SearchName || strings.HasPrefix(name, "src/") {
@@ -244,8 +246,8 @@ func compress(out *snapshotFiles) {
 // addSearchFile adds the search file of the snapshot out holds: the
 // documentation and term index a catalog would otherwise compute from the
 // source when it builds. Without it the snapshot is complete, only slower
-// to load; a failure to make it is reported and leaves it out.
-func addSearchFile(out *snapshotFiles) {
+// to load; a failure to make it is reported on warn and leaves it out.
+func addSearchFile(out *snapshotFiles, warn io.Writer) {
 	if _, ok := out.files[codesnap.ManifestName]; !ok {
 		return
 	}
@@ -255,7 +257,10 @@ func addSearchFile(out *snapshotFiles) {
 	}
 	data, err := index.WriteSearchFile(fsys)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcpsnapshot: the search file is left out (the catalog will build its index at run time): %v\n", err)
+		if warn == nil {
+			warn = io.Discard
+		}
+		fmt.Fprintf(warn, "mcpsnapshot: the search file is left out (the catalog will build its index at run time): %v\n", err)
 		return
 	}
 	out.files[codesnap.SearchName] = data
