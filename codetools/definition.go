@@ -437,7 +437,7 @@ func (c *Catalog) resolveSymbol(x *catalogIndex, name string, err error) (*index
 	if len(found) != 1 {
 		return nil, nil, nil
 	}
-	s := &t.Syms[found[0]]
+	s := t.Symbol(found[0])
 	if s.Kind == codeindex.SymAbstract || s.Kind == codeindex.SymField {
 		owner := s.ID[:strings.LastIndexByte(s.ID, '.')]
 		if e, ok := x.Lookup(owner); ok {
@@ -474,10 +474,10 @@ func (c *Catalog) resolveMember(x *catalogIndex, name string) (*index.Entry, *Fo
 		return nil, nil
 	}
 	s := t.Sym(strings.TrimSpace(name))
-	if s < 0 || t.Syms[s].Kind != codeindex.SymAbstract && t.Syms[s].Kind != codeindex.SymField {
+	if s < 0 || t.Kind(s) != codeindex.SymAbstract && t.Kind(s) != codeindex.SymField {
 		return nil, nil
 	}
-	sym := &t.Syms[s]
+	sym := t.Symbol(s)
 	if e, ok := x.Lookup(sym.ID[:strings.LastIndexByte(sym.ID, '.')]); ok {
 		return e, &Focus{Line: int(sym.Line), Exact: true}
 	}
@@ -494,12 +494,12 @@ func (x renderer) lists(d *Definition, e *index.Entry, offset int) error {
 		target := &nav.Target{ID: e.ID, Sym: -1, E: e, Kind: codeindex.SymType}
 		if t != nil {
 			if target.Sym = t.Sym(e.ID); target.Sym >= 0 {
-				target.Kind = t.Syms[target.Sym].Kind
+				target.Kind = t.Kind(target.Sym)
 				for _, im := range t.ImplsOfType(target.Sym) {
 					if len(d.Implements) == maxImplements {
 						break
 					}
-					id := t.Syms[im.Iface].ID
+					id := t.ID(im.Iface)
 					if im.PtrOnly {
 						id = "*" + id
 					}

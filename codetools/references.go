@@ -195,7 +195,7 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *nav.RefTable, name string) (*na
 	if s := t.Sym(strings.TrimSpace(name)); s >= 0 {
 		// An exact id: a field or interface method is not the method of
 		// another case that the name resolution would fold it to.
-		r := &nav.Target{ID: t.Syms[s].ID, Sym: s, Kind: t.Syms[s].Kind}
+		r := &nav.Target{ID: t.ID(s), Sym: s, Kind: t.Kind(s)}
 		r.E, _ = x.Lookup(r.ID)
 		return r, nil
 	}
@@ -207,7 +207,7 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *nav.RefTable, name string) (*na
 		}
 		r := &nav.Target{ID: e.ID, Sym: t.Sym(e.ID), E: e, Kind: symKindOf(e)}
 		if r.Sym >= 0 {
-			r.Kind = t.Syms[r.Sym].Kind
+			r.Kind = t.Kind(r.Sym)
 		} else if r.Kind == codeindex.SymMethod {
 			// A method spelled with the other receiver form in the table.
 			if sym, ok := index.ParseSymbol(e.ID, "", nil); ok {
@@ -226,14 +226,13 @@ func (c *Catalog) resolveRef(x *catalogIndex, t *nav.RefTable, name string) (*na
 	case 0:
 		return nil, err
 	case 1:
-		s := &t.Syms[found[0]]
-		r := &nav.Target{ID: s.ID, Sym: found[0], Kind: s.Kind}
-		r.E, _ = x.Lookup(s.ID)
+		r := &nav.Target{ID: t.ID(found[0]), Sym: found[0], Kind: t.Kind(found[0])}
+		r.E, _ = x.Lookup(r.ID)
 		return r, nil
 	}
 	ids := make([]string, 0, index.MaxCandidates)
 	for _, s := range found[:min(len(found), index.MaxCandidates)] {
-		ids = append(ids, t.Syms[s].ID)
+		ids = append(ids, t.ID(s))
 	}
 	return nil, &ambiguousNameError{name: name, n: len(found), candidates: ids}
 }
@@ -299,13 +298,7 @@ func (b *baseIndex) refTable() (*nav.RefTable, error) {
 		case b.Snap == nil:
 			b.refsErr = errNoSnapshotRefs
 		default:
-			known := func(id string) (string, bool) {
-				if e, ok := index.LookupEntry(b.Entries, id); ok {
-					return e.ID, true
-				}
-				return "", false
-			}
-			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule(), known)
+			b.refs, b.refsErr = nav.LoadRefs(b.Snap, b.MainModule(), entryIDs(b.Entries))
 		}
 		b.refsLoaded.Store(true)
 	})
@@ -320,5 +313,12 @@ func (b *baseIndex) loadedRefs() *nav.RefTable {
 	}
 	return b.refs
 }
+
+// entryIDs are the ids of the catalog's entries (sorted), which the
+// references share.
+type entryIDs []index.Entry
+
+func (e entryIDs) Len() int        { return len(e) }
+func (e entryIDs) ID(i int) string { return e[i].ID }
 
 var errNoSnapshotRefs = errors.New("no source snapshot is embedded, and references are computed when the snapshot is generated")

@@ -73,9 +73,9 @@ func (x Navigator) Relation(t *RefTable, target *Target, rel string) ([]Item, st
 	case relReferences:
 		var items []Item
 		if target.Sym >= 0 {
-			for _, si := range t.sitesTo(target.Sym) {
-				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(t.sites[si].kind()), ""))
-			}
+			t.sitesTo(target.Sym, func(si int32, st site) {
+				items = append(items, x.siteItem(t, si, &st, st.from, refHow(st.kind), ""))
+			})
 		}
 		return items, "", nil
 	case relImplementations:
@@ -124,11 +124,10 @@ func refHow(k codeindex.RefKind) string {
 	return "read"
 }
 
-// siteItem is the item of site si, about declaration sym.
-func (x Navigator) siteItem(t *RefTable, si, sym int32, how, via string) Item {
-	st := &t.sites[si]
-	return Item{site: si, sym: sym, ID: t.Syms[sym].ID, How: how, Via: via, File: st.file(), Line: st.line,
-		Kind: symKindName(t.Syms[sym].Kind)}
+// siteItem is the item of site si (st), about declaration sym.
+func (x Navigator) siteItem(t *RefTable, si int32, st *site, sym int32, how, via string) Item {
+	return Item{site: si, sym: sym, ID: t.ID(sym), How: how, Via: via, File: st.file, Line: st.line,
+		Kind: symKindName(t.Kind(sym))}
 }
 
 // callers lists the sites that call target or take it as a value, and,
@@ -136,23 +135,23 @@ func (x Navigator) siteItem(t *RefTable, si, sym int32, how, via string) Item {
 func (x Navigator) callers(t *RefTable, target *Target) []Item {
 	var items []Item
 	if target.Sym >= 0 {
-		for _, si := range t.sitesTo(target.Sym) {
-			switch st := &t.sites[si]; st.kind() {
+		t.sitesTo(target.Sym, func(si int32, st site) {
+			switch st.kind {
 			case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-				items = append(items, x.siteItem(t, si, t.siteFrom(si), refHow(st.kind()), ""))
+				items = append(items, x.siteItem(t, si, &st, st.from, refHow(st.kind), ""))
 			}
-		}
+		})
 	}
 	if target.Kind != codeindex.SymMethod {
 		return items
 	}
 	for _, abstract := range x.implemented(t, target) {
-		via := t.Syms[abstract].ID
-		for _, si := range t.sitesTo(abstract) {
-			if st := &t.sites[si]; st.kind() == codeindex.RefDynamic {
-				items = append(items, x.siteItem(t, si, t.siteFrom(si), "dynamic", via))
+		via := t.ID(abstract)
+		t.sitesTo(abstract, func(si int32, st site) {
+			if st.kind == codeindex.RefDynamic {
+				items = append(items, x.siteItem(t, si, &st, st.from, "dynamic", via))
 			}
-		}
+		})
 	}
 	return items
 }
@@ -162,7 +161,7 @@ func (x Navigator) implemented(t *RefTable, target *Target) []int32 {
 	if target.Sym < 0 {
 		return nil
 	}
-	typeID, method, ok := typeOfMethod(target.ID, int(t.Syms[target.Sym].pkgLen))
+	typeID, method, ok := typeOfMethod(target.ID, len(t.pkg(target.Sym)))
 	if !ok {
 		return nil
 	}
@@ -172,7 +171,7 @@ func (x Navigator) implemented(t *RefTable, target *Target) []int32 {
 	}
 	var out []int32
 	for _, im := range t.ImplsOfType(ts) {
-		if s := t.Sym(t.Syms[im.Iface].ID + "." + method); s >= 0 {
+		if s := t.Sym(t.ID(im.Iface) + "." + method); s >= 0 {
 			out = append(out, s)
 		}
 	}
@@ -186,13 +185,12 @@ func (x Navigator) callees(t *RefTable, target *Target) []Item {
 		return nil
 	}
 	var items []Item
-	lo, hi := t.sitesFrom(target.Sym)
-	for si := lo; si < hi; si++ {
-		switch st := &t.sites[si]; st.kind() {
+	t.sitesFrom(target.Sym, func(si int32, st site) {
+		switch st.kind {
 		case codeindex.RefCall, codeindex.RefValue, codeindex.RefDynamic:
-			items = append(items, x.siteItem(t, si, st.to, refHow(st.kind()), ""))
+			items = append(items, x.siteItem(t, si, &st, st.to, refHow(st.kind), ""))
 		}
-	}
+	})
 	return items
 }
 
@@ -221,9 +219,9 @@ func (x Navigator) implementations(t *RefTable, target *Target) []Item {
 			items = append(items, x.declItem(t, im.Type, how(im.PtrOnly), ""))
 		}
 	case codeindex.SymAbstract:
-		s := &t.Syms[target.Sym]
-		dot := strings.LastIndexByte(s.ID, '.')
-		iface, method := t.Sym(s.ID[:dot]), s.ID[dot+1:]
+		id := t.ID(target.Sym)
+		dot := strings.LastIndexByte(id, '.')
+		iface, method := t.Sym(id[:dot]), id[dot+1:]
 		if iface < 0 {
 			return nil
 		}
@@ -244,8 +242,8 @@ func (x Navigator) implementations(t *RefTable, target *Target) []Item {
 // methodOf returns the id of method name of type typ (declared, or
 // promoted through an embedded field, then named by via).
 func (x Navigator) methodOf(t *RefTable, typ int32, name string) (id, via string) {
-	tid := t.Syms[typ].ID
-	pkg := t.Syms[typ].Pkg()
+	tid := t.ID(typ)
+	pkg := t.pkg(typ)
 	tname := tid[len(pkg)+1:]
 	for _, cand := range []string{pkg + ".(*" + tname + ")." + name, tid + "." + name} {
 		if _, ok := x.Lookup(cand); ok || t.Sym(cand) >= 0 {
@@ -253,8 +251,8 @@ func (x Navigator) methodOf(t *RefTable, typ int32, name string) (id, via string
 		}
 	}
 	for _, p := range t.promotedOf(typ) {
-		if m := t.Syms[p.Method].ID; strings.HasSuffix(m, "."+name) {
-			return m, p.Via
+		if m := t.ID(p.method); strings.HasSuffix(m, "."+name) {
+			return m, t.vias[p.via]
 		}
 	}
 	return "", ""
@@ -268,7 +266,7 @@ func (x Navigator) Methods(t *RefTable, target *Target) []Item {
 	if target.Kind == codeindex.SymInterface {
 		lo, hi := t.symsWithPrefix(tname + ".")
 		for s := lo; s < hi; s++ {
-			if t.Syms[s].Kind == codeindex.SymAbstract && !strings.Contains(t.Syms[s].ID[len(tname)+1:], ".") {
+			if t.Kind(int32(s)) == codeindex.SymAbstract && !strings.Contains(t.ID(int32(s))[len(tname)+1:], ".") {
 				items = append(items, x.declItem(t, int32(s), "declared", ""))
 			}
 		}
@@ -289,7 +287,7 @@ func (x Navigator) Methods(t *RefTable, target *Target) []Item {
 	if target.Sym >= 0 {
 		var promoted []Item
 		for _, p := range t.promotedOf(target.Sym) {
-			promoted = append(promoted, x.declItem(t, p.Method, "promoted", p.Via))
+			promoted = append(promoted, x.declItem(t, p.method, "promoted", t.vias[p.via]))
 		}
 		x.sortDecls(promoted)
 		items = append(items, promoted...)
@@ -299,7 +297,7 @@ func (x Navigator) Methods(t *RefTable, target *Target) []Item {
 
 // declItem is the item of symbol s's declaration.
 func (x Navigator) declItem(t *RefTable, s int32, how, via string) Item {
-	sym := &t.Syms[s]
+	sym := t.Symbol(s)
 	if e, ok := x.Lookup(sym.ID); ok {
 		it := x.entryItem(e, how, via)
 		it.sym, it.Kind = s, symKindName(sym.Kind)
