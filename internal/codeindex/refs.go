@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -378,7 +379,7 @@ func ReadRefs(r io.Reader) (*Refs, error) {
 			}
 			f := bytes.Fields(b)
 			d, ok := atoi(f[0])
-			if !ok || len(f) < 2 {
+			if !ok || len(f) < 2 || line > math.MaxInt32-d {
 				return nil, errorf("bad site record")
 			}
 			line += d

@@ -98,6 +98,7 @@ func TestReadRefsErrors(t *testing.T) {
 		{"E 0\nD 1", "D 1"},                    // a site before its file
 		{"20 0c 7c", "20 0c 700c"},             // symbol out of range
 		{"S d T.n 0 12", "S d T.n 0 12 13 14"}, // extra fields
+		{"20 0c 7c", "2147483647 0c 7c"},       // the next line is past int32
 	} {
 		text := good.String()
 		if !strings.Contains(text, bad.old) {

@@ -127,11 +127,13 @@ func LoadRefs(s *snapshot.Snapshot, mainMod string, names Names) (t *RefTable, e
 	if err != nil {
 		return nil, fmt.Errorf("reading the snapshot's references: %w", err)
 	}
-	return newRefTable(s, mainMod, names, raw)
+	return newRefTable(s, mainMod, names, raw, 32)
 }
 
-// newRefTable builds the table of the references raw of snapshot s.
-func newRefTable(s *snapshot.Snapshot, mainMod string, names Names, raw *codeindex.Refs) (*RefTable, error) {
+// newRefTable builds the table of the references raw of snapshot s, with
+// at most lineBits bits for a site's line within its run (fewer make more
+// runs: tests use them).
+func newRefTable(s *snapshot.Snapshot, mainMod string, names Names, raw *codeindex.Refs, lineBits uint) (*RefTable, error) {
 	n := len(raw.Syms)
 	symBits := uint(bits.Len(uint(n)))
 	if symBits > 32-refKindBits-2 {
@@ -152,7 +154,8 @@ func newRefTable(s *snapshot.Snapshot, mainMod string, names Names, raw *codeind
 	if err := t.loadSyms(raw, files); err != nil {
 		return nil, err
 	}
-	t.loadSites(s, mainMod, raw, files, symBits)
+	t.lineBits = min(32-refKindBits-symBits, lineBits)
+	t.loadSites(s, mainMod, raw, files)
 	t.loadImpls(raw)
 	return t, nil
 }
@@ -230,7 +233,7 @@ func compareID(pkg, name, id string) int {
 }
 
 // loadSites fills the site columns, the runs and both indexes.
-func (t *RefTable) loadSites(s *snapshot.Snapshot, mainMod string, raw *codeindex.Refs, files []int32, symBits uint) {
+func (t *RefTable) loadSites(s *snapshot.Snapshot, mainMod string, raw *codeindex.Refs, files []int32) {
 	// Files in answer order: main module first, then by display path.
 	scope := make([]index.Scope, len(raw.Files))
 	var ranked []int32
@@ -269,7 +272,6 @@ func (t *RefTable) loadSites(s *snapshot.Snapshot, mainMod string, raw *codeinde
 	}
 	start = nil
 	// Runs, and the site words.
-	t.lineBits = 32 - refKindBits - symBits
 	maxDelta := int32(1)<<t.lineBits - 1
 	t.sites = make([]uint32, kept)
 	var runStart, runFrom, runFile, runLine []uint32
@@ -336,6 +338,9 @@ func (t *RefTable) loadImpls(raw *codeindex.Refs) {
 	for i, p := range perm {
 		t.implByType[i] = raw.Impls[p]
 		at[p] = int32(i)
+	}
+	for i := range perm {
+		perm[i] = int32(i)
 	}
 	slices.SortStableFunc(perm, func(a, b int32) int { return cmp.Compare(raw.Impls[a].Iface, raw.Impls[b].Iface) })
 	for i, p := range perm {
