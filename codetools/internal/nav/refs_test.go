@@ -2,14 +2,17 @@ package nav
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/snapshot"
 	"github.com/embedmcp/mcp/internal/codeindex"
+	"github.com/embedmcp/mcp/internal/codesnap"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"unsafe"
 )
 
@@ -277,4 +280,67 @@ func TestRefTableEmpty(t *testing.T) {
 		t.Fatalf("empty references: %v, %v", tab, err)
 	}
 	tab.sitesTo(0, func(int32, site) { t.Error("an empty table has a site") })
+}
+
+// TestRefTableDamaged reads references damaged in many ways: those that
+// read make a table whose every lookup answers without failing, and
+// LoadRefs says what is wrong with the others.
+func TestRefTableDamaged(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	raw, s := refsFixture(r)
+	var b strings.Builder
+	if err := codeindex.EncodeRefs(&b, raw); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	s.FS = fstest.MapFS{codesnap.IndexName: {Data: []byte(good)}}
+	if tab, err := LoadRefs(s, "example.com/app", nil); err != nil || tab.Len() != len(raw.Syms) {
+		t.Fatalf("LoadRefs: %v", err)
+	}
+	lines := strings.SplitAfter(good, "\n")
+	read, failed := 0, 0
+	for i := range 1000 {
+		damaged := slices.Clone(lines)
+		k := r.IntN(len(damaged))
+		switch i % 4 {
+		case 0: // a line repeated
+			damaged = slices.Insert(damaged, r.IntN(len(damaged)), damaged[k])
+		case 1: // a line dropped
+			damaged = slices.Delete(damaged, k, k+1)
+		case 2: // a byte changed
+			if l := damaged[k]; len(l) > 1 {
+				j := r.IntN(len(l) - 1)
+				damaged[k] = l[:j] + string("0123456789 EDcdvrw*"[r.IntN(19)]) + l[j+1:]
+			}
+		case 3: // two lines swapped
+			j := r.IntN(len(damaged))
+			damaged[k], damaged[j] = damaged[j], damaged[k]
+		}
+		text := strings.Join(damaged, "")
+		refs, err := codeindex.ReadRefs(strings.NewReader(text))
+		if err != nil {
+			failed++
+			s.FS = fstest.MapFS{codesnap.IndexName: {Data: []byte(text)}}
+			if _, lerr := LoadRefs(s, "example.com/app", nil); lerr == nil || !errors.Is(lerr, codeindex.ErrFormat) && !errors.Is(err, codeindex.ErrNoRefs) {
+				t.Fatalf("LoadRefs of references ReadRefs refuses (%v): %v", err, lerr)
+			}
+			continue
+		}
+		read++
+		tab, err := newRefTable(s, "example.com/app", nil, refs, uint(1+i%8)) // no recover: a panic fails the test
+		if err != nil {
+			t.Fatalf("a table of references that read: %v", err)
+		}
+		for sym := range int32(tab.Len()) {
+			tab.Symbol(sym)
+			tab.sitesTo(sym, func(int32, site) {})
+			tab.sitesFrom(sym, func(int32, site) {})
+			tab.ImplsOfType(sym)
+			tab.implsOfIface(sym)
+			tab.promotedOf(sym)
+		}
+	}
+	if read == 0 || failed == 0 {
+		t.Errorf("%d damaged references read, %d refused: the damage is not varied enough", read, failed)
+	}
 }
