@@ -3,10 +3,12 @@ package codeindex
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // RefsHeader starts the references section of an index, which follows
@@ -329,7 +331,7 @@ func ReadRefs(r io.Reader) (*Refs, error) {
 				return nil, errorf("bad symbol record")
 			}
 			s.Name = string(f[0])
-			if n := len(out.Syms); n > 0 && out.Syms[n-1].ID() >= s.ID() {
+			if n := len(out.Syms); n > 0 && compareIDs(&out.Syms[n-1], &s) >= 0 {
 				return nil, errorf("symbols out of order")
 			}
 			out.Syms = append(out.Syms, s)
@@ -397,6 +399,31 @@ func ReadRefs(r io.Reader) (*Refs, error) {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// compareIDs compares the ids of a and b, as strings.Compare would,
+// without making them.
+func compareIDs(a, b *Sym) int {
+	if a.Pkg == b.Pkg {
+		return strings.Compare(a.Name, b.Name)
+	}
+	at := func(s *Sym, i int) int {
+		switch {
+		case i < len(s.Pkg):
+			return int(s.Pkg[i])
+		case i == len(s.Pkg):
+			return '.'
+		case i-len(s.Pkg)-1 < len(s.Name):
+			return int(s.Name[i-len(s.Pkg)-1])
+		}
+		return -1 // past the end
+	}
+	for i := 0; ; i++ {
+		x, y := at(a, i), at(b, i)
+		if x != y || x < 0 {
+			return cmp.Compare(x, y)
+		}
+	}
 }
 
 func f0(f [][]byte) []byte {

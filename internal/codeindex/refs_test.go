@@ -110,3 +110,19 @@ func TestReadRefsErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareIDs(t *testing.T) {
+	parts := []string{"", "a", "a.b", "a/b", "ab", "a-b", "b", "(*T).M", "T.M", "a.", "."}
+	for _, p1 := range parts {
+		for _, n1 := range parts {
+			for _, p2 := range parts {
+				for _, n2 := range parts {
+					a, b := &Sym{Pkg: p1, Name: n1}, &Sym{Pkg: p2, Name: n2}
+					if got, want := compareIDs(a, b), strings.Compare(a.ID(), b.ID()); got != want {
+						t.Fatalf("compareIDs(%q, %q) = %d, want %d", a.ID(), b.ID(), got, want)
+					}
+				}
+			}
+		}
+	}
+}
