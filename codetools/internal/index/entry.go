@@ -59,7 +59,9 @@ type Entry struct {
 	ID   string
 	Pkg  string // interned import path
 	File string // interned display path of the definition
-	Doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	// The documentation prefix (DocString, ≤ MaxIndexedDoc bytes) is kept
+	// beside the entries, in the lower-cased search text (Base.BaseDoc,
+	// Index.DocOf), not in them.
 	// The search words mcpsnapshot computed (codeindex.Words) are kept
 	// beside the entries (Base.Words), not in them: most catalogs index
 	// them once, from the search file.

@@ -8,14 +8,31 @@ import (
 // The haystack is the lower-cased id and documentation of each entry,
 // each followed by a zero byte, as WriteLower writes them (the literal
 // search lower-cases its needles the same way); Freq counts its bytes.
+// Once it is built, the documentation is read back from it, capitals and
+// non-ASCII text as they were, by an index sharing the base's entries or
+// holding a copy with registered documents.
 func TestBuildHaystack(t *testing.T) {
-	x := &Index{Entries: []Entry{
-		{ID: "example.com/app.ServeHTTP", Doc: "ServeHTTP answers GET /Prices."},
-		{ID: "example.com/app.x"},
-		{ID: "example.com/ü.Größe", Doc: "İSTANBUL has a dotted capital I, whose lower case is longer."},
-		{ID: "example.com/app.Z", Doc: "Z"},
-	}}
+	entries := []Entry{
+		{ID: "example.com/app.ServeHTTP", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/app.Z", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/app.x", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/zz.lower", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/ü.Größe", Sources: SrcSnapshot, Reg: -1},
+	}
+	docs := []string{"ServeHTTP answers GET /Prices.", "Z", "", "", "İSTANBUL has a dotted capital I, whose lower case is longer."}
+	b := &Base{Entries: entries}
+	b.SetDocs(docs)
+	x := &Index{Base: b, Entries: b.Entries}
+	if !x.SharesBase() {
+		t.Fatal("an index of the base's entries does not share them")
+	}
 	x.BuildHaystack()
+	doc := func(i int) string {
+		if i < len(docs) {
+			return docs[i]
+		}
+		return ""
+	}
 	var want strings.Builder
 	for i, e := range x.Entries {
 		if got := x.Offs[i]; got != uint32(want.Len()) {
@@ -23,7 +40,7 @@ func TestBuildHaystack(t *testing.T) {
 		}
 		WriteLower(&want, e.ID)
 		want.WriteByte(0)
-		WriteLower(&want, e.Doc)
+		WriteLower(&want, doc(i))
 		want.WriteByte(0)
 	}
 	if x.Hay != want.String() {
@@ -38,6 +55,38 @@ func TestBuildHaystack(t *testing.T) {
 	}
 	if x.Freq != freq {
 		t.Errorf("Freq differs from the bytes of the haystack")
+	}
+	if b.docs.loaded.Load() != nil {
+		t.Errorf("the documentation as read is kept beside the haystack")
+	}
+	for i := range entries {
+		if got := x.DocOf(i); got != doc(i) {
+			t.Errorf("DocOf(%d) = %q, want %q", i, got, doc(i))
+		}
+	}
+	// A copy with a registered document on entry 0 and one of its own.
+	merged := append([]Entry(nil), entries...)
+	merged[0].Reg, merged[0].Sources = 0, SrcSnapshot|SrcRegistered
+	merged = append(merged, Entry{ID: "example.com/ü.Tool", Sources: SrcRegistered, Reg: 1})
+	y := &Index{Base: b, Entries: merged, RegDocs: []string{"Registered: Prices.", "A Tool."}}
+	if y.SharesBase() {
+		t.Fatal("a copy of the entries shares the base's")
+	}
+	y.BuildHaystack()
+	wantDocs := append([]string{"Registered: Prices."}, docs[1:]...)
+	wantDocs = append(wantDocs, "A Tool.")
+	want.Reset()
+	for i, e := range y.Entries {
+		if got := y.DocOf(i); got != wantDocs[i] {
+			t.Errorf("copy: DocOf(%d) = %q, want %q", i, got, wantDocs[i])
+		}
+		WriteLower(&want, e.ID)
+		want.WriteByte(0)
+		WriteLower(&want, wantDocs[i])
+		want.WriteByte(0)
+	}
+	if y.Hay != want.String() {
+		t.Errorf("copy: Hay = %q, want %q", y.Hay, want.String())
 	}
 	empty := &Index{}
 	empty.BuildHaystack()

@@ -1,0 +1,200 @@
+package index
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// The documentation of the entries is not kept as it was read: once the
+// lower-cased search text (the haystack) holds it, each entry's
+// documentation is that text with its ASCII capitals restored (docCase),
+// so the catalog keeps it once, not twice.
+
+// docCase restores the documentation of the entries of a haystack: the
+// offsets of its ASCII capitals, and the documentation that lower-casing
+// does not map back byte for byte (any byte ≥ 0x80) as it was.
+type docCase struct {
+	upper []uint32         // haystack offsets of documentation bytes that were 'A'..'Z', increasing
+	raw   map[int32]string // by entry
+}
+
+// doc returns the documentation of entry i of the haystack hay (offsets
+// offs).
+func (dc *docCase) doc(hay string, offs []uint32, i int) string {
+	if s, ok := dc.raw[int32(i)]; ok {
+		return s
+	}
+	seg := hay[offs[i]:offs[i+1]]
+	k := strings.IndexByte(seg, 0) // an id holds no zero byte
+	if k < 0 || k+2 > len(seg) {
+		return ""
+	}
+	d := seg[k+1 : len(seg)-1]
+	start := offs[i] + uint32(k) + 1
+	end := start + uint32(len(d))
+	lo := sort.Search(len(dc.upper), func(m int) bool { return dc.upper[m] >= start })
+	if lo == len(dc.upper) || dc.upper[lo] >= end {
+		return d // a part of the haystack: no copy
+	}
+	b := []byte(d)
+	for m := lo; m < len(dc.upper) && dc.upper[m] < end; m++ {
+		b[dc.upper[m]-start] -= 'a' - 'A'
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// size is the heap dc keeps.
+func (dc *docCase) size() uint64 {
+	n := 4 * uint64(cap(dc.upper))
+	for _, s := range dc.raw {
+		n += 2*16 + uint64(len(s))
+	}
+	return n
+}
+
+// haystack is the lower-cased search text of a list of entries.
+type haystack struct {
+	hay  string
+	offs []uint32
+	freq [256]uint32
+}
+
+// buildHaystack builds the haystack of the n entries whose ids and
+// documentation id and doc give; with keep, it also returns what restores
+// the documentation from it.
+func buildHaystack(n int, id, doc func(int) string, keep bool) (h haystack, dc docCase) {
+	size := 0
+	for i := range n {
+		size += len(id(i)) + len(doc(i)) + 2
+	}
+	// One buffer, written byte by byte without a builder's checks, that
+	// becomes the string: no copy of it.
+	b := make([]byte, 0, size)
+	h.offs = make([]uint32, n+1)
+	for i := range n {
+		h.offs[i] = uint32(len(b))
+		b = appendLower(b, id(i))
+		b = append(b, 0)
+		d := doc(i)
+		if keep && d != "" {
+			if !isASCII(d) {
+				if dc.raw == nil {
+					dc.raw = map[int32]string{}
+				}
+				dc.raw[int32(i)] = strings.Clone(d) // not the text it was read from
+			} else {
+				for j := 0; j < len(d); j++ {
+					if c := d[j]; 'A' <= c && c <= 'Z' {
+						dc.upper = append(dc.upper, uint32(len(b)+j))
+					}
+				}
+			}
+		}
+		b = appendLower(b, d)
+		b = append(b, 0)
+	}
+	h.offs[n] = uint32(len(b))
+	if len(b) > 0 {
+		h.hay = unsafe.String(&b[0], len(b))
+	}
+	if keep {
+		dc.upper = dc.upper[:len(dc.upper):len(dc.upper)]
+	}
+	var freq [4][256]uint32 // four counters a byte value: no wait on the previous count
+	i := 0
+	for ; i+4 <= len(b); i += 4 {
+		freq[0][b[i]]++
+		freq[1][b[i+1]]++
+		freq[2][b[i+2]]++
+		freq[3][b[i+3]]++
+	}
+	for ; i < len(b); i++ {
+		freq[0][b[i]]++
+	}
+	for c := range h.freq {
+		h.freq[c] = freq[0][c] + freq[1][c] + freq[2][c] + freq[3][c]
+	}
+	return h, dc
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// baseDocs holds the documentation of the base entries: as read
+// (loaded), until the haystack of the base entries is built; then in it.
+type baseDocs struct {
+	loaded atomic.Pointer[[]string] // by entry; nil once the haystack holds them
+	once   sync.Once
+	built  atomic.Bool // h and dc are set
+	h      haystack
+	dc     docCase
+}
+
+// SetDocs sets the documentation of the entries of b, by entry (shorter
+// than the entries if the last have none). The haystack of b, once built,
+// holds it in their stead.
+func (b *Base) SetDocs(docs []string) {
+	if docs != nil {
+		b.docs.loaded.Store(&docs)
+	}
+}
+
+// BaseDoc returns the documentation of entry i of b.
+func (b *Base) BaseDoc(i int) string {
+	if p := b.docs.loaded.Load(); p != nil {
+		if i < len(*p) {
+			return (*p)[i]
+		}
+		return ""
+	}
+	if !b.docs.built.Load() {
+		return "" // there is none
+	}
+	return b.docs.dc.doc(b.docs.h.hay, b.docs.h.offs, i)
+}
+
+// baseHaystack returns the haystack of the entries of b, built once; from
+// then on it holds their documentation.
+func (b *Base) baseHaystack() *haystack {
+	b.docs.once.Do(func() {
+		var docs []string
+		if p := b.docs.loaded.Load(); p != nil {
+			docs = *p
+		}
+		b.docs.h, b.docs.dc = buildHaystack(len(b.Entries), func(i int) string { return b.Entries[i].ID },
+			func(i int) string {
+				if i < len(docs) {
+					return docs[i]
+				}
+				return ""
+			}, true)
+		b.docs.built.Store(true)
+		b.docs.loaded.Store(nil)
+	})
+	return &b.docs.h
+}
+
+// DocsSize is the heap the documentation of b keeps: as read, or the
+// haystack that holds it and what restores its case.
+func (b *Base) DocsSize() uint64 {
+	var n uint64
+	if p := b.docs.loaded.Load(); p != nil {
+		n += 16 * uint64(cap(*p))
+		for _, d := range *p {
+			n += uint64(len(d))
+		}
+	}
+	if b.docs.built.Load() {
+		n += uint64(len(b.docs.h.hay)) + 4*uint64(cap(b.docs.h.offs)) + b.docs.dc.size()
+	}
+	return n
+}
