@@ -60,23 +60,48 @@ type haystack struct {
 	hay  string
 	offs []uint32
 	freq [256]uint32
+	pkgs map[string]string // Index.HayPkgs
 }
 
-// buildHaystack builds the haystack of the n entries whose ids and
-// documentation id and doc give; with keep, it also returns what restores
-// the documentation from it.
-func buildHaystack(n int, id, doc func(int) string, keep bool) (h haystack, dc docCase) {
+// HayCut returns the length of the package prefix (the package path and a
+// dot) that the haystack leaves out of the id of e: 0 if the id does not
+// begin with its package and a dot. The package paths are most of the
+// ids' bytes, and shared by every entry of a package: the search looks
+// them up once a query (Index.HayPkgs).
+func HayCut(e *Entry) int {
+	if n := len(e.Pkg); n > 0 && len(e.ID) > n && e.ID[n] == '.' && e.ID[:n] == e.Pkg {
+		return n + 1
+	}
+	return 0
+}
+
+// buildHaystack builds the haystack of entries, doc giving the
+// documentation of each; with keep, it also returns what restores the
+// documentation from it.
+func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack, dc docCase) {
+	n := len(entries)
 	size := 0
-	for i := range n {
-		size += len(id(i)) + len(doc(i)) + 2
+	h.pkgs = map[string]string{}
+	last := ""
+	for i := range entries {
+		e := &entries[i]
+		cut := HayCut(e)
+		if cut > 0 && e.Pkg != last {
+			last = e.Pkg
+			if _, ok := h.pkgs[last]; !ok {
+				h.pkgs[last] = string(appendLower(nil, last)) + "."
+			}
+		}
+		size += len(e.ID) - cut + len(doc(i)) + 2
 	}
 	// One buffer, written byte by byte without a builder's checks, that
 	// becomes the string: no copy of it.
 	b := make([]byte, 0, size)
 	h.offs = make([]uint32, n+1)
-	for i := range n {
+	for i := range entries {
+		e := &entries[i]
 		h.offs[i] = uint32(len(b))
-		b = appendLower(b, id(i))
+		b = appendLower(b, e.ID[HayCut(e):])
 		b = append(b, 0)
 		d := doc(i)
 		if keep && d != "" {
@@ -118,6 +143,15 @@ func buildHaystack(n int, id, doc func(int) string, keep bool) (h haystack, dc d
 		h.freq[c] = freq[0][c] + freq[1][c] + freq[2][c] + freq[3][c]
 	}
 	return h, dc
+}
+
+// size is the heap h keeps.
+func (h *haystack) size() uint64 {
+	n := uint64(len(h.hay)) + 4*uint64(cap(h.offs))
+	for _, v := range h.pkgs {
+		n += 2*2*16 + uint64(len(v)) // the key is an entry's package
+	}
+	return n
 }
 
 func isASCII(s string) bool {
@@ -170,7 +204,7 @@ func (b *Base) baseHaystack() *haystack {
 		if p := b.docs.loaded.Load(); p != nil {
 			docs = *p
 		}
-		b.docs.h, b.docs.dc = buildHaystack(len(b.Entries), func(i int) string { return b.Entries[i].ID },
+		b.docs.h, b.docs.dc = buildHaystack(b.Entries,
 			func(i int) string {
 				if i < len(docs) {
 					return docs[i]
@@ -194,7 +228,7 @@ func (b *Base) DocsSize() uint64 {
 		}
 	}
 	if b.docs.built.Load() {
-		n += uint64(len(b.docs.h.hay)) + 4*uint64(cap(b.docs.h.offs)) + b.docs.dc.size()
+		n += b.docs.h.size() + b.docs.dc.size()
 	}
 	return n
 }

@@ -1,25 +1,28 @@
 package index
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
 
-// The haystack is the lower-cased id and documentation of each entry,
-// each followed by a zero byte, as WriteLower writes them (the literal
-// search lower-cases its needles the same way); Freq counts its bytes.
+// The haystack is the lower-cased id, less its package prefix, and
+// documentation of each entry, each followed by a zero byte, as WriteLower
+// writes them (the literal search lower-cases its needles the same way);
+// HayPkgs holds the prefixes left out, and Freq counts its bytes.
 // Once it is built, the documentation is read back from it, capitals and
 // non-ASCII text as they were, by an index sharing the base's entries or
 // holding a copy with registered documents.
 func TestBuildHaystack(t *testing.T) {
 	entries := []Entry{
-		{ID: "example.com/app.ServeHTTP", Sources: SrcSnapshot, Reg: -1},
-		{ID: "example.com/app.Z", Sources: SrcSnapshot, Reg: -1},
-		{ID: "example.com/app.x", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/App.ServeHTTP", Pkg: "example.com/App", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/app", Pkg: "example.com/app", Kind: KindPackage, Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/app.Z", Pkg: "example.com/app", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/app.x", Pkg: "example.com/app", Sources: SrcSnapshot, Reg: -1},
 		{ID: "example.com/zz.lower", Sources: SrcSnapshot, Reg: -1},
-		{ID: "example.com/ü.Größe", Sources: SrcSnapshot, Reg: -1},
+		{ID: "example.com/ü.Größe", Pkg: "example.com/ü", Sources: SrcSnapshot, Reg: -1},
 	}
-	docs := []string{"ServeHTTP answers GET /Prices.", "Z", "", "", "İSTANBUL has a dotted capital I, whose lower case is longer."}
+	docs := []string{"ServeHTTP answers GET /Prices.", "Package app.", "Z", "", "", "İSTANBUL has a dotted capital I, whose lower case is longer."}
 	b := &Base{Entries: entries}
 	b.SetDocs(docs)
 	x := &Index{Base: b, Entries: b.Entries}
@@ -38,13 +41,17 @@ func TestBuildHaystack(t *testing.T) {
 		if got := x.Offs[i]; got != uint32(want.Len()) {
 			t.Errorf("Offs[%d] = %d, want %d", i, got, want.Len())
 		}
-		WriteLower(&want, e.ID)
+		WriteLower(&want, e.ID[HayCut(&e):])
 		want.WriteByte(0)
 		WriteLower(&want, doc(i))
 		want.WriteByte(0)
 	}
 	if x.Hay != want.String() {
 		t.Errorf("Hay = %q, want %q", x.Hay, want.String())
+	}
+	wantPkgs := map[string]string{"example.com/App": "example.com/app.", "example.com/app": "example.com/app.", "example.com/ü": "example.com/ü."}
+	if !maps.Equal(x.HayPkgs, wantPkgs) {
+		t.Errorf("HayPkgs = %q, want %q", x.HayPkgs, wantPkgs)
 	}
 	if got := x.Offs[len(x.Entries)]; got != uint32(len(x.Hay)) {
 		t.Errorf("last offset %d, want %d", got, len(x.Hay))
@@ -67,7 +74,7 @@ func TestBuildHaystack(t *testing.T) {
 	// A copy with a registered document on entry 0 and one of its own.
 	merged := append([]Entry(nil), entries...)
 	merged[0].Reg, merged[0].Sources = 0, SrcSnapshot|SrcRegistered
-	merged = append(merged, Entry{ID: "example.com/ü.Tool", Sources: SrcRegistered, Reg: 1})
+	merged = append(merged, Entry{ID: "example.com/ü.Tool", Pkg: "other", Sources: SrcRegistered, Reg: 1})
 	y := &Index{Base: b, Entries: merged, RegDocs: []string{"Registered: Prices.", "A Tool."}}
 	if y.SharesBase() {
 		t.Fatal("a copy of the entries shares the base's")
@@ -80,7 +87,7 @@ func TestBuildHaystack(t *testing.T) {
 		if got := y.DocOf(i); got != wantDocs[i] {
 			t.Errorf("copy: DocOf(%d) = %q, want %q", i, got, wantDocs[i])
 		}
-		WriteLower(&want, e.ID)
+		WriteLower(&want, e.ID[HayCut(&e):])
 		want.WriteByte(0)
 		WriteLower(&want, wantDocs[i])
 		want.WriteByte(0)

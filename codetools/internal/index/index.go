@@ -54,11 +54,16 @@ type Base struct {
 // Index is the entries of a catalog and their search structures.
 type Index struct {
 	Base    *Base
-	Entries []Entry     // sorted by id
-	Hay     string      // lower-cased id and documentation of each entry
-	Offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
-	Freq    [256]uint32 // byte frequencies of hay
-	Search  Search      // ranking, names, files and terms (postings.go)
+	Entries []Entry // sorted by id
+	// Hay is the lower-cased id, less its package prefix (HayCut), and
+	// documentation of each entry, each followed by a zero byte.
+	Hay  string
+	Offs []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
+	Freq [256]uint32 // byte frequencies of hay
+	// HayPkgs holds the lower-cased package prefix ("pkg.") that Hay
+	// leaves out of the ids of each package (HayCut).
+	HayPkgs map[string]string
+	Search  Search // ranking, names, files and terms (postings.go)
 	// RegDocs are the documentation prefixes of the registered documents,
 	// by Entry.Reg ("" for none: a declaration keeps its own).
 	RegDocs []string
@@ -102,10 +107,9 @@ func (x *Index) BuildHaystack() {
 		for i := range docs {
 			docs[i] = x.DocOf(i)
 		}
-		h, _ = buildHaystack(len(x.Entries), func(i int) string { return x.Entries[i].ID },
-			func(i int) string { return docs[i] }, false)
+		h, _ = buildHaystack(x.Entries, func(i int) string { return docs[i] }, false)
 	}
-	x.Hay, x.Offs, x.Freq = h.hay, h.offs, h.freq
+	x.Hay, x.Offs, x.Freq, x.HayPkgs = h.hay, h.offs, h.freq, h.pkgs
 }
 
 // appendLower appends the lower-case form of s to b, as WriteLower
@@ -376,7 +380,8 @@ func (x *Index) Size() uint64 {
 	var n uint64
 	if !x.SharesBase() {
 		// The base's haystack is the base's (Base.DocsSize).
-		n += uint64(len(x.Hay)) + 4*uint64(cap(x.Offs))
+		h := haystack{hay: x.Hay, offs: x.Offs, pkgs: x.HayPkgs}
+		n += h.size()
 		if len(x.Entries) > 0 {
 			n += uint64(cap(x.Entries)) * uint64(unsafe.Sizeof(Entry{})) // registered entries merged into a copy
 		}
