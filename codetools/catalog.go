@@ -433,7 +433,9 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	entries := b.Entries
 	if len(regs) > 0 {
 		x.RegDocs = make([]string, len(regs))
+		x.RegFiles = make([]string, len(regs))
 		for ri, r := range regs {
+			x.RegFiles[ri] = r.File
 			if r.Documentation != "" {
 				x.RegDocs[ri] = index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc)
 			}
@@ -456,7 +458,7 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 			if r.hasK {
 				k = r.kind
 			}
-			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, File: r.File, Line: int32(r.Line),
+			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, Line: int32(r.Line),
 				Kind: k, Sources: index.SrcRegistered, Snap: -1, Reg: int32(ri)})
 			added = true
 		}
@@ -644,5 +646,5 @@ const (
 // searchInput returns the input of the search engine of x, built with st.
 func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
 	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
-		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Doc: x.DocOf, Pre: x.base.Pre}
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Doc: x.DocOf, File: x.FileOf, Pre: x.base.Pre}
 }

@@ -234,8 +234,8 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 func (x renderer) hit(i int) SearchHit {
 	e := &x.Entries[i]
 	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(x.DocOf(i), index.EntryName(e)), maxHitDoc)}
-	if e.File != "" {
-		h.At = path.Base(e.File)
+	if f := x.FileOf(e); f != "" {
+		h.At = path.Base(f)
 		if e.Line > 0 {
 			h.At += ":" + strconv.Itoa(int(e.Line))
 		}

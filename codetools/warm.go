@@ -116,8 +116,8 @@ func (b *baseIndex) retained() uint64 {
 			pkg = e.Pkg
 			str(pkg)
 		}
-		if e.File != file {
-			file = e.File
+		if f := b.FileOf(e); f != file {
+			file = f
 			str(file)
 		}
 	}

@@ -67,6 +67,37 @@ type Index struct {
 	// RegDocs are the documentation prefixes of the registered documents,
 	// by Entry.Reg ("" for none: a declaration keeps its own).
 	RegDocs []string
+	// RegFiles are the files of the registered documents, by Entry.Reg:
+	// those of a document that is no declaration.
+	RegFiles []string
+}
+
+// FileOf returns the display path of the definition of e, an entry of x,
+// "" if unknown.
+func (x *Index) FileOf(e *Entry) string {
+	if e.Sources&(SrcSnapshot|SrcRuntime) == 0 {
+		if e.Reg >= 0 && int(e.Reg) < len(x.RegFiles) {
+			return x.RegFiles[e.Reg]
+		}
+		return ""
+	}
+	if x.Base == nil {
+		return ""
+	}
+	return x.Base.FileOf(e)
+}
+
+// FileOf returns the display path of the definition of e, an entry of b:
+// its snapshot file's, or, for an entry the function table alone knows,
+// its runtime evidence's; "" if none.
+func (b *Base) FileOf(e *Entry) string {
+	if e.Sources&SrcSnapshot != 0 {
+		if s := b.Snap; s != nil && e.Snap >= 0 && int(e.Snap) < len(s.Files) {
+			return s.Files[e.Snap].Display
+		}
+		return ""
+	}
+	return b.RtFileOf(e)
 }
 
 // SharesBase reports whether the entries of x are those of its base (no

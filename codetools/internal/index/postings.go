@@ -123,9 +123,20 @@ type SearchInput struct {
 	// Doc returns the documentation of entry i (Index.DocOf); nil for
 	// none.
 	Doc func(i int) string
+	// File returns the display path of the definition of an entry
+	// (Index.FileOf); nil for none.
+	File func(e *Entry) string
 	// Pre is the snapshot's term index from its search file, nil for
 	// none: the entries it indexes are not indexed again.
 	Pre *SnapTerms
+}
+
+// file returns the display path of the definition of e.
+func (in *SearchInput) file(e *Entry) string {
+	if in.File == nil {
+		return ""
+	}
+	return in.File(e)
 }
 
 // EntryNameAt returns the name of entries[i], nameOff[i] being the offset
@@ -152,15 +163,16 @@ func BuildSearch(in *SearchInput) Search {
 		if si.FileNo == nil {
 			continue
 		}
-		n, ok := fileNums[e.File]
+		file := in.file(e)
+		n, ok := fileNums[file]
 		if !ok {
 			if len(si.FileNames) == 1<<16 {
 				si.FileNo, si.FileNames = nil, nil
 				continue
 			}
 			n = uint16(len(si.FileNames))
-			fileNums[e.File] = n
-			si.FileNames = append(si.FileNames, e.File)
+			fileNums[file] = n
+			si.FileNames = append(si.FileNames, file)
 		}
 		si.FileNo[i] = n
 	}
@@ -296,7 +308,7 @@ func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope, split prebuil
 			return j
 		}
 	}
-	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc)
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc, in.File)
 	for i := range in.Entries {
 		tb.add(i)
 	}
@@ -313,6 +325,7 @@ type termBuilder struct {
 	scopes  []Scope
 	words   func(i int, e *Entry) (string, bool)
 	docs    func(i int) string // nil for none
+	files   func(e *Entry) string
 
 	pkgTerms, fileTerms, docTerms  map[string][]string
 	name, qual, docBuf, body, text []string
@@ -320,8 +333,8 @@ type termBuilder struct {
 	tok                            bm25f.Tokenizer
 }
 
-func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool), docs func(i int) string) *termBuilder {
-	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words, docs: docs,
+func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool), docs func(i int) string, files func(e *Entry) string) *termBuilder {
+	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words, docs: docs, files: files,
 		pkgTerms: map[string][]string{}, fileTerms: map[string][]string{}, docTerms: map[string][]string{}}
 }
 
@@ -346,6 +359,14 @@ func (tb *termBuilder) doc(i int) string {
 		return ""
 	}
 	return tb.docs(i)
+}
+
+// file returns the display path of the definition of e.
+func (tb *termBuilder) file(e *Entry) string {
+	if tb.files == nil {
+		return ""
+	}
+	return tb.files(e)
 }
 
 // add adds entry i as the next document.
@@ -376,13 +397,14 @@ func (tb *termBuilder) add(i int) {
 		pt = bm25f.Terms(trimDomain(e.Pkg))
 		tb.pkgTerms[e.Pkg] = pt
 	}
-	ft, ok := tb.fileTerms[e.File]
+	file := tb.file(e)
+	ft, ok := tb.fileTerms[file]
 	if !ok {
-		ft = bm25f.Terms(strings.TrimSuffix(path.Base(e.File), ".go"))
-		if e.File == "" {
+		ft = bm25f.Terms(strings.TrimSuffix(path.Base(file), ".go"))
+		if file == "" {
 			ft = nil
 		}
-		tb.fileTerms[e.File] = ft
+		tb.fileTerms[file] = ft
 	}
 	body, text := tb.body[:0], tb.text[:0]
 	if w, ok := tb.words(i, e); ok {

@@ -343,7 +343,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	}
 	tb := newTermBuilder(entries, nameOff, scopes, func(i int, e *Entry) (string, bool) {
 		return words[i], words[i] != "" || s.Words
-	}, func(i int) string { return entryDocs[i] })
+	}, func(i int) string { return entryDocs[i] }, func(e *Entry) string { return s.Files[e.Snap].Display })
 	for i := range entries {
 		tb.add(i)
 	}

@@ -134,7 +134,7 @@ func splitPrebuilt(in *SearchInput) (prebuiltSplit, bool) {
 // joinPrebuilt returns the term index of the entries of in from the
 // snapshot's prebuilt one and one built now for the other entries.
 func joinPrebuilt(in *SearchInput, nameOff []uint16, scopes []Scope, sp prebuiltSplit) (*bm25f.Joined, bool) {
-	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc)
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc, in.File)
 	for _, i := range sp.rest {
 		tb.add(int(i))
 	}

@@ -151,7 +151,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(f.Pkg) {
 			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
 		}
-		e := Entry{Pkg: f.Pkg, File: f.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
+		e := Entry{Pkg: f.Pkg, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
 			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless,
 			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
 		w, ds := "", ""
