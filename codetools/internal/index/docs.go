@@ -80,7 +80,7 @@ func HayCut(e *Entry) int {
 // documentation from it.
 func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack, dc docCase) {
 	n := len(entries)
-	size := 0
+	size, upper := 0, 0
 	h.pkgs = map[string]string{}
 	last := ""
 	for i := range entries {
@@ -92,7 +92,14 @@ func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack
 				h.pkgs[last] = string(appendLower(nil, last)) + "."
 			}
 		}
-		size += len(e.ID) - cut + len(doc(i)) + 2
+		d := doc(i)
+		size += len(e.ID) - cut + len(d) + 2
+		if keep {
+			upper += countUpper(d)
+		}
+	}
+	if keep {
+		dc.upper = make([]uint32, 0, upper)
 	}
 	// One buffer, written byte by byte without a builder's checks, that
 	// becomes the string: no copy of it.
@@ -125,9 +132,6 @@ func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack
 	if len(b) > 0 {
 		h.hay = unsafe.String(&b[0], len(b))
 	}
-	if keep {
-		dc.upper = dc.upper[:len(dc.upper):len(dc.upper)]
-	}
 	var freq [4][256]uint32 // four counters a byte value: no wait on the previous count
 	i := 0
 	for ; i+4 <= len(b); i += 4 {
@@ -150,6 +154,21 @@ func (h *haystack) size() uint64 {
 	n := uint64(len(h.hay)) + 4*uint64(cap(h.offs))
 	for _, v := range h.pkgs {
 		n += 2*2*16 + uint64(len(v)) // the key is an entry's package
+	}
+	return n
+}
+
+// countUpper returns the number of ASCII capitals of s, if it is ASCII
+// (buildHaystack keeps other documentation as it is).
+func countUpper(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return 0
+		case 'A' <= c && c <= 'Z':
+			n++
+		}
 	}
 	return n
 }
