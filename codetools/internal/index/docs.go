@@ -17,8 +17,30 @@ import (
 // offsets of its ASCII capitals, and the documentation that lower-casing
 // does not map back byte for byte (any byte ≥ 0x80) as it was.
 type docCase struct {
-	upper []uint32         // haystack offsets of documentation bytes that were 'A'..'Z', increasing
-	raw   map[int32]string // by entry
+	// The haystack offsets of the documentation bytes that were 'A'..'Z',
+	// increasing, in two parts: the offsets in block k of 64 KiB of the
+	// haystack are k<<16 | low[m] for m in at[k]..at[k+1].
+	low []uint16
+	at  []uint32
+	blk int              // the block of the last offset recorded
+	raw map[int32]string // by entry
+}
+
+// record records a capital at offset off, past those recorded.
+func (dc *docCase) record(off int) {
+	for dc.blk < off>>16 {
+		dc.blk++
+		dc.at[dc.blk] = uint32(len(dc.low))
+	}
+	dc.low = append(dc.low, uint16(off))
+}
+
+// finish closes the blocks after the last capital recorded.
+func (dc *docCase) finish() {
+	for dc.blk < len(dc.at)-1 {
+		dc.blk++
+		dc.at[dc.blk] = uint32(len(dc.low))
+	}
 }
 
 // doc returns the documentation of entry i of the haystack hay (offsets
@@ -33,22 +55,37 @@ func (dc *docCase) doc(hay string, offs []uint32, i int) string {
 		return ""
 	}
 	d := seg[k+1 : len(seg)-1]
-	start := offs[i] + uint32(k) + 1
-	end := start + uint32(len(d))
-	lo := sort.Search(len(dc.upper), func(m int) bool { return dc.upper[m] >= start })
-	if lo == len(dc.upper) || dc.upper[lo] >= end {
-		return d // a part of the haystack: no copy
+	start := int(offs[i]) + k + 1
+	end := start + len(d)
+	blk := start >> 16
+	if blk+1 >= len(dc.at) {
+		return d
 	}
-	b := []byte(d)
-	for m := lo; m < len(dc.upper) && dc.upper[m] < end; m++ {
-		b[dc.upper[m]-start] -= 'a' - 'A'
+	first, last := int(dc.at[blk]), int(dc.at[blk+1])
+	m := first + sort.Search(last-first, func(m int) bool { return int(dc.low[first+m]) >= start&0xffff })
+	var b []byte
+	for ; m < len(dc.low); m++ {
+		for m >= int(dc.at[blk+1]) {
+			blk++ // the next block's capitals
+		}
+		off := blk<<16 | int(dc.low[m])
+		if off >= end {
+			break
+		}
+		if b == nil {
+			b = []byte(d)
+		}
+		b[off-start] -= 'a' - 'A'
+	}
+	if b == nil {
+		return d // a part of the haystack: no copy
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // size is the heap dc keeps.
 func (dc *docCase) size() uint64 {
-	n := 4 * uint64(cap(dc.upper))
+	n := 2*uint64(cap(dc.low)) + 4*uint64(cap(dc.at))
 	for _, s := range dc.raw {
 		n += 2*16 + uint64(len(s))
 	}
@@ -99,7 +136,8 @@ func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack
 		}
 	}
 	if keep {
-		dc.upper = make([]uint32, 0, upper)
+		dc.low = make([]uint16, 0, upper)
+		dc.at = make([]uint32, size>>16+2)
 	}
 	// One buffer, written byte by byte without a builder's checks, that
 	// becomes the string: no copy of it.
@@ -120,7 +158,7 @@ func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack
 			} else {
 				for j := 0; j < len(d); j++ {
 					if c := d[j]; 'A' <= c && c <= 'Z' {
-						dc.upper = append(dc.upper, uint32(len(b)+j))
+						dc.record(len(b) + j)
 					}
 				}
 			}
@@ -129,6 +167,9 @@ func buildHaystack(entries []Entry, doc func(int) string, keep bool) (h haystack
 		b = append(b, 0)
 	}
 	h.offs[n] = uint32(len(b))
+	if keep {
+		dc.finish()
+	}
 	if len(b) > 0 {
 		h.hay = unsafe.String(&b[0], len(b))
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -99,5 +100,41 @@ func TestBuildHaystack(t *testing.T) {
 	empty.BuildHaystack()
 	if empty.Hay != "" || len(empty.Offs) != 1 || empty.Offs[0] != 0 {
 		t.Errorf("empty index: Hay %q, Offs %v", empty.Hay, empty.Offs)
+	}
+}
+
+// The documentation of a haystack of many 64 KiB blocks reads back as it
+// was, capitals in every block and across their bounds.
+func TestDocCaseBlocks(t *testing.T) {
+	var entries []Entry
+	var docs []string
+	for i := range 3000 {
+		entries = append(entries, Entry{ID: fmt.Sprintf("example.com/p%04d.F", i), Pkg: fmt.Sprintf("example.com/p%04d", i), Sources: SrcSnapshot, Reg: -1})
+		var d string
+		switch i % 5 {
+		case 0:
+			d = strings.Repeat("Abc DEF ghi ", 1+i%40)
+		case 1:
+			d = strings.Repeat("no capitals here ", 1+i%30)
+		case 2:
+			d = ""
+		case 3:
+			d = strings.Repeat("Z", 1+i%64)
+		default:
+			d = "F reads Ünicode and ASCII."
+		}
+		docs = append(docs, d)
+	}
+	b := &Base{Entries: entries}
+	b.SetDocs(docs)
+	x := &Index{Base: b, Entries: b.Entries}
+	x.BuildHaystack()
+	if len(x.Hay) < 4<<16 {
+		t.Fatalf("the haystack holds %d bytes: too few blocks to test", len(x.Hay))
+	}
+	for i := range entries {
+		if got := x.DocOf(i); got != docs[i] {
+			t.Fatalf("DocOf(%d) = %q, want %q", i, got, docs[i])
+		}
 	}
 }
