@@ -480,6 +480,9 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	wg.Go(x.BuildHaystack)
 	x.Search = index.BuildSearch(x.searchInput(st))
 	wg.Wait()
+	if x.SharesBase() {
+		x.Base.ReleaseDocs() // the haystack holds the documentation
+	}
 	x.fillCoverage()
 	return x
 }

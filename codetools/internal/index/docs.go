@@ -224,7 +224,7 @@ func isASCII(s string) bool {
 }
 
 // baseDocs holds the documentation of the base entries: as read
-// (loaded), until the haystack of the base entries is built; then in it.
+// (loaded), until the haystack of the base entries holds it (ReleaseDocs).
 type baseDocs struct {
 	loaded atomic.Pointer[[]string] // by entry; nil once the haystack holds them
 	once   sync.Once
@@ -256,8 +256,8 @@ func (b *Base) BaseDoc(i int) string {
 	return b.docs.dc.doc(b.docs.h.hay, b.docs.h.offs, i)
 }
 
-// baseHaystack returns the haystack of the entries of b, built once; from
-// then on it holds their documentation.
+// baseHaystack returns the haystack of the entries of b, built once; it
+// holds their documentation (ReleaseDocs).
 func (b *Base) baseHaystack() *haystack {
 	b.docs.once.Do(func() {
 		var docs []string
@@ -272,9 +272,17 @@ func (b *Base) baseHaystack() *haystack {
 				return ""
 			}, true)
 		b.docs.built.Store(true)
-		b.docs.loaded.Store(nil)
 	})
 	return &b.docs.h
+}
+
+// ReleaseDocs lets the documentation as read go, once the haystack of b
+// holds it; until then (while the first index over the entries of b is
+// built) it is read without copies.
+func (b *Base) ReleaseDocs() {
+	if b.docs.built.Load() {
+		b.docs.loaded.Store(nil)
+	}
 }
 
 // DocsSize is the heap the documentation of b keeps: as read, or the

@@ -64,6 +64,7 @@ func TestBuildHaystack(t *testing.T) {
 	if x.Freq != freq {
 		t.Errorf("Freq differs from the bytes of the haystack")
 	}
+	b.ReleaseDocs()
 	if b.docs.loaded.Load() != nil {
 		t.Errorf("the documentation as read is kept beside the haystack")
 	}
@@ -129,6 +130,7 @@ func TestDocCaseBlocks(t *testing.T) {
 	b.SetDocs(docs)
 	x := &Index{Base: b, Entries: b.Entries}
 	x.BuildHaystack()
+	b.ReleaseDocs()
 	if len(x.Hay) < 4<<16 {
 		t.Fatalf("the haystack holds %d bytes: too few blocks to test", len(x.Hay))
 	}
