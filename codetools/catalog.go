@@ -171,6 +171,9 @@ type baseIndex struct {
 	// path ("std" for the standard library).
 	modules map[string]*moduleCheck
 	stats   BuildStats
+	// docsAtBuild is the heap the documentation kept when the sources were
+	// built (Base.DocsSize), counted in stats.RetainedBytes.
+	docsAtBuild uint64
 	// refs are the snapshot's references, read on first use (references.go).
 	refsOnce   sync.Once
 	refsLoaded atomic.Bool // refsOnce has run
@@ -313,7 +316,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	var entries []index.Entry
 	var err error
 	var decls index.SnapDecls
-	var words []string
+	var words, docs []string
 	var include func(pkg, mod string, main bool) bool
 	if sel := c.opts.Packages; sel != nil {
 		include = sel.Includes
@@ -322,7 +325,7 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 		var l *index.SnapLoad
 		l, err = index.LoadSnapshot(c.opts.Snapshot, in, include, DefaultMaxEntries, 0)
 		if l != nil {
-			b.Snap, entries, words, decls, b.Pre, b.SearchErr = l.Snap, l.Entries, l.Words, l.Decls, l.Pre, l.SearchErr
+			b.Snap, entries, words, docs, decls, b.Pre, b.SearchErr = l.Snap, l.Entries, l.Words, l.Docs, l.Decls, l.Pre, l.SearchErr
 		}
 		switch {
 		case err != nil:
@@ -356,8 +359,13 @@ func (c *Catalog) buildBase() (b *baseIndex) {
 	if !slices.ContainsFunc(words, func(w string) bool { return w != "" }) {
 		words = nil
 	}
-	// The attributor appends the entries it adds: words stay aligned.
-	b.Entries, b.Words = index.SortByID(entries, words)
+	if !slices.ContainsFunc(docs, func(d string) bool { return d != "" }) {
+		docs = nil
+	}
+	// The attributor appends the entries it adds: words and documentation
+	// stay aligned.
+	b.Entries, b.Words, docs = index.SortByID(entries, words, docs)
+	b.SetDocs(docs)
 	b.Aliases, b.InlInto, b.Dirs, b.RtFiles = a.Aliases, a.InlInto, a.DirPkg, a.RtFiles
 	if b.Snap != nil {
 		b.stats.SnapshotFiles = b.Snap.GoFiles
@@ -379,7 +387,8 @@ func (c *Catalog) finish(b *baseIndex, start time.Time, alloc0 uint64) {
 	st.Entries = len(b.Entries)
 	st.Duration = time.Since(start)
 	st.AllocatedBytes = allocatedBytes() - alloc0
-	st.RetainedBytes = b.retained()
+	b.docsAtBuild = b.DocsSize()
+	st.RetainedBytes = b.retained() + b.docsAtBuild
 	if b.SnapshotErr != nil {
 		st.SnapshotError = b.SnapshotErr.Error()
 	}
@@ -423,6 +432,14 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	x := &catalogIndex{Index: &index.Index{Base: b.Base}, base: b, regs: regs}
 	entries := b.Entries
 	if len(regs) > 0 {
+		x.RegDocs = make([]string, len(regs))
+		x.RegFiles = make([]string, len(regs))
+		for ri, r := range regs {
+			x.RegFiles[ri] = r.File
+			if r.Documentation != "" {
+				x.RegDocs[ri] = index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc)
+			}
+		}
 		entries = make([]index.Entry, len(b.Entries), len(b.Entries)+len(regs))
 		copy(entries, b.Entries)
 		added := false
@@ -432,9 +449,6 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 				e := &entries[i]
 				e.Sources |= index.SrcRegistered
 				e.Reg = int32(ri)
-				if r.Documentation != "" {
-					e.Doc = index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc)
-				}
 				if r.hasK {
 					e.Kind = r.kind
 				}
@@ -444,8 +458,8 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 			if r.hasK {
 				k = r.kind
 			}
-			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, File: r.File, Line: int32(r.Line),
-				Doc: index.DocPrefix(r.Documentation, index.MaxIndexedRegisteredDoc), Kind: k, Sources: index.SrcRegistered, Snap: -1, Reg: int32(ri)})
+			entries = append(entries, index.Entry{ID: r.id, Pkg: r.Package, Line: int32(r.Line),
+				Kind: k, Sources: index.SrcRegistered, Snap: -1, Reg: int32(ri)})
 			added = true
 		}
 		if added {
@@ -466,6 +480,9 @@ func newIndex(b *baseIndex, regs []regDoc, max int, st *buildState) *catalogInde
 	wg.Go(x.BuildHaystack)
 	x.Search = index.BuildSearch(x.searchInput(st))
 	wg.Wait()
+	if x.SharesBase() {
+		x.Base.ReleaseDocs() // the haystack holds the documentation
+	}
 	x.fillCoverage()
 	return x
 }
@@ -632,5 +649,5 @@ const (
 // searchInput returns the input of the search engine of x, built with st.
 func (x *catalogIndex) searchInput(st *buildState) *index.SearchInput {
 	return &index.SearchInput{Entries: x.Entries, Snap: x.base.Snap, MainMod: st.info.MainModule.Path,
-		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Pre: x.base.Pre}
+		Mods: st.mods, MainPkg: st.mainPkg, Words: x.WordsOf, Doc: x.DocOf, File: x.FileOf, Pre: x.base.Pre}
 }

@@ -204,7 +204,7 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 		}
 	}
 	d := &Definition{Server: c.opts.Server, ObservedAt: c.now(), Name: e.ID, Kind: e.Kind.String(),
-		Sources: sourceNames(e.Sources), SourceFile: e.File, Line: int(e.Line), PackageKey: e.Pkg}
+		Sources: sourceNames(e.Sources), SourceFile: x.FileOf(e), Line: int(e.Line), PackageKey: e.Pkg}
 	if q.Name != e.ID {
 		d.RequestedName = echoArg(q.Name)
 	}

@@ -55,10 +55,10 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 		}
 		return 0, b.SnapshotErr
 	}
-	var ids []*index.Entry
+	var ids []int
 	for i := range b.Entries {
 		if b.Entries[i].Sources&index.SrcSnapshot != 0 {
-			ids = append(ids, &b.Entries[i])
+			ids = append(ids, i)
 		}
 	}
 	var body []byte
@@ -67,8 +67,8 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 	for start := 0; start < len(ids); start += search.FuseBatch {
 		batch := ids[start:min(start+search.FuseBatch, len(ids))]
 		texts = texts[:0]
-		for _, e := range batch {
-			texts = append(texts, search.EmbedText(e))
+		for _, i := range batch {
+			texts = append(texts, search.EmbedText(&b.Entries[i], b.BaseDoc(i)))
 		}
 		vecs, err := em.Embed(ctx, texts)
 		if err != nil {
@@ -87,7 +87,7 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 			if len(v) != dim {
 				return 0, fmt.Errorf("the Embedder answered vectors of %d and %d dimensions", dim, len(v))
 			}
-			id := batch[j].ID
+			id := b.Entries[batch[j]].ID
 			body = binary.AppendUvarint(body, uint64(len(id)))
 			body = append(body, id...)
 			body = binary.LittleEndian.AppendUint64(body, search.TextHash(texts[j]))

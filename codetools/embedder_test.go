@@ -59,7 +59,7 @@ func TestEmbedderFuses(t *testing.T) {
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
 	i, _ := x.ExactID(last)
-	target := search.EmbedText(&x.Entries[i])
+	target := search.EmbedText(&x.Entries[i], x.DocOf(i))
 
 	c := rankedCatalog(t)
 	em := &fakeEmbedder{query: q, target: target}
@@ -153,7 +153,7 @@ func rerankCase(t *testing.T) (q string, words []string, target string, fsys fst
 	}
 	x, _ := plain.index(ctx)
 	i, _ := x.ExactID(words[len(words)-1])
-	return q, words, search.EmbedText(&x.Entries[i]), plain.opts.Snapshot.(fstest.MapFS)
+	return q, words, search.EmbedText(&x.Entries[i], x.DocOf(i)), plain.opts.Snapshot.(fstest.MapFS)
 }
 
 // Vectors that WriteVectors precomputed are used by a catalog whose

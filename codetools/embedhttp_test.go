@@ -66,11 +66,11 @@ func TestHTTPEmbedder(t *testing.T) {
 	last := words[len(words)-1]
 	x, _ := plain.index(ctx)
 	i, _ := x.ExactID(last)
-	fake := &fakeEmbedder{query: q, target: search.EmbedText(&x.Entries[i])}
+	fake := &fakeEmbedder{query: q, target: search.EmbedText(&x.Entries[i], x.DocOf(i))}
 	srv, req, body := embeddingsServer(t, fake)
 	em := &HTTPEmbedder{URL: srv.URL + "/v1/embeddings", Model: "test-model", APIKey: "k3y", Client: srv.Client()}
 
-	vecs, err := em.Embed(ctx, []string{search.EmbedText(&x.Entries[i]), "other", "another"})
+	vecs, err := em.Embed(ctx, []string{search.EmbedText(&x.Entries[i], x.DocOf(i)), "other", "another"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestHTTPEmbedder(t *testing.T) {
 		Input []string `json:"input"`
 	}
 	if err := json.Unmarshal(*body, &sent); err != nil || sent.Model != "test-model" ||
-		!slices.Equal(sent.Input, []string{search.EmbedText(&x.Entries[i]), "other", "another"}) {
+		!slices.Equal(sent.Input, []string{search.EmbedText(&x.Entries[i], x.DocOf(i)), "other", "another"}) {
 		t.Errorf("request %s (%v)", *body, err)
 	}
 

@@ -244,8 +244,8 @@ func (x renderer) item(it nav.Item) Reference {
 		r.File = x.base.Snap.Files[it.File].Display
 		r.Line = int(it.Line)
 		r.Text = x.base.LineText(it.File, it.Line)
-	} else if e, ok := x.Lookup(it.ID); ok && e.File != "" {
-		r.File, r.Line = e.File, int(e.Line)
+	} else if e, ok := x.Lookup(it.ID); ok && x.FileOf(e) != "" {
+		r.File, r.Line = x.FileOf(e), int(e.Line)
 	}
 	if r.Kind == "" {
 		r.Kind = "symbol"

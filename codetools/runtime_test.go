@@ -96,9 +96,10 @@ func TestRuntimeSource(t *testing.T) {
 	}
 	x, _ := c.index(ctx)
 	wd, _ := os.Getwd()
-	for _, e := range x.Entries {
-		if snapshot.IsAbs(e.File) || strings.Contains(e.File, wd) {
-			t.Fatalf("%s has absolute file %q", e.ID, e.File)
+	for i := range x.Entries {
+		e := &x.Entries[i]
+		if f := x.FileOf(e); snapshot.IsAbs(f) || strings.Contains(f, wd) {
+			t.Fatalf("%s has absolute file %q", e.ID, f)
 		}
 	}
 	if d.Build == nil || d.Build.GoVersion != runtime.Version() {

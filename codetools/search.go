@@ -233,9 +233,9 @@ func (c *Catalog) Search(ctx context.Context, q SearchQuery) (*SearchResult, err
 // hit returns the search hit of entry i.
 func (x renderer) hit(i int) SearchHit {
 	e := &x.Entries[i]
-	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(e.Doc, index.EntryName(e)), maxHitDoc)}
-	if e.File != "" {
-		h.At = path.Base(e.File)
+	h := SearchHit{Name: e.ID, Kind: e.Kind.String(), pkg: e.Pkg, doc: firstSentence(trimSubject(x.DocOf(i), index.EntryName(e)), maxHitDoc)}
+	if f := x.FileOf(e); f != "" {
+		h.At = path.Base(f)
 		if e.Line > 0 {
 			h.At += ":" + strconv.Itoa(int(e.Line))
 		}

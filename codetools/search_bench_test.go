@@ -111,7 +111,7 @@ func traceLine(tb testing.TB, c *Catalog) string {
 		tb.Fatal(err)
 	}
 	e := &x.Entries[len(x.Entries)/2]
-	return fmt.Sprintf("/build/src/%s:%d +0x1d", e.File, e.Line+1)
+	return fmt.Sprintf("/build/src/%s:%d +0x1d", x.FileOf(e), e.Line+1)
 }
 
 func BenchmarkSearchFileLine(b *testing.B) {

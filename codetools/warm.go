@@ -74,7 +74,8 @@ func (c *Catalog) Warm(ctx context.Context) (BuildStats, error) {
 	st.Duration += ic.d
 	st.IndexDuration = ic.d
 	st.AllocatedBytes += ic.alloc
-	st.RetainedBytes += x.Index.Size()
+	// The documentation as it is now: the haystack holds it once built.
+	st.RetainedBytes += x.Index.Size() - x.base.docsAtBuild + x.base.DocsSize()
 	if t := x.base.loadedRefs(); t != nil { // loaded on first use, counted once loaded
 		st.RetainedBytes += t.Size()
 	}
@@ -110,13 +111,13 @@ func (b *baseIndex) retained() uint64 {
 	var pkg, file string // entries of a package are mostly next to each other: not looked up again
 	for i := range b.Entries {
 		e := &b.Entries[i]
-		n += uint64(len(e.ID) + len(e.Doc))
+		n += uint64(len(e.ID))
 		if e.Pkg != pkg {
 			pkg = e.Pkg
 			str(pkg)
 		}
-		if e.File != file {
-			file = e.File
+		if f := b.FileOf(e); f != file {
+			file = f
 			str(file)
 		}
 	}

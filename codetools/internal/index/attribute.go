@@ -362,7 +362,7 @@ func (a *Attributor) foreign(f *RuntimeFunc) {
 	e := Entry{ID: f.Name, Kind: KindFunc, Snap: -1, Reg: -1, Sources: SrcRuntime, Linkage: RtForeign}
 	if f.File != "" {
 		e.RtFile, e.RtLine = a.rtFile(a.display(f.File, "")), int32(f.Line)
-		e.File, e.Line = a.RtFiles[e.RtFile], e.RtLine
+		e.Line = e.RtLine // its file is RtFile's (Base.FileOf)
 	}
 	a.byID[f.Name] = int32(len(a.Entries))
 	a.Entries = append(a.Entries, e)
@@ -477,7 +477,7 @@ func (a *Attributor) inlined(f *inlinedFunc, c *calleeInfo) {
 func (a *Attributor) linked(e *Entry) {
 	e.Sources |= SrcRuntime
 	if e.Sources&SrcSnapshot == 0 {
-		e.File, e.Line = a.RtFiles[e.RtFile], e.RtLine
+		e.Line = e.RtLine // its file is RtFile's (Base.FileOf)
 	}
 }
 

@@ -56,10 +56,14 @@ const (
 // Entry is one compact catalog entry. It holds no syntax trees: snapshot
 // text is addressed by byte spans into the snapshot file.
 type Entry struct {
-	ID   string
-	Pkg  string // interned import path
-	File string // interned display path of the definition
-	Doc  string // searchable documentation prefix (≤ maxIndexedDoc bytes)
+	ID  string
+	Pkg string // interned import path
+	// The display path of the definition is the snapshot file's, or the
+	// runtime evidence's for an entry the function table alone knows
+	// (Base.FileOf, Index.FileOf): not kept in the entry.
+	// The documentation prefix (DocString, ≤ MaxIndexedDoc bytes) is kept
+	// beside the entries, in the lower-cased search text (Base.BaseDoc,
+	// Index.DocOf), not in them.
 	// The search words mcpsnapshot computed (codeindex.Words) are kept
 	// beside the entries (Base.Words), not in them: most catalogs index
 	// them once, from the search file.

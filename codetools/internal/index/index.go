@@ -47,54 +47,100 @@ type Base struct {
 	// lazy builds the search words of a snapshot written without them
 	// (lazywords.go); nil otherwise.
 	Lazy *LazyWords
+	// docs is the documentation of the entries (docs.go).
+	docs baseDocs
 }
 
 // Index is the entries of a catalog and their search structures.
 type Index struct {
 	Base    *Base
-	Entries []Entry     // sorted by id
-	Hay     string      // lower-cased id and documentation of each entry
-	Offs    []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
-	Freq    [256]uint32 // byte frequencies of hay
-	Search  Search      // ranking, names, files and terms (postings.go)
+	Entries []Entry // sorted by id
+	// Hay is the lower-cased id, less its package prefix (HayCut), and
+	// documentation of each entry, each followed by a zero byte.
+	Hay  string
+	Offs []uint32    // entry i occupies hay[offs[i]:offs[i+1]]
+	Freq [256]uint32 // byte frequencies of hay
+	// HayPkgs holds the lower-cased package prefix ("pkg.") that Hay
+	// leaves out of the ids of each package (HayCut).
+	HayPkgs map[string]string
+	Search  Search // ranking, names, files and terms (postings.go)
+	// RegDocs are the documentation prefixes of the registered documents,
+	// by Entry.Reg ("" for none: a declaration keeps its own).
+	RegDocs []string
+	// RegFiles are the files of the registered documents, by Entry.Reg:
+	// those of a document that is no declaration.
+	RegFiles []string
 }
 
-// BuildHaystack builds the lower-cased search text.
+// FileOf returns the display path of the definition of e, an entry of x,
+// "" if unknown.
+func (x *Index) FileOf(e *Entry) string {
+	if e.Sources&(SrcSnapshot|SrcRuntime) == 0 {
+		if e.Reg >= 0 && int(e.Reg) < len(x.RegFiles) {
+			return x.RegFiles[e.Reg]
+		}
+		return ""
+	}
+	if x.Base == nil {
+		return ""
+	}
+	return x.Base.FileOf(e)
+}
+
+// FileOf returns the display path of the definition of e, an entry of b:
+// its snapshot file's, or, for an entry the function table alone knows,
+// its runtime evidence's; "" if none.
+func (b *Base) FileOf(e *Entry) string {
+	if e.Sources&SrcSnapshot != 0 {
+		if s := b.Snap; s != nil && e.Snap >= 0 && int(e.Snap) < len(s.Files) {
+			return s.Files[e.Snap].Display
+		}
+		return ""
+	}
+	return b.RtFileOf(e)
+}
+
+// SharesBase reports whether the entries of x are those of its base (no
+// registered document merged in, no entry left out): the haystack of the
+// base is then x's.
+func (x *Index) SharesBase() bool {
+	b := x.Base
+	return b != nil && len(x.Entries) == len(b.Entries) && (len(b.Entries) == 0 || &x.Entries[0] == &b.Entries[0])
+}
+
+// DocOf returns the documentation of entry i.
+func (x *Index) DocOf(i int) string {
+	e := &x.Entries[i]
+	if e.Reg >= 0 && int(e.Reg) < len(x.RegDocs) && x.RegDocs[e.Reg] != "" {
+		return x.RegDocs[e.Reg]
+	}
+	b := x.Base
+	switch {
+	case b == nil || e.Sources&(SrcSnapshot|SrcRuntime) == 0:
+		return ""
+	case x.SharesBase():
+		return b.BaseDoc(i)
+	}
+	if j, ok := slices.BinarySearchFunc(b.Entries, e.ID, func(a Entry, id string) int { return strings.Compare(a.ID, id) }); ok {
+		return b.BaseDoc(j)
+	}
+	return ""
+}
+
+// BuildHaystack builds the lower-cased search text: the base's, built
+// once, when x shares its entries.
 func (x *Index) BuildHaystack() {
-	n := 0
-	for i := range x.Entries {
-		n += len(x.Entries[i].ID) + len(x.Entries[i].Doc) + 2
+	var h haystack
+	if x.SharesBase() {
+		h = *x.Base.baseHaystack()
+	} else {
+		docs := make([]string, len(x.Entries))
+		for i := range docs {
+			docs[i] = x.DocOf(i)
+		}
+		h, _ = buildHaystack(x.Entries, func(i int) string { return docs[i] }, false)
 	}
-	// One buffer, written byte by byte without a builder's checks, that
-	// becomes the string: no copy of it.
-	b := make([]byte, 0, n)
-	x.Offs = make([]uint32, len(x.Entries)+1)
-	for i := range x.Entries {
-		x.Offs[i] = uint32(len(b))
-		b = appendLower(b, x.Entries[i].ID)
-		b = append(b, 0)
-		b = appendLower(b, x.Entries[i].Doc)
-		b = append(b, 0)
-	}
-	x.Offs[len(x.Entries)] = uint32(len(b))
-	x.Hay = ""
-	if len(b) > 0 {
-		x.Hay = unsafe.String(&b[0], len(b))
-	}
-	var freq [4][256]uint32 // four counters a byte value: no wait on the previous count
-	i := 0
-	for ; i+4 <= len(b); i += 4 {
-		freq[0][b[i]]++
-		freq[1][b[i+1]]++
-		freq[2][b[i+2]]++
-		freq[3][b[i+3]]++
-	}
-	for ; i < len(b); i++ {
-		freq[0][b[i]]++
-	}
-	for c := range x.Freq {
-		x.Freq[c] = freq[0][c] + freq[1][c] + freq[2][c] + freq[3][c]
-	}
+	x.Hay, x.Offs, x.Freq, x.HayPkgs = h.hay, h.offs, h.freq, h.pkgs
 }
 
 // appendLower appends the lower-case form of s to b, as WriteLower
@@ -362,9 +408,17 @@ const MaxCandidates = 10
 // the ranking, name, file and term tables.
 func (x *Index) Size() uint64 {
 	s := &x.Search
-	n := uint64(len(x.Hay)) + 4*uint64(cap(x.Offs))
-	if len(x.Entries) > 0 && (len(x.Base.Entries) == 0 || &x.Entries[0] != &x.Base.Entries[0]) {
-		n += uint64(cap(x.Entries)) * uint64(unsafe.Sizeof(Entry{})) // registered entries merged into a copy
+	var n uint64
+	if !x.SharesBase() {
+		// The base's haystack is the base's (Base.DocsSize).
+		h := haystack{hay: x.Hay, offs: x.Offs, pkgs: x.HayPkgs}
+		n += h.size()
+		if len(x.Entries) > 0 {
+			n += uint64(cap(x.Entries)) * uint64(unsafe.Sizeof(Entry{})) // registered entries merged into a copy
+		}
+	}
+	for _, d := range x.RegDocs {
+		n += 16 + uint64(len(d))
 	}
 	n += uint64(cap(s.Scope)) + uint64(cap(s.Tier)) + 2*uint64(cap(s.NameOff)) + uint64(cap(s.Attr)) +
 		2*uint64(cap(s.FileNo)) + 4*uint64(cap(s.ByName)) + 8*uint64(cap(s.Unused))

@@ -120,9 +120,23 @@ type SearchInput struct {
 	// words returns, for the scope of each entry, the function that gives
 	// the search words of an entry ("" and false for none; see wordsOf).
 	Words func(scopes []Scope) func(i int, e *Entry) (string, bool)
+	// Doc returns the documentation of entry i (Index.DocOf); nil for
+	// none.
+	Doc func(i int) string
+	// File returns the display path of the definition of an entry
+	// (Index.FileOf); nil for none.
+	File func(e *Entry) string
 	// Pre is the snapshot's term index from its search file, nil for
 	// none: the entries it indexes are not indexed again.
 	Pre *SnapTerms
+}
+
+// file returns the display path of the definition of e.
+func (in *SearchInput) file(e *Entry) string {
+	if in.File == nil {
+		return ""
+	}
+	return in.File(e)
 }
 
 // EntryNameAt returns the name of entries[i], nameOff[i] being the offset
@@ -149,15 +163,16 @@ func BuildSearch(in *SearchInput) Search {
 		if si.FileNo == nil {
 			continue
 		}
-		n, ok := fileNums[e.File]
+		file := in.file(e)
+		n, ok := fileNums[file]
 		if !ok {
 			if len(si.FileNames) == 1<<16 {
 				si.FileNo, si.FileNames = nil, nil
 				continue
 			}
 			n = uint16(len(si.FileNames))
-			fileNums[e.File] = n
-			si.FileNames = append(si.FileNames, e.File)
+			fileNums[file] = n
+			si.FileNames = append(si.FileNames, file)
 		}
 		si.FileNo[i] = n
 	}
@@ -293,7 +308,7 @@ func buildTerms(in *SearchInput, nameOff []uint16, scopes []Scope, split prebuil
 			return j
 		}
 	}
-	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes))
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc, in.File)
 	for i := range in.Entries {
 		tb.add(i)
 	}
@@ -309,15 +324,17 @@ type termBuilder struct {
 	nameOff []uint16
 	scopes  []Scope
 	words   func(i int, e *Entry) (string, bool)
+	docs    func(i int) string // nil for none
+	files   func(e *Entry) string
 
-	pkgTerms, fileTerms, docTerms map[string][]string
-	name, qual, doc, body, text   []string
-	ctxt                          []string
-	tok                           bm25f.Tokenizer
+	pkgTerms, fileTerms, docTerms  map[string][]string
+	name, qual, docBuf, body, text []string
+	ctxt                           []string
+	tok                            bm25f.Tokenizer
 }
 
-func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool)) *termBuilder {
-	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words,
+func newTermBuilder(entries []Entry, nameOff []uint16, scopes []Scope, words func(i int, e *Entry) (string, bool), docs func(i int) string, files func(e *Entry) string) *termBuilder {
+	return &termBuilder{b: bm25f.NewBuilder(NumTermFields), entries: entries, nameOff: nameOff, scopes: scopes, words: words, docs: docs, files: files,
 		pkgTerms: map[string][]string{}, fileTerms: map[string][]string{}, docTerms: map[string][]string{}}
 }
 
@@ -328,19 +345,36 @@ func (tb *termBuilder) contextOf(id string) []string {
 		return t
 	}
 	var t []string
-	if e, ok := LookupEntry(tb.entries, id); ok && e.Doc != "" {
-		t = tb.tok.AppendTerms(nil, e.Doc)
+	if j, ok := slices.BinarySearchFunc(tb.entries, id, func(a Entry, id string) int { return strings.Compare(a.ID, id) }); ok {
+		t = tb.tok.AppendTerms(nil, tb.doc(j))
 		t = t[:min(len(t), maxContextTerms)]
 	}
 	tb.docTerms[id] = t
 	return t
 }
 
+// doc returns the documentation of entry i.
+func (tb *termBuilder) doc(i int) string {
+	if tb.docs == nil {
+		return ""
+	}
+	return tb.docs(i)
+}
+
+// file returns the display path of the definition of e.
+func (tb *termBuilder) file(e *Entry) string {
+	if tb.files == nil {
+		return ""
+	}
+	return tb.files(e)
+}
+
 // add adds entry i as the next document.
 func (tb *termBuilder) add(i int) {
 	e := &tb.entries[i]
 	scope := tb.scopes[i]
-	if scope == ScopeStd && e.Snap < 0 && e.Doc == "" {
+	docText := tb.doc(i)
+	if scope == ScopeStd && e.Snap < 0 && docText == "" {
 		// A function of the standard library known from the function
 		// table alone has nothing for a phrase to find but its name,
 		// which the literal search finds.
@@ -354,7 +388,7 @@ func (tb *termBuilder) add(i int) {
 		name = append(name, JoinedMark+bm25f.Normalize(strings.ToLower(n)))
 	}
 	qual := tok.AppendTerms(tb.qual[:0], ReceiverOf(e))
-	doc := tok.AppendTerms(tb.doc[:0], e.Doc)
+	doc := tok.AppendTerms(tb.docBuf[:0], docText)
 	if len(doc) > maxDocTerms {
 		doc = doc[:maxDocTerms]
 	}
@@ -363,13 +397,14 @@ func (tb *termBuilder) add(i int) {
 		pt = bm25f.Terms(trimDomain(e.Pkg))
 		tb.pkgTerms[e.Pkg] = pt
 	}
-	ft, ok := tb.fileTerms[e.File]
+	file := tb.file(e)
+	ft, ok := tb.fileTerms[file]
 	if !ok {
-		ft = bm25f.Terms(strings.TrimSuffix(path.Base(e.File), ".go"))
-		if e.File == "" {
+		ft = bm25f.Terms(strings.TrimSuffix(path.Base(file), ".go"))
+		if file == "" {
 			ft = nil
 		}
-		tb.fileTerms[e.File] = ft
+		tb.fileTerms[file] = ft
 	}
 	body, text := tb.body[:0], tb.text[:0]
 	if w, ok := tb.words(i, e); ok {
@@ -391,7 +426,7 @@ func (tb *termBuilder) add(i int) {
 		}
 	}
 	tb.b.AddTerms(name, qual, doc, pt, ft, body, text, ctxt)
-	tb.name, tb.qual, tb.doc, tb.body, tb.text, tb.ctxt = name, qual, doc, body, text, ctxt
+	tb.name, tb.qual, tb.docBuf, tb.body, tb.text, tb.ctxt = name, qual, doc, body, text, ctxt
 }
 
 // appendFields appends the space-separated words of s.

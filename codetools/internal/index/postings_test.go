@@ -14,7 +14,7 @@ func TestBuildSearchInput(t *testing.T) {
 	in := &SearchInput{
 		Entries: []Entry{
 			{ID: "example.com/app.Serve", Pkg: "example.com/app", Kind: KindFunc, Snap: 0},
-			{ID: "example.com/lib.(*Pool).acquire", Pkg: "example.com/lib", Kind: KindMethod, Snap: 1, Doc: "acquire takes a connection."},
+			{ID: "example.com/lib.(*Pool).acquire", Pkg: "example.com/lib", Kind: KindMethod, Snap: 1},
 			{ID: "net/http.Serve", Pkg: "net/http", Kind: KindFunc, Snap: 2},
 		},
 		MainMod: "example.com/app",
@@ -22,6 +22,8 @@ func TestBuildSearchInput(t *testing.T) {
 		MainPkg: "example.com/app",
 	}
 	words := []string{"listen socket |  | ", "", "listen |  | "}
+	docs := []string{"", "acquire takes a connection.", ""}
+	in.Doc = func(i int) string { return docs[i] }
 	in.Words = func(scopes []Scope) func(i int, e *Entry) (string, bool) {
 		if len(scopes) != len(in.Entries) {
 			t.Errorf("words got %d scopes for %d entries", len(scopes), len(in.Entries))

@@ -293,7 +293,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	var decls, docs []byte
 	// One pass over the index and the source makes both the declaration
 	// table and the entries a catalog loads from it.
-	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true, func(fi int32, d *codeindex.Decl, doc string) {
+	entries, words, entryDocs, _, err := loadDecls(s, 1<<31-1, 0, nil, true, true, func(fi int32, d *codeindex.Decl, doc string) {
 		path := s.Files[fi].Path
 		if len(files) == 0 || files[len(files)-1].path != path {
 			files = append(files, searchFileRef{path: path})
@@ -328,7 +328,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(docs)))
 	b = append(b, docs...)
 	decls, docs = nil, nil
-	entries, words = SortByID(entries, words)
+	entries, words, entryDocs = SortByID(entries, words, entryDocs)
 	nameOff := make([]uint16, len(entries))
 	scopes := make([]Scope, len(entries))
 	sum := newIDSum()
@@ -343,7 +343,7 @@ func WriteSearchFile(fsys fs.FS) ([]byte, error) {
 	}
 	tb := newTermBuilder(entries, nameOff, scopes, func(i int, e *Entry) (string, bool) {
 		return words[i], words[i] != "" || s.Words
-	})
+	}, func(i int) string { return entryDocs[i] }, func(e *Entry) string { return s.Files[e.Snap].Display })
 	for i := range entries {
 		tb.add(i)
 	}

@@ -10,10 +10,11 @@ import (
 )
 
 // SortByID sorts es by id, stably, drops the later of equal ids, and
-// returns them with words (by entry of es; entries past its end have
-// none) in the same order. The entries are large: their order is sorted
-// first, and each is then moved once, in place.
-func SortByID(es []Entry, words []string) ([]Entry, []string) {
+// returns them with words and docs (by entry of es; entries past their
+// ends have none) in the same order; a nil words or docs stays nil. The
+// entries are large: their order is sorted first, and each is then moved
+// once, in place.
+func SortByID(es []Entry, words, docs []string) ([]Entry, []string, []string) {
 	order := make([]int32, len(es))
 	// The ids side by side: the sort reads 16 bytes an entry, not a
 	// whole entry's cache lines.
@@ -29,8 +30,11 @@ func SortByID(es []Entry, words []string) ([]Entry, []string) {
 		return cmp.Compare(i, j)
 	})
 	ids = nil
-	if words != nil && len(words) < len(es) {
-		words = append(words, make([]string, len(es)-len(words))...)
+	aux := [2][]string{words, docs}
+	for a, s := range aux {
+		if s != nil && len(s) < len(es) {
+			aux[a] = append(s, make([]string, len(es)-len(s))...)
+		}
 	}
 	// Entry k of the result is es[order[k]]: follow each cycle of the
 	// permutation, marking the places filled with -1.
@@ -39,9 +43,11 @@ func SortByID(es []Entry, words []string) ([]Entry, []string) {
 			continue
 		}
 		e := es[k]
-		var w string
-		if words != nil {
-			w = words[k]
+		var held [2]string
+		for a, s := range aux {
+			if s != nil {
+				held[a] = s[k]
+			}
 		}
 		j := k
 		for {
@@ -49,14 +55,18 @@ func SortByID(es []Entry, words []string) ([]Entry, []string) {
 			order[j] = -1
 			if src == k {
 				es[j] = e
-				if words != nil {
-					words[j] = w
+				for a, s := range aux {
+					if s != nil {
+						s[j] = held[a]
+					}
 				}
 				break
 			}
 			es[j] = es[src]
-			if words != nil {
-				words[j] = words[src]
+			for _, s := range aux {
+				if s != nil {
+					s[j] = s[src]
+				}
 			}
 			j = src
 		}
@@ -67,17 +77,21 @@ func SortByID(es []Entry, words []string) ([]Entry, []string) {
 			continue
 		}
 		es[n] = es[i]
-		if words != nil {
-			words[n] = words[i]
+		for _, s := range aux {
+			if s != nil {
+				s[n] = s[i]
+			}
 		}
 		n++
 	}
 	clear(es[n:])
-	if words != nil {
-		clear(words[n:])
-		words = words[:n:n]
+	for a, s := range aux {
+		if s != nil {
+			clear(s[n:])
+			aux[a] = s[:n:n]
+		}
 	}
-	return es[:n:n], words
+	return es[:n:n], aux[0], aux[1]
 }
 
 // prebuiltSplit divides the entries of a catalog into those of the
@@ -120,7 +134,7 @@ func splitPrebuilt(in *SearchInput) (prebuiltSplit, bool) {
 // joinPrebuilt returns the term index of the entries of in from the
 // snapshot's prebuilt one and one built now for the other entries.
 func joinPrebuilt(in *SearchInput, nameOff []uint16, scopes []Scope, sp prebuiltSplit) (*bm25f.Joined, bool) {
-	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes))
+	tb := newTermBuilder(in.Entries, nameOff, scopes, in.Words(scopes), in.Doc, in.File)
 	for _, i := range sp.rest {
 		tb.add(int(i))
 	}
@@ -141,7 +155,7 @@ func readSnapWords(s *snapshot.Snapshot) map[string]string {
 	if err != nil {
 		return nil
 	}
-	entries, words, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true, nil)
+	entries, words, _, _, err := loadDecls(s, 1<<31-1, 0, nil, false, true, nil)
 	if err != nil {
 		return nil
 	}

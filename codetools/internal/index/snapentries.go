@@ -67,7 +67,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			t, err := sf.decodeTerms()
 			ch <- decoded{t, err}
 		}()
-		l.Entries, _, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, sf, false, false, nil)
+		l.Entries, _, l.Docs, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, sf, false, false, nil)
 		d := <-ch
 		if err == nil && d.err == nil {
 			l.Pre = d.t
@@ -81,7 +81,7 @@ func LoadSnapshot(fsys fs.FS, in snapshot.Interner, include func(pkg, mod string
 			return nil, err
 		}
 	}
-	l.Entries, l.Words, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, nil, true, true, nil)
+	l.Entries, l.Words, l.Docs, l.Decls, err = loadDecls(l.Snap, maxDecls, extra, nil, true, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,8 @@ type SnapLoad struct {
 	// Words are the search words of each entry (codeindex.Words), nil
 	// when Pre serves.
 	Words []string
+	// Docs are the documentation prefixes of each entry (DocString).
+	Docs  []string
 	Decls SnapDecls
 	// Pre is the term index of the search file, nil if it does not serve;
 	// SearchErr says why a search file the snapshot holds is not used.
@@ -106,9 +108,10 @@ type SnapLoad struct {
 // search file sf, with their documentation, or, when sf is nil, those of
 // the index, with their documentation read from the source if source is
 // set (and none otherwise). keepWords returns the search words of the
-// index, by entry, for a term index built at run time. each, if not nil,
-// is called with every declaration read and its documentation.
-func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool, each func(fi int32, d *codeindex.Decl, doc string)) (entries []Entry, words []string, decls SnapDecls, err error) {
+// index, by entry, for a term index built at run time. docs are the
+// documentation prefixes, by entry. each, if not nil, is called with every
+// declaration read and its documentation.
+func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source, keepWords bool, each func(fi int32, d *codeindex.Decl, doc string)) (entries []Entry, words, docs []string, decls SnapDecls, err error) {
 	decls = make(SnapDecls, len(s.Files))
 	pkgEntry := map[string]int{}
 	var scratch []byte
@@ -128,6 +131,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		if keepWords {
 			words = make([]string, 0, n)
 		}
+		docs = make([]string, 0, n)
 	}
 	fn := func(fi int32, k int, d codeindex.Decl, buf []byte, doc string) {
 		if fi != cur {
@@ -147,10 +151,10 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		if (d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod) && snapshot.IsStdPkg(f.Pkg) {
 			return // members of the standard library: not worth their memory (codetools.Definition answers them with their type)
 		}
-		e := Entry{Pkg: f.Pkg, File: f.Display, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
+		e := Entry{Pkg: f.Pkg, Kind: declKind(d.Kind), Sources: SrcSnapshot, Snap: fi,
 			Start: d.Start, End: d.End, Line: d.Line, EndLine: d.EndLine, Reg: -1, Bodyless: d.Bodyless,
 			Member: d.Kind == codeindex.Field || d.Kind == codeindex.InterfaceMethod}
-		w := ""
+		w, ds := "", ""
 		if keepWords && !snapshot.IsStdPkg(f.Pkg) {
 			// The search index takes no source words of the standard
 			// library (buildTerms); with a search file, it takes none at
@@ -162,13 +166,14 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			if !docRead {
 				doc, scratch = DocString(buf[d.DocStart:d.DocEnd], MaxIndexedDoc, scratch)
 			}
-			e.Doc = doc
+			ds = doc
 		}
 		if d.Kind == codeindex.Package {
 			e.ID = f.Pkg
 			if j, seen := pkgEntry[f.Pkg]; seen {
 				if entries[j].DocEnd == 0 {
 					entries[j] = e
+					docs[j] = ds
 					if keepWords {
 						words[j] = w
 					}
@@ -183,6 +188,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			ids = append(ids, int32(len(idBuf)))
 		}
 		entries = append(entries, e)
+		docs = append(docs, ds)
 		if keepWords {
 			words = append(words, w)
 		}
@@ -208,10 +214,10 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 		_, err = s.ReadIndex(sized, func(fi int32, k int, d codeindex.Decl, buf []byte) { fn(fi, k, d, buf, "") }, source)
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if len(idBuf) > 1<<31-1 {
-		return nil, nil, nil, errors.New("the snapshot's ids exceed 2 GB")
+		return nil, nil, nil, nil, errors.New("the snapshot's ids exceed 2 GB")
 	}
 	// The ids are parts of one string: no allocation of its own each.
 	all, start := string(idBuf), int32(0)
@@ -227,7 +233,7 @@ func loadDecls(s *snapshot.Snapshot, maxDecls, extra int, sf *searchFile, source
 			decls[i][1] = decls[i][0]
 		}
 	}
-	return entries, words, decls, nil
+	return entries, words, docs, decls, nil
 }
 
 func declKind(k codeindex.Kind) Kind {

@@ -10,8 +10,8 @@ import (
 const maxEmbedText = 300
 
 // EmbedText returns the text of an entry given to an Embedder: the words
-// of its name and type, its kind and the start of its documentation.
-func EmbedText(e *index.Entry) string {
+// of its name and type, its kind and the start of its documentation doc.
+func EmbedText(e *index.Entry, doc string) string {
 	var b strings.Builder
 	if r := index.ReceiverOf(e); r != "" {
 		b.WriteString(strings.Join(splitWords(r), " "))
@@ -21,9 +21,9 @@ func EmbedText(e *index.Entry) string {
 	b.WriteString(" (")
 	b.WriteString(e.Kind.String())
 	b.WriteString(")")
-	if e.Doc != "" {
+	if doc != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Doc)
+		b.WriteString(doc)
 	}
 	return index.CutText(b.String(), maxEmbedText)
 }

@@ -108,7 +108,7 @@ func (x Searcher) filesForSlow(fq FileQuery, base, suffix string) []*index.FileE
 	tails := map[string]int{}
 	bestN := 0
 	for i := range x.Entries {
-		f := x.Entries[i].File
+		f := x.FileOf(&x.Entries[i])
 		if _, seen := tails[f]; seen || f == "" || f != base && !strings.HasSuffix(f, suffix) {
 			continue
 		}
@@ -121,7 +121,7 @@ func (x Searcher) filesForSlow(fq FileQuery, base, suffix string) []*index.FileE
 	files := map[string]*index.FileEntries{}
 	var best []*index.FileEntries
 	for i := range x.Entries {
-		f := x.Entries[i].File
+		f := x.FileOf(&x.Entries[i])
 		if n, ok := tails[f]; ok && n == bestN {
 			fe := files[f]
 			if fe == nil {

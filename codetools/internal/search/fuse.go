@@ -95,7 +95,7 @@ func (d *Dense) build(ctx context.Context, x Searcher, em Embedder, dim int, pv 
 	var missing []int
 	for i := range x.Entries {
 		if pv != nil {
-			q, ok, listed := pv.lookup(&x.Entries[i])
+			q, ok, listed := pv.lookup(&x.Entries[i], func() string { return x.DocOf(i) })
 			if ok {
 				row := vecs[i*dim : (i+1)*dim]
 				for j, b := range q {
@@ -119,7 +119,7 @@ func (d *Dense) build(ctx context.Context, x Searcher, em Embedder, dim int, pv 
 		batch := missing[start:min(start+FuseBatch, len(missing))]
 		texts = texts[:0]
 		for _, i := range batch {
-			texts = append(texts, EmbedText(&x.Entries[i]))
+			texts = append(texts, EmbedText(&x.Entries[i], x.DocOf(i)))
 		}
 		got, err := em.Embed(ctx, texts)
 		if err == nil && len(got) != len(texts) {

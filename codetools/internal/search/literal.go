@@ -205,6 +205,17 @@ func (x Searcher) literal(lq *LiteralQuery, f *Filter, add func(uint64)) int {
 	if len(lq.needle) == 0 || len(x.Entries) == 0 {
 		return total
 	}
+	// The haystack leaves the package prefix out of the ids: the entries
+	// whose id holds the needle from there are found apart (pre), and
+	// visited once, in entry order, with those the haystack finds.
+	pm := x.prefixMatches(lq.needle)
+	pre := x.prefixEntries(pm, lq.needle)
+	visit := func(i int) {
+		if f.match(x.Index, i) && !containsIndex(quals, i) {
+			add(x.rankKey(x.tier(i, lq, pm), i))
+			total++
+		}
+	}
 	find := x.finder(lq.needle)
 	pos, i := 0, 0
 	for {
@@ -217,17 +228,107 @@ func (x Searcher) literal(lq *LiteralQuery, f *Filter, add func(uint64)) int {
 		for m >= x.Offs[i+1] {
 			i++
 		}
-		if f.match(x.Index, i) && !containsIndex(quals, i) {
-			add(x.rankKey(x.tier(i, lq), i))
-			total++
+		for len(pre) > 0 && int(pre[0]) < i {
+			visit(int(pre[0]))
+			pre = pre[1:]
 		}
+		if len(pre) > 0 && int(pre[0]) == i {
+			pre = pre[1:]
+		}
+		visit(i)
 		pos = int(x.Offs[i+1])
 		i++
 		if i >= len(x.Entries) {
 			break
 		}
 	}
+	for _, i := range pre {
+		visit(int(i))
+	}
 	return total
+}
+
+// pkgMatch is how the needle of a literal query meets the lower-cased
+// package prefix of an id (Index.HayPkgs): whole within it, or
+// beginning in it, its first k bytes ending it, for each k of ks.
+type pkgMatch struct {
+	whole bool
+	ks    []int
+}
+
+// prefixMatches returns how needle meets each package prefix that it
+// meets; nil if none.
+func (x Searcher) prefixMatches(needle string) map[string]pkgMatch {
+	if needle == "" {
+		return nil
+	}
+	var pm map[string]pkgMatch
+	dots := strings.Contains(needle[:len(needle)-1], ".")
+	for pkg, lp := range x.HayPkgs {
+		m := pkgMatch{whole: strings.Contains(lp, needle)}
+		if !m.whole && dots {
+			// A prefix ends with its dot: so does the part of the needle
+			// in it.
+			for k := 1; k < len(needle) && k <= len(lp); k++ {
+				if needle[k-1] == '.' && strings.HasSuffix(lp, needle[:k]) {
+					m.ks = append(m.ks, k)
+				}
+			}
+		}
+		if m.whole || len(m.ks) > 0 {
+			if pm == nil {
+				pm = map[string]pkgMatch{}
+			}
+			pm[pkg] = m
+		}
+	}
+	return pm
+}
+
+// inPrefix reports whether the lower-cased id of entry i, whose part in
+// the haystack is rest, holds needle from its package prefix on.
+func (x Searcher) inPrefix(pm map[string]pkgMatch, i int, rest, needle string) bool {
+	if len(pm) == 0 {
+		return false
+	}
+	e := &x.Entries[i]
+	if index.HayCut(e) == 0 {
+		return false
+	}
+	m, ok := pm[e.Pkg]
+	if !ok {
+		return false
+	}
+	if m.whole {
+		return true
+	}
+	for _, k := range m.ks {
+		if strings.HasPrefix(rest, needle[k:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixEntries returns the entries, in order, whose lower-cased id holds
+// needle from its package prefix on (pm: prefixMatches).
+func (x Searcher) prefixEntries(pm map[string]pkgMatch, needle string) []int32 {
+	if len(pm) == 0 {
+		return nil
+	}
+	var out []int32
+	last, in := "", false
+	for i := range x.Entries {
+		e := &x.Entries[i]
+		if e.Pkg != last {
+			last = e.Pkg
+			_, in = pm[last]
+		}
+		if in && x.inPrefix(pm, i, x.Hay[x.Offs[i]:x.Offs[i+1]], needle) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 func containsIndex(s []int32, i int) bool {
@@ -239,18 +340,24 @@ func containsIndex(s []int32, i int) bool {
 	return false
 }
 
-// tier classifies a literal match of entry i.
-func (x Searcher) tier(i int, lq *LiteralQuery) int {
+// tier classifies a literal match of entry i (pm: prefixMatches of the
+// needle).
+func (x Searcher) tier(i int, lq *LiteralQuery, pm map[string]pkgMatch) int {
 	e := &x.Entries[i]
 	seg := x.Hay[x.Offs[i]:x.Offs[i+1]]
-	lid := seg[:strings.IndexByte(seg, 0)]
+	// The lower-cased id is its package prefix (lp) and rest.
+	rest := seg[:strings.IndexByte(seg, 0)]
+	lp := x.lowerPrefix(e)
 	ns := int(x.Search.NameOff[i])
 	name := e.ID[ns:]
 	var lname string
-	if len(lid) == len(e.ID) {
-		lname = lid[ns:]
-	} else {
+	switch {
+	case len(lp)+len(rest) != len(e.ID):
 		lname = strings.ToLower(name) // non-ASCII id: offsets differ
+	case ns >= len(lp):
+		lname = rest[ns-len(lp):]
+	default:
+		lname = (lp + rest)[ns:]
 	}
 	needle := lq.needle
 	switch {
@@ -280,10 +387,34 @@ func (x Searcher) tier(i int, lq *LiteralQuery) int {
 		}
 		return tierSubstring
 	}
-	if strings.Contains(lid, needle) {
+	if strings.Contains(rest, needle) || x.inPrefix(pm, i, rest, needle) {
 		return tierID
 	}
 	return tierDoc
+}
+
+// lowerPrefix returns the lower-cased package prefix that the haystack
+// leaves out of the id of e, "" if none (a haystack without HayPkgs holds
+// whole ids).
+func (x Searcher) lowerPrefix(e *index.Entry) string {
+	cut := index.HayCut(e)
+	if cut == 0 || x.HayPkgs == nil {
+		return ""
+	}
+	if isASCIILower(e.Pkg) {
+		return e.ID[:cut] // lower case already
+	}
+	return x.HayPkgs[e.Pkg]
+}
+
+// isASCIILower reports whether s is ASCII without capitals.
+func isASCIILower(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // wordStart reports whether a word of identifier s begins at byte k:

@@ -274,7 +274,9 @@ func phraseOf(query string) string {
 }
 
 // holds reports whether the id or documentation of entry i holds the
-// lower-cased phrase.
+// lower-cased phrase. A phrase holds a space, which neither an id nor its
+// package prefix (left out of the haystack) does: the haystack's segment
+// answers.
 func (x Searcher) holds(i int, phrase string) bool {
 	return strings.Contains(x.Hay[x.Offs[i]:x.Offs[i+1]], phrase)
 }
@@ -300,11 +302,20 @@ func (x Searcher) surfaceWords(i int, words []string) int {
 		return 0
 	}
 	e := &x.Entries[i]
+	// The lower-cased id is its package prefix and the start of the
+	// haystack's segment.
+	lp := x.lowerPrefix(e)
 	seg := x.Hay[x.Offs[i]:x.Offs[i+1]]
-	if len(seg) < len(e.ID) {
+	if len(lp)+len(seg) < len(e.ID) {
 		return 0
 	}
-	name := seg[x.Search.NameOff[i]:len(e.ID)]
+	ns := int(x.Search.NameOff[i])
+	var name string
+	if ns >= len(lp) {
+		name = seg[ns-len(lp) : len(e.ID)-len(lp)]
+	} else {
+		name = (lp + seg)[ns:len(e.ID)]
+	}
 	n := 0
 	for _, w := range words {
 		if strings.Contains(name, w) {

@@ -153,8 +153,9 @@ func (p *PreVectors) Record(off int32) (string, int) {
 }
 
 // lookup returns the precomputed vector of e, if the file holds one for
-// its current text, and whether the file lists e at all.
-func (p *PreVectors) lookup(e *index.Entry) (vec []byte, ok, listed bool) {
+// its current text (doc giving its documentation), and whether the file
+// lists e at all.
+func (p *PreVectors) lookup(e *index.Entry, doc func() string) (vec []byte, ok, listed bool) {
 	k, found := sort.Find(len(p.Recs), func(k int) int {
 		id, _ := p.Record(p.Recs[k])
 		return strings.Compare(e.ID, id)
@@ -163,7 +164,7 @@ func (p *PreVectors) lookup(e *index.Entry) (vec []byte, ok, listed bool) {
 		return nil, false, false
 	}
 	_, h := p.Record(p.Recs[k])
-	if binary.LittleEndian.Uint64(p.data[h:]) != TextHash(EmbedText(e)) {
+	if binary.LittleEndian.Uint64(p.data[h:]) != TextHash(EmbedText(e, doc())) {
 		return nil, false, true
 	}
 	return p.data[h+8 : h+8+p.dim], true, true
