@@ -266,10 +266,14 @@ def cmd_build(a):
     dims_in = emb.shape[1]
     dims_out = a.dims or dims_in
     t0 = time.time()
+    if a.fold:
+        k, n = map(int, a.fold.split("/"))
+        held = [s.name for i, s in enumerate(svcs) if i % n == k]
+        svcs = [s for i, s in enumerate(svcs) if i % n != k]
+        print(f"build: fold {a.fold}, not trained on {', '.join(held)}", file=sys.stderr)
     W = train(svcs, dims_in, dims_out, a)
     out = (emb @ W).astype(np.float32)
     os.makedirs(a.out, exist_ok=True)
-    notice = notice.replace(f"reduced by PCA to {dims_in} dimensions", f"reduced by PCA to {dims_in} dimensions")
     notice = notice.rstrip("\n") + "\n" + NOTICE_ALIGN.format(din=dims_in, dout=dims_out)
     path = os.path.join(a.out, "table.semb")
     size, q, scale = write_table(path, tokens, out, notice, flags=flags, unk=unk)
@@ -279,6 +283,7 @@ def cmd_build(a):
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
     info = {"base_table": os.path.basename(a.table), "tau": a.tau, "decay": a.decay, "lr": a.lr, "steps": a.steps,
             "dims": dims_out, "vocab": len(tokens), "bytes": size, "sha256": digest,
+            "fold": a.fold or "", "train_sets": [s.name for s in svcs],
             "train_queries": int(sum(s.train_mask().sum() for s in svcs)),
             "seconds": round(time.time() - t0, 1)}
     with open(os.path.join(a.out, "table.json"), "w") as f:
@@ -295,11 +300,12 @@ def main():
     ap.add_argument("--out", help="build: output directory")
     ap.add_argument("--dims", type=int, default=0, help="output dimensions (default: the table's)")
     ap.add_argument("--tau", type=float, default=20.0, help="softmax temperature (scale of the cosines)")
-    ap.add_argument("--decay", type=float, default=0.01, help="weight of |W - I|^2")
+    ap.add_argument("--decay", type=float, default=0.1, help="weight of |W - I|^2")
     ap.add_argument("--lr", type=float, default=2e-3, help="Adam step size")
-    ap.add_argument("--steps", type=int, default=200, help="full-batch steps")
+    ap.add_argument("--steps", type=int, default=60, help="full-batch steps")
     ap.add_argument("--hard", type=int, default=200, help="nearest declarations of each query kept as negatives (0: all declarations)")
     ap.add_argument("--rand", type=int, default=1000, help="random declarations of each set kept as negatives")
+    ap.add_argument("--fold", help="build: K/N trains on the sets whose index modulo N is not K (the others are held out)")
     ap.add_argument("--only", help="cv: only these sets (comma-separated service names)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
