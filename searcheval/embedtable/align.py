@@ -85,7 +85,7 @@ def read_table(path):
 class Service:
     """One tuning set: the bags of tokens of its declarations and queries."""
 
-    def __init__(self, rec, vocab, dims_in, emb):
+    def __init__(self, rec, vocab, emb):
         self.name = rec["service"]
         ids = {d["id"]: i for i, d in enumerate(rec["decls"])}
         self.xd = bags([d["tokens"] for d in rec["decls"]], vocab, emb)
@@ -109,7 +109,6 @@ class Service:
             for row in np.argpartition(-S, k, axis=1)[:, :k]:
                 keep.update(int(i) for i in row)
         if not hard and not rand:
-            idx = np.arange(len(self.xd))
             self.cxd, self.cwant = self.xd, self.want
             return
         rng = np.random.default_rng(zlib.crc32(self.name.encode()) + seed)
@@ -219,20 +218,19 @@ def load(a):
     svcs = []
     with open(a.data) as f:
         for line in f:
-            svcs.append(Service(json.loads(line), vocab, emb.shape[1], emb))
+            svcs.append(Service(json.loads(line), vocab, emb))
     for s in svcs:
         s.candidates(a.hard, a.rand, 0)
     return tokens, emb, flags, notice, unk, svcs
 
 
 def cmd_cv(a):
-    tokens, emb, _, _, _, svcs = load(a)
+    _, emb, _, _, _, svcs = load(a)
     dims_in = emb.shape[1]
     dims_out = a.dims or dims_in
     tb, ta = np.zeros(3, int), np.zeros(3, int)
     tn = 0
-    I = np.eye(dims_in, dims_out, dtype=np.float32)
-    Ifull = np.eye(dims_in, dtype=np.float32)
+    ident = np.eye(dims_in, dtype=np.float32)
     print(f"# cv: tau {a.tau} decay {a.decay} lr {a.lr} steps {a.steps} dims {dims_out}")
     print("| set | phrases | before @1/@3/@10 | after @1/@3/@10 |")
     print("| --- | ---: | ---: | ---: |")
@@ -242,7 +240,7 @@ def cmd_cv(a):
             continue
         W = train([x for j, x in enumerate(svcs) if j != i], dims_in, dims_out, a)
         mask = s.phrase_mask()
-        b, n = recall(ranks(Ifull, s), mask)
+        b, n = recall(ranks(ident, s), mask)
         r, _ = recall(ranks(W, s), mask)
         tb += b
         ta += r
