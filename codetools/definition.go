@@ -194,9 +194,14 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	if err == nil && e.Member {
 		e, focus = renderer{x}.memberOwner(e)
 	}
+	var generated string
 	if err != nil {
 		var outside *Definition
-		if e, focus, outside = c.resolveSymbol(x, q.Name, err); outside != nil {
+		if ge, note, gd := c.generatedFunc(x, q.Name, err); gd != nil {
+			return gd, nil
+		} else if ge != nil {
+			e, focus, generated = ge, nil, note
+		} else if e, focus, outside = c.resolveSymbol(x, q.Name, err); outside != nil {
 			return outside, nil
 		}
 		if e == nil {
@@ -273,6 +278,10 @@ func (c *Catalog) Definition(ctx context.Context, q DefinitionQuery) (*Definitio
 	d.Limitations = renderer{x}.definitionLimitations(d)
 	d.caveat = x.base.SnapshotErr != nil || x.base.RuntimeErr != nil ||
 		d.Kind == KindType && x.base.Snap != nil && x.base.refsErr != nil
+	if generated != "" {
+		d.Limitations = strings.TrimSpace(generated + " " + d.Limitations)
+		d.caveat = true
+	}
 	return d, nil
 }
 
