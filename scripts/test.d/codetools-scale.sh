@@ -7,9 +7,9 @@
 # with and without it. It prints entries, generate time and peak memory,
 # binary growth, the first search from a cold start, search p95, the
 # catalog's live heap (references loaded) and what Warm allocated, and
-# fails when a budget of issue 42 is exceeded. Budgets not met yet are
-# printed as MISSED and do not fail the suite (SCALE_STRICT=1 makes them
-# fail too). Building the host takes minutes on two cores.
+# fails when a budget of issue 42 is exceeded. The first searches' budgets,
+# wall times on shared cores, are printed as MISSED when exceeded and do not
+# fail the suite (SCALE_STRICT=1 makes them fail too). Building the host takes minutes on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -82,15 +82,14 @@ echo "  generate time                $(secs generate.time) s"
 echo "  first search CPU time        $(val snap.out first_search_cpu_ms) ms (binary alone $(val plain.out first_search_cpu_ms) ms)"
 echo "  warm allocation              $(val snap.out warm_alloc_mb) MB (binary alone $(val plain.out warm_alloc_mb) MB)"
 echo "  retainedBytes                $(val snap.out retained_mb) MB"
-# The budgets of issue 42; the soft ones are not met yet (the first search
-# without a snapshot is, but as a wall-clock time on shared cores it stays
-# soft until the one with the snapshot is met too).
+# The budgets of issue 42; the first searches are wall-clock times on
+# shared cores, so they stay soft (printed MISSED, not failing).
 [ "$(val snap.out entries)" -ge 150000 ] || fail "only $(val snap.out entries) entries: the host is smaller than the scale it stands for"
 budget "generate peak"               "$(peak generate.time)" 1024 MB
 budget "binary growth"               "$growth" 40 %
 budget "first search (snapshot)"     "$(val snap.out first_search_ms)" 1000 ms soft
 budget "first search (binary alone)" "$(val plain.out first_search_ms)" 1000 ms soft
 budget "search p95"                  "$(val snap.out search_p95_ms)" 50 ms
-budget "catalog live heap"           "$(val snap.out live_heap_mb)" 64 MB soft
+budget "catalog live heap"           "$(val snap.out live_heap_mb)" 64 MB
 echo "codetools-scale: $failed budgets exceeded, $missed missed (not failing yet)"
 [ "$failed" = 0 ] || fail "$failed budgets exceeded"
