@@ -135,7 +135,9 @@
 // mcpsnapshot -embed-url (or staticembed-vectors, for a static table)
 // precomputes the declarations' vectors ([WriteVectors]), which a
 // [NamedEmbedder] of the same model uses, so that a search embeds only
-// its query. The match field says
+// its query; a [DocumentEmbedder] (HTTPEmbedder with DocumentModel or
+// prefixes, as e5 models want) embeds the declarations otherwise than
+// the queries. The match field says
 // which mode answered.
 //
 // Filters keep kinds, scopes (main, deps, std, all; main and deps by

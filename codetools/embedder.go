@@ -17,18 +17,35 @@ import (
 // NamedEmbedder is an Embedder that names its model. Vectors of one model
 // are comparable only with vectors of the same model: a catalog uses the
 // vectors that mcpsnapshot precomputed only when its Embedder is a
-// NamedEmbedder of the name the file records.
+// NamedEmbedder of the name the file records. The name of an Embedder
+// that embeds documents otherwise than queries (DocumentEmbedder) names
+// both ways, so that vectors of documents embedded one way are not
+// compared with queries embedded to match another.
 type NamedEmbedder interface {
 	Embedder
 	// EmbedderName names the model, such as "nomic-embed-text".
 	EmbedderName() string
 }
 
+// DocumentEmbedder is an Embedder that embeds documents (the
+// declarations' texts) otherwise than queries, as models trained for
+// asymmetric retrieval expect: e5 models want "query: " before a query
+// and "passage: " before a document. WriteVectors and a catalog that
+// embeds declarations on demand call EmbedDocuments; a search embeds its
+// query with Embed. HTTPEmbedder is one.
+type DocumentEmbedder interface {
+	Embedder
+	// EmbedDocuments returns one vector per document text, in order, as
+	// Embed does for queries.
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+}
+
 // WriteVectors computes with em the vector of every declaration of the
 // source snapshot in fsys (the text code_search embeds: the words of
 // its name and type, its kind and the start of its documentation) and
 // writes them to w in the form a Catalog reads from the snapshot's
-// vectors.bin. It calls em with at most 31 texts at a time and
+// vectors.bin, under em's name. It embeds the texts as documents
+// (EmbedDocuments, when em is a DocumentEmbedder), at most 31 at a time, and
 // returns the number of vectors written. mcpsnapshot calls it for
 // -embed-url, staticembed-vectors for a static table.
 func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder) (int, error) {
@@ -70,7 +87,7 @@ func WriteVectors(ctx context.Context, w io.Writer, fsys fs.FS, em NamedEmbedder
 		for _, i := range batch {
 			texts = append(texts, search.EmbedText(&b.Entries[i], b.BaseDoc(i)))
 		}
-		vecs, err := em.Embed(ctx, texts)
+		vecs, err := search.EmbedDocuments(ctx, em, texts)
 		if err != nil {
 			return 0, fmt.Errorf("embedding declarations %d to %d of %d: %w", start+1, start+len(batch), len(ids), err)
 		}
@@ -168,7 +185,8 @@ func (b *baseIndex) vectors(em Embedder) (*search.PreVectors, string) {
 // rank (the best by words stays first), so that a question sharing no
 // word with the code can still reach the first results. An entry's
 // vector is computed from its text (its id's name and receiver as words,
-// its kind and the first sentences of its documentation): all entries are
+// its kind and the first sentences of its documentation), as a document
+// when the Embedder is a DocumentEmbedder (the query with Embed): all entries are
 // embedded on the first phrase and kept with the search index (about a
 // byte per dimension and entry), unless mcpsnapshot precomputed them with
 // the Embedder's model (NamedEmbedder, WriteVectors). An Embedder that

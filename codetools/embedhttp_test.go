@@ -1,15 +1,18 @@
 package codetools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"github.com/embedmcp/mcp/codetools/internal/index"
 	"github.com/embedmcp/mcp/codetools/internal/search"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -170,5 +173,129 @@ func TestHTTPEmbedderErrors(t *testing.T) {
 	res := searchOK(t, c, SearchQuery{Query: q})
 	if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "503 Service Unavailable: model loading") {
 		t.Errorf("503: %q, note %q", ids(res), res.Note)
+	}
+}
+
+// modeServer serves the embeddings endpoint of OpenAI's form as a model
+// trained for asymmetric retrieval would: the query q points toward the
+// declaration text target only when q is sent as a query (model
+// e5-query, "query: " before it) and target as a document (model
+// e5-passage, "passage: " before it); every other text, and these sent
+// the other way, point elsewhere. It counts the texts by model and
+// prefix.
+func modeServer(t *testing.T, q, target string) (*httptest.Server, func() map[string]int) {
+	t.Helper()
+	var mu sync.Mutex
+	counts := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		type item struct {
+			Index     int       `json:"index"`
+			Embedding []float32 `json:"embedding"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		mu.Lock()
+		for i, s := range in.Input {
+			mode := "no prefix"
+			for _, p := range []string{"query: ", "passage: "} {
+				if strings.HasPrefix(s, p) {
+					mode = p
+				}
+			}
+			counts[in.Model+", "+mode]++
+			v := []float32{0, 1}
+			if in.Model == "e5-query" && s == "query: "+q || in.Model == "e5-passage" && s == "passage: "+target {
+				v = []float32{1, 0}
+			}
+			out.Data = append(out.Data, item{i, v})
+		}
+		mu.Unlock()
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		got := maps.Clone(counts)
+		clear(counts)
+		return got
+	}
+}
+
+// An HTTPEmbedder with a document model and prefixes embeds queries with
+// Model and QueryPrefix and the declarations with DocumentModel and
+// DocumentPrefix: on demand, in WriteVectors, and its name records both,
+// so that vectors written one way are not used by an HTTPEmbedder that
+// embeds otherwise.
+func TestHTTPEmbedderQueryAndDocument(t *testing.T) {
+	q, words, target, fsys := rerankCase(t)
+	srv, counts := modeServer(t, q, target)
+	em := &HTTPEmbedder{URL: srv.URL, Client: srv.Client(), Model: "e5-query", DocumentModel: "e5-passage",
+		QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	const name = `e5-query; queries "query: "; documents e5-passage; documents "passage: "`
+	if got := em.EmbedderName(); got != name {
+		t.Errorf("EmbedderName %q, want %q", got, name)
+	}
+	if got := (&HTTPEmbedder{Model: "m", DocumentModel: "m"}).EmbedderName(); got != "m" {
+		t.Errorf("EmbedderName of one model both ways: %q, want m", got)
+	}
+
+	// On demand: the query as a query, every declaration as a document.
+	lazy := rankedCatalog(t)
+	lazy.opts.Embedder = em
+	got := ids(searchOK(t, lazy, SearchQuery{Query: q}))
+	if !raised(got, words) {
+		t.Errorf("on demand: %q, want %s raised above its rank by words in %q", got, words[len(words)-1], words)
+	}
+	if c := counts(); len(c) != 2 || c["e5-query, query: "] != 1 || c["e5-passage, passage: "] < 5 {
+		t.Errorf("on demand: texts by model and prefix %v, want the query by e5-query, the declarations by e5-passage", c)
+	}
+
+	// Precomputed: WriteVectors embeds documents only, the search only its
+	// query.
+	var buf bytes.Buffer
+	n, err := WriteVectors(ctx, &buf, fsys, em)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(); len(c) != 1 || c["e5-passage, passage: "] != n {
+		t.Errorf("WriteVectors: texts by model and prefix %v, want all %d by e5-passage", c, n)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(name)) {
+		t.Errorf("the vectors file does not record %s", name)
+	}
+	pre := rankedCatalog(t)
+	pre.opts.Snapshot = withVectors(fsys, buf.Bytes())
+	pre.opts.Embedder = em
+	res := searchOK(t, pre, SearchQuery{Query: q})
+	if !slices.Equal(ids(res), got) || res.Note != "" {
+		t.Errorf("precomputed: %q (note %q), want %q", ids(res), res.Note, got)
+	}
+	if c := counts(); len(c) != 1 || c["e5-query, query: "] != 1 {
+		t.Errorf("precomputed: texts by model and prefix %v, want the query alone, by e5-query", c)
+	}
+
+	// Documents embedded in query mode are not used by an Embedder that
+	// embeds them as passages.
+	var queryMode bytes.Buffer
+	if _, err := WriteVectors(ctx, &queryMode, fsys, &HTTPEmbedder{URL: srv.URL, Client: srv.Client(), Model: "e5-query"}); err != nil {
+		t.Fatal(err)
+	}
+	counts()
+	old := rankedCatalog(t)
+	old.opts.Snapshot = withVectors(fsys, queryMode.Bytes())
+	old.opts.Embedder = em
+	if res := searchOK(t, old, SearchQuery{Query: q}); !slices.Equal(ids(res), got) ||
+		!strings.Contains(res.Note, "precomputed vectors not used: they are of model e5-query, the embedder's is e5-query; queries") {
+		t.Errorf("query-mode vectors: %q (note %q), want %q and a note", ids(res), res.Note, got)
 	}
 }

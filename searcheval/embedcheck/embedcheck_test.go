@@ -1,7 +1,9 @@
 // Package embedcheck checks a real embeddings server through
 // codetools.HTTPEmbedder: scripts/test.d/embed-server.sh starts one on
 // loopback and names it in SEARCHEVAL_EMBED_URL (the model in
-// SEARCHEVAL_EMBED_MODEL); without it the test is skipped.
+// SEARCHEVAL_EMBED_MODEL, the model of documents, when the server
+// embeds them otherwise, in SEARCHEVAL_EMBED_DOCUMENT_MODEL); without it
+// the test is skipped.
 package embedcheck
 
 import (
@@ -29,21 +31,29 @@ func TestHTTPEmbedderRanksParaphrases(t *testing.T) {
 	if url == "" {
 		t.Skip("SEARCHEVAL_EMBED_URL names no embeddings server")
 	}
-	em := &codetools.HTTPEmbedder{URL: url, Model: os.Getenv("SEARCHEVAL_EMBED_MODEL")}
+	em := &codetools.HTTPEmbedder{URL: url, Model: os.Getenv("SEARCHEVAL_EMBED_MODEL"),
+		DocumentModel: os.Getenv("SEARCHEVAL_EMBED_DOCUMENT_MODEL")}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var texts []string
+	// The questions are queries, the paraphrases and the unrelated texts
+	// documents, as code_search embeds them.
+	var queries, docs []string
 	for _, tr := range triples {
-		texts = append(texts, tr[:]...)
+		queries = append(queries, tr[0])
+		docs = append(docs, tr[1], tr[2])
 	}
 	t0 := time.Now()
-	vecs, err := em.Embed(ctx, texts)
+	qv, err := em.Embed(ctx, queries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d texts embedded in %v, %d dimensions", len(texts), time.Since(t0).Round(time.Millisecond), len(vecs[0]))
+	dv, err := em.EmbedDocuments(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d texts embedded in %v, %d dimensions", len(queries)+len(docs), time.Since(t0).Round(time.Millisecond), len(qv[0]))
 	for i, tr := range triples {
-		q, p, u := vecs[3*i], vecs[3*i+1], vecs[3*i+2]
+		q, p, u := qv[i], dv[2*i], dv[2*i+1]
 		near, far := cosine(q, p), cosine(q, u)
 		t.Logf("%.3f paraphrase, %.3f unrelated: %q", near, far, tr[0])
 		if near <= far {
@@ -54,7 +64,7 @@ func TestHTTPEmbedderRanksParaphrases(t *testing.T) {
 	t0 = time.Now()
 	const n = 20
 	for range n {
-		if _, err := em.Embed(ctx, texts[:1]); err != nil {
+		if _, err := em.Embed(ctx, queries[:1]); err != nil {
 			t.Fatal(err)
 		}
 	}

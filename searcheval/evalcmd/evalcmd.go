@@ -45,17 +45,20 @@ import (
 // "staticembed", the table compiled into staticembed; "table:FILE", a
 // staticembed table file (one the embedtable tooling built); "http", a
 // codetools.HTTPEmbedder calling the embeddings endpoint EmbedURLEnv
-// names, with the model EmbedModelEnv names (a snapshot's vectors.bin
-// written by mcpsnapshot -embed-model with that name is read instead of
-// embedding every declaration). The held-out and tuning tests run each
+// names, with the model EmbedModelEnv names for queries and the one
+// EmbedDocumentModelEnv names, when set, for declarations (a snapshot's
+// vectors.bin written by mcpsnapshot with the same -embed-model and
+// -embed-document-model is read instead of embedding every declaration). The held-out and tuning tests run each
 // set with each Embedder heldout.Embedders names.
 const EmbedderEnv = "SEARCHEVAL_EMBEDDER"
 
-// EmbedURLEnv and EmbedModelEnv name the environment variables holding
-// the endpoint and the model of the "http" Embedder.
+// EmbedURLEnv, EmbedModelEnv and EmbedDocumentModelEnv name the
+// environment variables holding the endpoint, the model and the document
+// model (codetools.HTTPEmbedder.DocumentModel) of the "http" Embedder.
 const (
-	EmbedURLEnv   = "SEARCHEVAL_EMBED_URL"
-	EmbedModelEnv = "SEARCHEVAL_EMBED_MODEL"
+	EmbedURLEnv           = "SEARCHEVAL_EMBED_URL"
+	EmbedModelEnv         = "SEARCHEVAL_EMBED_MODEL"
+	EmbedDocumentModelEnv = "SEARCHEVAL_EMBED_DOCUMENT_MODEL"
 )
 
 // CatalogOptions returns the options of a service's code catalog over
@@ -87,7 +90,8 @@ func embedder() (codetools.Embedder, error) {
 		if os.Getenv(EmbedURLEnv) == "" {
 			return nil, fmt.Errorf("%s=http: %s names no endpoint", EmbedderEnv, EmbedURLEnv)
 		}
-		return &codetools.HTTPEmbedder{URL: os.Getenv(EmbedURLEnv), Model: os.Getenv(EmbedModelEnv)}, nil
+		return &codetools.HTTPEmbedder{URL: os.Getenv(EmbedURLEnv), Model: os.Getenv(EmbedModelEnv),
+			DocumentModel: os.Getenv(EmbedDocumentModelEnv)}, nil
 	}
 	return nil, fmt.Errorf("%s=%.40q: want staticembed, table:FILE, http or nothing", EmbedderEnv, e)
 }

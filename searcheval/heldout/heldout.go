@@ -97,15 +97,30 @@ func Run(module string, s Service, dir string) (*searcheval.Report, error) {
 
 // Snapshot writes the -deps snapshot of the service into dir with
 // mcpsnapshot and returns its directory. When Embedders holds "http", the
-// snapshot holds the vectors of its declarations too, computed at
-// generate time through the endpoint of evalcmd.EmbedURLEnv
-// (mcpsnapshot -embed-url), as a host serving a transformer would write
-// them.
+// snapshot holds the vectors of its declarations too (as with
+// SnapshotVectors).
 func Snapshot(module string, s Service, dir string) (string, error) {
+	return writeSnapshot(module, s, dir, slices.Contains(Embedders(), "http"))
+}
+
+// SnapshotVectors is Snapshot with the vectors of the declarations,
+// computed at generate time through the endpoint of evalcmd.EmbedURLEnv
+// (mcpsnapshot -embed-url, with the model of evalcmd.EmbedModelEnv and
+// the document model of evalcmd.EmbedDocumentModelEnv when set), as a
+// host serving a transformer would write them.
+func SnapshotVectors(module string, s Service, dir string) (string, error) {
+	return writeSnapshot(module, s, dir, true)
+}
+
+// writeSnapshot writes the snapshot, with vectors when vectors is set.
+func writeSnapshot(module string, s Service, dir string, vectors bool) (string, error) {
 	snap := filepath.Join(dir, "snapshot")
 	args := []string{"run", "github.com/embedmcp/mcp/codetools/cmd/mcpsnapshot", "-deps", "-o", snap}
-	if slices.Contains(Embedders(), "http") {
+	if vectors {
 		args = append(args, "-embed-url", os.Getenv(evalcmd.EmbedURLEnv), "-embed-model", os.Getenv(evalcmd.EmbedModelEnv))
+		if m := os.Getenv(evalcmd.EmbedDocumentModelEnv); m != "" {
+			args = append(args, "-embed-document-model", m)
+		}
 	}
 	cmd := exec.Command("go", append(args, s.Main)...)
 	cmd.Dir = module

@@ -31,8 +31,10 @@ type config struct {
 	tags  string
 	pkg   string
 	check bool
-	// embedURL, embedModel and embedKey configure the vectors (-embed-url).
-	embedURL, embedModel, embedKey string
+	// embedURL, embedModel, embedKey, embedDocModel, embedQueryPrefix and
+	// embedDocPrefix configure the vectors (-embed-url).
+	embedURL, embedModel, embedKey                  string
+	embedDocModel, embedQueryPrefix, embedDocPrefix string
 }
 
 // listedPackage is the subset of "go list -json" output used here.

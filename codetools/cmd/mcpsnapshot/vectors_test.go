@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -23,14 +24,41 @@ import (
 // derived from each text's hash; it counts the texts and checks the
 // model and the bearer token.
 func embeddingsEndpoint(t *testing.T, texts *atomic.Int64) *httptest.Server {
+	return modelsEndpoint(t, texts, nil)
+}
+
+// modelsEndpoint is embeddingsEndpoint, with the models of models
+// accepted beside test-model; it counts the texts each model embeds, and
+// those that start with each prefix (in the order given), in models.
+func modelsEndpoint(t *testing.T, texts *atomic.Int64, models *textCounts, prefixes ...string) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model string   `json:"model"`
 			Input []string `json:"input"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "test-model" ||
-			r.Header.Get("Authorization") != "Bearer s3cret" {
+		err := json.NewDecoder(r.Body).Decode(&req)
+		if err == nil && models != nil {
+			models.mu.Lock()
+			_, ok := models.n[req.Model]
+			if ok {
+				for _, s := range req.Input {
+					key := req.Model
+					for _, p := range prefixes {
+						if strings.HasPrefix(s, p) {
+							key += " " + p
+							break
+						}
+					}
+					models.n[key]++
+				}
+			}
+			models.mu.Unlock()
+			if ok {
+				req.Model = "test-model"
+			}
+		}
+		if err != nil || req.Model != "test-model" || r.Header.Get("Authorization") != "Bearer s3cret" {
 			http.Error(w, "unknown model or key", http.StatusBadRequest)
 			return
 		}
@@ -151,5 +179,89 @@ func TestEmbedErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("snapshot", codesnap.VectorsName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed run wrote vectors.bin: %v", err)
+	}
+}
+
+// textCounts counts texts by model and prefix (modelsEndpoint); the
+// models accepted are the keys n starts with.
+type textCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// -embed-document-model and the prefixes embed the declarations with the
+// document model, each text after its prefix; a catalog whose
+// HTTPEmbedder has the same fields uses the file and embeds its query
+// with the query model and prefix, and one that embeds documents
+// otherwise does not use it.
+func TestEmbedVectorsDocumentModel(t *testing.T) {
+	needGo(t)
+	dir := writeModule(t, map[string]string{"go.mod": "module example.com/first\n\ngo 1.26\n", "main.go": greetingMain})
+	var texts atomic.Int64
+	counts := &textCounts{n: map[string]int{"e5-query": 0, "e5-passage": 0}}
+	srv := modelsEndpoint(t, &texts, counts, "query: ", "passage: ")
+	url := srv.URL + "/v1/embeddings"
+	t.Setenv(embedKeyEnv, "s3cret")
+	t.Chdir(dir)
+	args := []string{"-o", "snapshot", "-embed-url", url, "-embed-model", "e5-query", "-embed-document-model", "e5-passage",
+		"-embed-query-prefix", "query: ", "-embed-document-prefix", "passage: "}
+	var stderr bytes.Buffer
+	if code := cli(ctx, args, io.Discard, &stderr); code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr.String())
+	}
+	counts.mu.Lock()
+	gen := counts.n["e5-passage passage: "]
+	if gen == 0 || int64(gen) != texts.Load() {
+		t.Errorf("generating: texts by model and prefix %v, want all %d of e5-passage after \"passage: \"", counts.n, texts.Load())
+	}
+	clear(counts.n)
+	counts.n["e5-query"], counts.n["e5-passage"] = 0, 0
+	counts.mu.Unlock()
+	data, err := os.ReadFile(filepath.Join("snapshot", codesnap.VectorsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `e5-query; queries "query: "; documents e5-passage; documents "passage: "`
+	if !bytes.Contains(data, []byte(want)) {
+		t.Errorf("vectors.bin does not record %s: %q", want, data[:min(len(data), 120)])
+	}
+
+	bi := &debug.BuildInfo{GoVersion: "go1.26", Path: "example.com/first", Main: debug.Module{Path: "example.com/first"}}
+	search := func(em *codetools.HTTPEmbedder) (*codetools.SearchResult, map[string]int) {
+		t.Helper()
+		counts.mu.Lock()
+		clear(counts.n)
+		counts.n["e5-query"], counts.n["e5-passage"] = 0, 0
+		counts.mu.Unlock()
+		c := codetools.NewCatalog(&codetools.Options{Snapshot: os.DirFS("snapshot"), Packages: &codetools.Selection{}, BuildInfo: bi, Embedder: em})
+		res, err := c.Search(ctx, codetools.SearchQuery{Query: "returns a greeting", Scope: "main"})
+		if err != nil || len(res.Results) < 3 {
+			t.Fatalf("search: %v, %v", err, res)
+		}
+		counts.mu.Lock()
+		defer counts.mu.Unlock()
+		got := map[string]int{}
+		for k, v := range counts.n {
+			if v > 0 {
+				got[k] = v
+			}
+		}
+		return res, got
+	}
+	same := &codetools.HTTPEmbedder{URL: url, APIKey: "s3cret", Model: "e5-query", DocumentModel: "e5-passage",
+		QueryPrefix: "query: ", DocumentPrefix: "passage: "}
+	res, got := search(same)
+	if res.Note != "" || len(got) != 1 || got["e5-query query: "] != 1 {
+		t.Errorf("same fields: note %q, texts embedded %v; want the query alone, by e5-query after \"query: \"", res.Note, got)
+	}
+	other := *same
+	other.DocumentPrefix = ""
+	res, got = search(&other)
+	if !strings.Contains(res.Note, "precomputed vectors not used") || got["e5-query query: "] != 1 || got["e5-passage"] == 0 {
+		t.Errorf("another document prefix: note %q, texts embedded %v; want the file unused and the declarations embedded by e5-passage without a prefix", res.Note, got)
+	}
+	stderr.Reset()
+	if code := cli(ctx, []string{"-o", "snapshot", "-embed-document-model", "e5-passage"}, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "need -embed-url") {
+		t.Errorf("-embed-document-model alone: exit status %d: %s", code, stderr.String())
 	}
 }

@@ -47,6 +47,21 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// DocumentEmbedder is a DocumentEmbedder, as the search sees it: an
+// Embedder that embeds the entries' texts otherwise than queries.
+type DocumentEmbedder interface {
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// EmbedDocuments embeds the entries' texts: with EmbedDocuments when em
+// is a DocumentEmbedder, else with Embed.
+func EmbedDocuments(ctx context.Context, em Embedder, texts []string) ([][]float32, error) {
+	if d, ok := em.(DocumentEmbedder); ok {
+		return d.EmbedDocuments(ctx, texts)
+	}
+	return em.Embed(ctx, texts)
+}
+
 // IsPhrase reports whether query reads as a phrase in words, which Fuse
 // fuses: two words or more, of letters (with hyphens and apostrophes
 // within, a comma, a question or full stop after), no digit, no other
@@ -121,7 +136,7 @@ func (d *Dense) build(ctx context.Context, x Searcher, em Embedder, dim int, pv 
 		for _, i := range batch {
 			texts = append(texts, EmbedText(&x.Entries[i], x.DocOf(i)))
 		}
-		got, err := em.Embed(ctx, texts)
+		got, err := EmbedDocuments(ctx, em, texts)
 		if err == nil && len(got) != len(texts) {
 			err = fmt.Errorf("%d vectors for %d texts", len(got), len(texts))
 		}
