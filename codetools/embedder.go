@@ -190,7 +190,7 @@ func (b *baseIndex) vectors(em Embedder) (*search.PreVectors, string) {
 // embedded on the first phrase and kept with the search index (about a
 // byte per dimension and entry), unless mcpsnapshot precomputed them with
 // the Embedder's model (NamedEmbedder, WriteVectors). An Embedder that
-// fails, or answers vectors of the wrong number or of mismatched
+// fails, panics, or answers vectors of the wrong number or of mismatched
 // lengths, leaves the order by words, and the answer's note says so.
 type Embedder interface {
 	// Embed returns one vector per text, in order, all of the same

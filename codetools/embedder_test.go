@@ -394,3 +394,35 @@ func TestQuantizedCosine(t *testing.T) {
 		t.Error("a zero vector is not similar to anything")
 	}
 }
+
+// panicEmbedder panics when it embeds the entries' texts (documents) or,
+// with onQuery, every text.
+type panicEmbedder struct{ onQuery bool }
+
+func (p panicEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if p.onQuery {
+		panic("embedder bug")
+	}
+	return [][]float32{{1, 0}}, nil
+}
+
+func (p panicEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	panic("embedder bug")
+}
+
+// An Embedder that panics leaves the order by words, says so, and lets
+// the next search run (the vectors' lock is not left held).
+func TestEmbedderPanics(t *testing.T) {
+	const q = "serves a request handler"
+	words := ids(searchOK(t, rankedCatalog(t), SearchQuery{Query: q}))
+	for _, onQuery := range []bool{false, true} {
+		c := rankedCatalog(t)
+		c.opts.Embedder = panicEmbedder{onQuery: onQuery}
+		for range 2 {
+			res := searchOK(t, c, SearchQuery{Query: q})
+			if !slices.Equal(ids(res), words) || !strings.Contains(res.Note, "panic: embedder bug") {
+				t.Errorf("onQuery=%v: %q, note %q; want the order by words and the panic said", onQuery, ids(res), res.Note)
+			}
+		}
+	}
+}

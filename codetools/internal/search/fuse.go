@@ -47,19 +47,33 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// DocumentEmbedder is a DocumentEmbedder, as the search sees it: an
-// Embedder that embeds the entries' texts otherwise than queries.
+// DocumentEmbedder is codetools.DocumentEmbedder as the search sees it:
+// an Embedder that embeds the entries' texts otherwise than queries.
 type DocumentEmbedder interface {
 	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 // EmbedDocuments embeds the entries' texts: with EmbedDocuments when em
-// is a DocumentEmbedder, else with Embed.
+// is a DocumentEmbedder, else with Embed. A panic of em is returned as an
+// error.
 func EmbedDocuments(ctx context.Context, em Embedder, texts []string) ([][]float32, error) {
 	if d, ok := em.(DocumentEmbedder); ok {
-		return d.EmbedDocuments(ctx, texts)
+		return callEmbedder(ctx, d.EmbedDocuments, texts)
 	}
-	return em.Embed(ctx, texts)
+	return callEmbedder(ctx, em.Embed, texts)
+}
+
+// callEmbedder calls embed, returning its panic as an error: the
+// Embedder is the host's code, and a search that called it must neither
+// fail whole nor leave the vectors' lock held.
+func callEmbedder(ctx context.Context, embed func(context.Context, []string) ([][]float32, error),
+	texts []string) (vecs [][]float32, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			vecs, err = nil, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return embed(ctx, texts)
 }
 
 // IsPhrase reports whether query reads as a phrase in words, which Fuse
@@ -198,7 +212,7 @@ func invNorm(row []int8) float32 {
 // snapshot's precomputed vectors.
 func (x Searcher) Fuse(ctx context.Context, em Embedder, query string, keys []uint64, f *Filter,
 	d *Dense, pre func() (*PreVectors, string)) ([]uint64, string) {
-	got, err := em.Embed(ctx, []string{query})
+	got, err := callEmbedder(ctx, em.Embed, []string{query})
 	if err == nil && (len(got) != 1 || len(got[0]) == 0 || len(got[0]) > MaxVectorDim) {
 		err = fmt.Errorf("%d vectors for 1 text", len(got))
 		if len(got) == 1 {
@@ -209,27 +223,32 @@ func (x Searcher) Fuse(ctx context.Context, em Embedder, query string, keys []ui
 		return keys, "the embedder failed (" + Clip(err.Error(), index.MaxEcho) + "); ranked by words alone"
 	}
 	qv := got[0]
-	note := ""
-	d.mu.Lock()
-	if !d.ready {
-		var pv *PreVectors
-		pv, note = pre()
-		if pv != nil && pv.dim != len(qv) {
-			// Vectors of another model of the same name: never again.
-			pv.Off.Store(true)
-			pv, note = nil, fmt.Sprintf("precomputed vectors not used: %d dimensions, the embedder's %d", pv.dim, len(qv))
-		}
-		if err := d.build(ctx, x, em, len(qv), pv); err != nil {
-			d.mu.Unlock()
-			return keys, joinNote(note, "the embedder failed ("+Clip(err.Error(), index.MaxEcho)+"); ranked by words alone")
-		}
+	note, err := d.ensure(ctx, x, em, len(qv), pre)
+	if err != nil {
+		return keys, joinNote(note, "the embedder failed ("+Clip(err.Error(), index.MaxEcho)+"); ranked by words alone")
 	}
-	d.mu.Unlock()
 	if d.dim != len(qv) {
 		return keys, joinNote(note, "the embedder changed its vector length; ranked by words alone")
 	}
 	near := d.nearest(x, qv, f, FuseDepth)
 	return fuse(keys[:min(len(keys), FuseDepth)], near, keys), note
+}
+
+// ensure builds d's vectors unless they are built, dim being the query's
+// vector length, and returns the note pre gave.
+func (d *Dense) ensure(ctx context.Context, x Searcher, em Embedder, dim int, pre func() (*PreVectors, string)) (note string, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ready {
+		return "", nil
+	}
+	pv, note := pre()
+	if pv != nil && pv.dim != dim {
+		// Vectors of another model of the same name: never again.
+		pv.Off.Store(true)
+		pv, note = nil, fmt.Sprintf("precomputed vectors not used: %d dimensions, the embedder's %d", pv.dim, dim)
+	}
+	return note, d.build(ctx, x, em, dim, pv)
 }
 
 // nearest returns the k entries that f accepts whose vectors are nearest
