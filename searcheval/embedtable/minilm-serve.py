@@ -73,9 +73,12 @@ def handler(enc):
         def do_POST(self):
             if self.path != "/v1/embeddings":
                 return self.reply(404, {"error": {"message": "not found: POST /v1/embeddings"}})
-            n = int(self.headers.get("Content-Length") or 0)
+            try:
+                n = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                n = -1
             if n <= 0 or n > MAX_BODY:
-                return self.reply(400, {"error": {"message": f"body of {n} bytes: want 1 to {MAX_BODY}"}})
+                return self.reply(400, {"error": {"message": f"Content-Length: want 1 to {MAX_BODY} bytes"}})
             try:
                 req = json.loads(self.rfile.read(n))
                 texts = req["input"]
